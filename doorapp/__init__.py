@@ -1,0 +1,3 @@
+"""Door: door management for meetups."""
+
+__version__ = "0.1.0"

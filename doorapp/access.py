@@ -1,0 +1,173 @@
+"""Passwords (argon2id), tokens (JWT HS256), rate limits, and the authorization chain as declared Rules."""
+
+import hmac
+import ipaddress
+from datetime import timedelta
+
+import jwt
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from bottle import request
+
+from doorapp.errors import ApiError
+from doorapp.models import Failure, Membership, User, utcnow, write
+
+hasher = PasswordHasher()  # argon2id with the library's RFC 9106 defaults
+_DUMMY_HASH = hasher.hash("a password nobody has, to spend the same time on unknown names")
+
+
+def hash_secret(secret):
+    return hasher.hash(secret)
+
+
+def verify_secret(stored_hash, secret):
+    """True when `secret` matches; an absent hash costs the same time as a wrong secret."""
+    try:
+        return hasher.verify(stored_hash or _DUMMY_HASH, secret) and stored_hash is not None
+    except (VerificationError, InvalidHashError):
+        return False
+
+
+def same(a, b):
+    return hmac.compare_digest(a.encode(), b.encode())
+
+
+# --- tokens -------------------------------------------------------------------------------------
+
+def issue_token(secret, user, minutes):
+    now = utcnow()
+    claims = {"sub": user.username, "role": user.role, "iat": now, "exp": now + timedelta(minutes=minutes)}
+    return jwt.encode(claims, secret, algorithm="HS256")
+
+
+def _claims(secret):
+    header = request.get_header("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ApiError(401, "not_authenticated", "Sign in first: send Authorization: Bearer <token>.")
+    try:
+        claims = jwt.decode(token.strip(), secret, algorithms=["HS256"], options={"require": ["sub", "exp"]})
+    except jwt.ExpiredSignatureError:
+        raise ApiError(401, "invalid_token", "Your session has expired; sign in again.") from None
+    except jwt.InvalidTokenError:
+        raise ApiError(401, "invalid_token", "The token is not valid; sign in again.") from None
+    if claims.get("role") not in ("USER", "SITE_ADMIN") or not isinstance(claims["sub"], str):
+        raise ApiError(401, "invalid_token", "The token is not valid; sign in again.")
+    return claims
+
+
+def current_user(secret, rule):
+    """The signed-in user with `token_role` set from the token, or None for public rules (401 if absent)."""
+    if rule.public:
+        return None
+    claims = _claims(secret)
+    user = User.get_or_none(User.username == claims["sub"])
+    if user is None:
+        raise ApiError(401, "invalid_token", "The account of this token no longer exists; sign in again.")
+    user.token_role = claims["role"]
+    return user
+
+
+# --- the authorization chain ----------------------------------------------------------------------
+
+def account_refusal(user):
+    """403 for an account that may not act (checked at login and on every request)."""
+    if user.is_disabled:
+        return ApiError(403, "account_disabled", "This account has been disabled; ask a site admin.")
+    if not user.is_approved:
+        return ApiError(403, "account_pending", "This account is waiting for a site admin's approval.")
+    return None
+
+
+class Rule:
+    """Who may call a route. `check(user, args)` returns None or an ApiError; site admins skip org checks."""
+
+    def __init__(self, name, check=None, public=False, needs=(), description=""):
+        self.name, self.check, self.public, self.needs = name, check, public, needs
+        self.description = description
+
+    def enforce(self, user, args):
+        if self.public:
+            return
+        refusal = account_refusal(user)
+        if refusal:
+            raise refusal
+        if self.check and user.token_role != "SITE_ADMIN":
+            refusal = self.check(user, args)
+            if refusal:
+                raise refusal
+
+    def __repr__(self):
+        return f"Rule({self.name})"
+
+
+def _site_admin(user, args):
+    return ApiError(403, "site_admin_required", "Only a site admin may do this.")
+
+
+def _org_role(needed):
+    def check(user, args):
+        role = Membership.role_of(user.id, args["org_id"])
+        if role is None:
+            return ApiError(403, "not_org_member", "You are not a member of this organization.")
+        if needed == "ADMIN" and role != "ADMIN":
+            return ApiError(403, "org_admin_required", "Only an admin of this organization may do this.")
+        return None
+    return check
+
+
+public = Rule("public", public=True, description="No authentication.")
+signed_in = Rule("signed_in", description="Any approved, enabled user.")
+site_admin = Rule("site_admin", _site_admin, description="A SITE_ADMIN (role in the token).")
+org_member = Rule("org_member", _org_role("STAFF"), needs=("org_id",),
+                  description="A member of the organization (STAFF or ADMIN), or a SITE_ADMIN.")
+org_admin = Rule("org_admin", _org_role("ADMIN"), needs=("org_id",),
+                 description="An ADMIN of the organization, or a SITE_ADMIN.")
+RULES = [public, signed_in, site_admin, org_member, org_admin]
+
+
+# --- rate limits: failures kept in the database so they hold across restarts and processes ----------
+
+WINDOW, MAX_FAILURES = timedelta(minutes=5), 10
+
+
+def client_address(trusted_proxies):
+    """The socket peer, or the last untrusted X-Forwarded-For address when the peer is a trusted proxy."""
+    peer = request.environ.get("REMOTE_ADDR", "")
+    if not trusted_proxies or not _trusted(peer, trusted_proxies):
+        return peer
+    hops = [h.strip() for h in request.get_header("X-Forwarded-For", "").split(",") if h.strip()]
+    for hop in reversed(hops):
+        if not _trusted(hop, trusted_proxies):
+            return hop
+    return peer
+
+
+def trusted_networks(setting):
+    return [ipaddress.ip_network(part.strip(), strict=False) for part in setting.split(",") if part.strip()]
+
+
+def _trusted(address, networks):
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in net for net in networks)
+
+
+def check_rate(*keys):
+    """429 when any key has MAX_FAILURES failures within the window."""
+    since = utcnow() - WINDOW
+    for key in keys:
+        recent = Failure.select().where(Failure.key == key, Failure.at > since)
+        if recent.count() >= MAX_FAILURES:
+            oldest = recent.order_by(Failure.at).first().at
+            retry = max(1, int((oldest + WINDOW - utcnow()).total_seconds()) + 1)
+            raise ApiError(429, "rate_limited", f"Too many failed attempts; try again in {retry} seconds.",
+                           headers={"Retry-After": str(retry)})
+
+
+def record_failure(*keys):
+    with write():
+        Failure.delete().where(Failure.at < utcnow() - WINDOW).execute()
+        Failure.insert_many([{"key": key} for key in keys]).execute()

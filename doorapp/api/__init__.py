@@ -1,0 +1,66 @@
+"""The route table: endpoint() declares a route with its Rule; create_app registers ROUTES in order."""
+
+import re
+import uuid
+from dataclasses import dataclass
+
+from doorapp.access import Rule
+
+# Path ids are typed here, once; a wrong type is 422 with loc ["path", name] (API.md).
+PATH_PARAMS = {"org_id": uuid.UUID, "meetup_id": uuid.UUID, "user_id": int, "platform_user_id": int,
+               "guest_id": int, "staff_id": int, "username": str}
+INT64 = (-2**63, 2**63 - 1)
+
+
+@dataclass
+class Route:
+    method: str
+    path: str
+    handler: object
+    config: dict
+
+
+ROUTES = []
+
+
+def endpoint(method, path, *, auth, body=None, query=None, status=200, media="json", tx=True, errors=()):
+    """Declare an API route. `auth` is a Rule; `body` and `query` dataclasses (the handler gets them as
+    `body` and `query`); `tx=False` for handlers that call the platform (they open their own short
+    transactions with models.write()); `errors` lists codes raised outside the handler's own module that
+    OpenAPI cannot find by itself (the platform's)."""
+    if not isinstance(auth, Rule):
+        raise TypeError(f"{method} {path}: auth= must be a Rule from doorapp.access")
+    names = re.findall(r"<(\w+)>", path)
+    for name in names:
+        if name not in PATH_PARAMS:
+            raise TypeError(f"{method} {path}: <{name}> has no type in PATH_PARAMS")
+    for name in auth.needs:
+        if name not in names:
+            raise TypeError(f"{method} {path}: rule {auth.name} needs <{name}> in the path")
+
+    def register(handler):
+        if not (handler.__doc__ or "").strip():
+            raise TypeError(f"{handler.__name__} needs a docstring: it is the API summary")
+        ROUTES.append(Route(method, path, handler,
+                            {"auth": auth, "body": body, "query": query, "status": status, "media": media,
+                             "tx": tx, "errors": tuple(errors)}))
+        return handler
+    return register
+
+
+def page(query, limit, offset, plural, render):
+    """A paged list: {total, limit, offset, <plural>}."""
+    return {"total": query.count(), "limit": limit, "offset": offset,
+            plural: [render(row) for row in query.limit(limit).offset(offset)]}
+
+
+def settings():
+    """The running app's Config."""
+    from bottle import request
+    return request.app.config["door.config"]
+
+
+def platform():
+    """The running app's platform adapter."""
+    from bottle import request
+    return request.app.config["door.platform"]

@@ -1,0 +1,204 @@
+"""Accounts: register, sign in (OAuth 2.0 password flow), userinfo, recovery codes, first-run setup."""
+
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+
+from bottle import response
+
+from doorapp import access
+from doorapp.access import public, signed_in
+from doorapp.api import endpoint, settings
+from doorapp.bodies import parse, text
+from doorapp.errors import ApiError
+from doorapp.models import Membership, Org, Setting, User, iso, utcnow, write
+
+USERNAME = re.compile(r"[^\s\x00-\x1f\x7f-\x9f]{1,64}")
+RECOVERY_VALIDITY = timedelta(hours=72)
+RECOVERY_MAX_FAILURES = 5
+
+
+def username_field():
+    return text(max_length=64, pattern=USERNAME, strip=False, doc="1-64 characters, no spaces or control characters.")
+
+
+def password_field():
+    return text(min_length=15, max_length=128, strip=False, doc="15-128 characters.")
+
+
+@dataclass
+class Credentials:
+    username: str = username_field()
+    password: str = password_field()
+
+
+@dataclass
+class TokenForm:
+    username: str = text(strip=False)
+    password: str = text(strip=False)
+
+
+@dataclass
+class RecoveryCheck:
+    username: str = text(strip=False)
+    code: str = text(max_length=32, doc="The 6-digit code a site admin gave you.")
+
+
+@dataclass
+class PasswordReset(RecoveryCheck):
+    new_password: str = password_field()
+
+
+@dataclass
+class SetupIn:
+    code: str = text(max_length=64, doc="The setup code that `doorapp serve` printed.")
+    username: str = username_field()
+    password: str = password_field()
+
+
+def user_json(user):
+    memberships = (Membership.select(Membership, Org).join(Org)
+                   .where(Membership.user == user).order_by(Org.name))
+    return {"id": user.id, "username": user.username, "role": user.role, "is_approved": user.is_approved,
+            "is_disabled": user.is_disabled, "disabled_at": iso(user.disabled_at),
+            "disabled_reason": user.disabled_reason, "created_at": iso(user.created_at),
+            "org_memberships": [{"org_id": str(m.org.id), "org_name": m.org.name, "org_slug": m.org.slug,
+                                 "role": m.role} for m in memberships]}
+
+
+def create_user(username, password_hash, **fields):
+    """A new user inside the caller's write transaction; 409 when the name is taken."""
+    if User.select().where(User.username == username).exists():
+        raise ApiError(409, "username_taken", f"The username {username} is taken; choose another.")
+    return User.create(username=username, password_hash=password_hash, **fields)
+
+
+@endpoint("POST", "/auth/register", auth=public, body=Credentials, status=201, tx=False)
+def register_user(body):
+    """Create a staff account; it cannot sign in until a site admin approves it."""
+    password_hash = access.hash_secret(body.password)  # slow on purpose: outside the write lock
+    with write():
+        return user_json(create_user(body.username, password_hash))
+
+
+@endpoint("POST", "/auth/token", auth=public, body=TokenForm, media="form", tx=False)
+def issue_token(body):
+    """Sign in (OAuth 2.0 password flow, form-encoded username and password); returns a bearer JWT."""
+    config = settings()
+    address = access.client_address(access.trusted_networks(config.trusted_proxies))
+    keys = (f"login-user:{body.username}", f"login-addr:{address}")
+    access.check_rate(*keys)
+    user = User.get_or_none(User.username == body.username)
+    if not access.verify_secret(user and user.password_hash, body.password):
+        access.record_failure(*keys)
+        raise ApiError(401, "invalid_credentials", "The username or password is wrong.")
+    refusal = access.account_refusal(user)
+    if refusal:
+        raise refusal
+    minutes = config.access_token_expire_minutes
+    response.set_header("Cache-Control", "no-store")
+    response.set_header("Pragma", "no-cache")
+    return {"access_token": access.issue_token(config.secret_key, user, minutes), "token_type": "bearer",
+            "expires_in": minutes * 60}
+
+
+@endpoint("GET", "/auth/userinfo", auth=signed_in)
+def get_userinfo(user):
+    """The signed-in user's profile and organization memberships."""
+    return user_json(user)
+
+
+def _recovery_user(body):
+    """The user whose current recovery code this is, or the one generic 400 (and a counted failure)."""
+    address = access.client_address(access.trusted_networks(settings().trusted_proxies))
+    access.check_rate(f"recovery-addr:{address}")
+    user = User.get_or_none(User.username == body.username)
+    live = (user is not None and user.recovery_code_hash is not None and not user.recovery_code_used
+            and user.recovery_code_failures < RECOVERY_MAX_FAILURES
+            and user.recovery_code_created_at + RECOVERY_VALIDITY > utcnow())
+    matches = access.verify_secret(user.recovery_code_hash if live else None, body.code)
+    if not (live and matches):
+        access.record_failure(f"recovery-addr:{address}")
+        if live:
+            with write():
+                User.update(recovery_code_failures=User.recovery_code_failures + 1).where(
+                    User.id == user.id, User.recovery_code_hash == user.recovery_code_hash).execute()
+        raise ApiError(400, "invalid_recovery_code",
+                       "This recovery code is not valid; ask a site admin for a new one.")
+    return user
+
+
+@endpoint("POST", "/auth/verify-recovery-code", auth=public, body=RecoveryCheck, tx=False)
+def verify_recovery_code(body):
+    """Tell whether a recovery code is valid, without using it up."""
+    _recovery_user(body)
+    return {"valid": True}
+
+
+@endpoint("POST", "/auth/reset-password", auth=public, body=PasswordReset, tx=False)
+def reset_password(body):
+    """Set a new password with a recovery code; the code is used up only when this succeeds."""
+    user = _recovery_user(body)
+    password_hash = access.hash_secret(body.new_password)
+    with write():
+        changed = User.update(password_hash=password_hash, recovery_code_used=True).where(
+            User.id == user.id, User.recovery_code_hash == user.recovery_code_hash,
+            ~User.recovery_code_used).execute()
+    if not changed:  # a new code was issued, or the code was used, meanwhile
+        raise ApiError(400, "invalid_recovery_code", "This recovery code is not valid; ask a site admin for a new one.")
+    return {"username": user.username}
+
+
+# --- first run --------------------------------------------------------------------------------------
+
+SETUP_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+
+
+def _site_admin_exists():
+    return User.select().where(User.role == "SITE_ADMIN").exists()
+
+
+def issue_setup_code():
+    """On a database with no SITE_ADMIN: a new one-time setup code (its hash stored), else None."""
+    with write():
+        if _site_admin_exists():
+            Setting.delete().where(Setting.key == "setup_code").execute()
+            return None
+        code = "-".join("".join(secrets.choice(SETUP_ALPHABET) for _ in range(4)) for _ in range(3))
+        Setting.replace(key="setup_code", value=access.hash_secret(code)).execute()
+        return code
+
+
+def create_site_admin(username, password):
+    """An approved SITE_ADMIN (the create-admin command); ApiError 422/409 for a bad or taken name."""
+    body = parse(Credentials, {"username": username, "password": password})
+    password_hash = access.hash_secret(body.password)
+    with write():
+        return create_user(body.username, password_hash, role="SITE_ADMIN", is_approved=True)
+
+
+@endpoint("GET", "/setup", auth=public)
+def get_setup():
+    """Whether the first site admin still has to be created."""
+    return {"needed": not _site_admin_exists()}
+
+
+@endpoint("POST", "/setup", auth=public, body=SetupIn, status=201, tx=False)
+def create_first_admin(body):
+    """Create the first approved site admin with the setup code that `doorapp serve` printed."""
+    address = access.client_address(access.trusted_networks(settings().trusted_proxies))
+    access.check_rate(f"setup-addr:{address}")
+    if _site_admin_exists():
+        raise ApiError(409, "already_set_up", "Door is already set up; sign in instead.")
+    stored = Setting.get_or_none(Setting.key == "setup_code")
+    if not access.verify_secret(stored and stored.value, body.code.strip().upper()):
+        access.record_failure(f"setup-addr:{address}")
+        raise ApiError(403, "invalid_setup_code", "The setup code is wrong; it is printed where Door was started.")
+    password_hash = access.hash_secret(body.password)
+    with write():
+        if _site_admin_exists():
+            raise ApiError(409, "already_set_up", "Door is already set up; sign in instead.")
+        user = create_user(body.username, password_hash, role="SITE_ADMIN", is_approved=True)
+        Setting.delete().where(Setting.key == "setup_code").execute()
+    return user_json(user)

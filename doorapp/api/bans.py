@@ -1,0 +1,1 @@
+"""Endpoints under bans (SPEC.md section 4)."""

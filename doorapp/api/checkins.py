@@ -1,0 +1,1 @@
+"""Endpoints under checkins (SPEC.md section 4)."""

@@ -1,0 +1,1 @@
+"""Endpoints under events (SPEC.md section 4)."""

@@ -1,0 +1,1 @@
+"""Endpoints under guests (SPEC.md section 4)."""

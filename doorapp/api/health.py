@@ -1,0 +1,50 @@
+"""Liveness and health for monitors."""
+
+import time
+
+from bottle import response
+
+from doorapp import __version__
+from doorapp.access import public
+from doorapp.api import endpoint, platform
+from doorapp.models import db
+
+
+@endpoint("GET", "/ping", auth=public)
+def ping():
+    """Liveness: answers {"ping": "pong"} while the process runs."""
+    return {"ping": "pong"}
+
+
+def _database():
+    started = time.perf_counter()
+    try:
+        db.execute_sql("SELECT 1").fetchone()
+    except Exception as error:  # any database failure is reported, never raised: this is the health check
+        return {"status": "unhealthy", "latency_ms": None, "message": type(error).__name__}
+    return {"status": "healthy", "latency_ms": round((time.perf_counter() - started) * 1000, 2), "message": "ok"}
+
+
+def _platform():
+    adapter = platform()
+    if adapter is None:
+        return {"status": "not_configured", "latency_ms": None, "message": "no platform adapter is configured"}
+    return adapter.health()
+
+
+@endpoint("GET", "/health", auth=public, tx=False)
+def get_health():
+    """Health: database and external-platform connectivity; 503 when the database is unreachable."""
+    services = {"database": _database(), "platform": _platform()}
+    if services["database"]["status"] != "healthy":
+        status = "unhealthy"
+        response.status = 503
+    else:
+        status = "healthy" if services["platform"]["status"] == "healthy" else "degraded"
+    return {"status": status, "version": __version__, "services": services}
+
+
+@endpoint("HEAD", "/health", auth=public, tx=False)
+def head_health():
+    """Lightweight health for monitors: the status of GET /health, no body."""
+    get_health()

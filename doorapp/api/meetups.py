@@ -1,0 +1,1 @@
+"""Endpoints under meetups (SPEC.md section 4)."""

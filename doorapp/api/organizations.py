@@ -1,0 +1,1 @@
+"""Endpoints under organizations (SPEC.md section 4)."""

@@ -1,0 +1,1 @@
+"""Endpoints under staff (SPEC.md section 4)."""

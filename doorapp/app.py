@@ -1,0 +1,83 @@
+"""create_app(config): the only place that wires Door together."""
+
+import logging
+import os
+import re
+import secrets
+import uuid
+from dataclasses import replace
+from pathlib import Path
+
+from bottle import Bottle, request, response
+
+from doorapp import pages, platforms
+from doorapp.api import ROUTES
+from doorapp.api import auth, bans, checkins, events, guests, health, meetups, meta, organizations, staff  # noqa: F401 (registers routes)
+from doorapp.errors import render_problem
+from doorapp.migrations import migrate
+from doorapp.models import db
+from doorapp.plugin import ApiPlugin
+
+log = logging.getLogger("doorapp")
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+
+
+def create_app(config, before_upgrade=None):
+    """A Bottle app for `config`, with its database bound and migrated."""
+    data_dir = Path(config.data_dir)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    config = replace(config, secret_key=secret_key(config))
+    open_database(config)
+    migrate(before_upgrade)
+
+    app = Bottle()
+    app.uninstall("json")  # handlers return JSON text already
+    app.config["door.config"] = config
+    app.config["door.platform"] = platforms.load(config)
+    app.default_error_handler = render_problem
+    app.install(ApiPlugin(config))
+    for route in ROUTES:
+        app.route(route.path, route.method, route.handler, **route.config)
+    pages.add_routes(app)
+
+    @app.hook("before_request")
+    def start_request():
+        db.connect(reuse_if_open=True)
+        sent = request.get_header("X-Request-ID", "")
+        request.environ["door.request_id"] = sent if _REQUEST_ID.fullmatch(sent) else uuid.uuid4().hex
+
+    @app.hook("after_request")
+    def finish_request():
+        request_id = request.environ.get("door.request_id", "-")
+        response.set_header("X-Request-ID", request_id)
+        log.info("%s %s %s %s", request_id, request.method, request.path, response.status_code)
+
+    return app
+
+
+def open_database(config):
+    """Bind the models to the configured SQLite file (DATABASE_URL or <data dir>/door.db)."""
+    path = config.database_path
+    if path is None:
+        raise SystemExit("Only SQLite databases (sqlite:///path) are supported by this build.")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not db.is_closed():
+        db.close()
+    db.init(str(path))
+    db.connect(reuse_if_open=True)
+
+
+def secret_key(config):
+    """DOOR_SECRET_KEY as given, or the key in <data dir>/secret.key, generated (mode 0600) on first start."""
+    if config.secret_key:
+        if len(config.secret_key.encode()) < 32:
+            raise SystemExit("DOOR_SECRET_KEY must be at least 32 bytes long.")
+        return config.secret_key
+    path = Path(config.data_dir) / "secret.key"
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text().strip()
+    with os.fdopen(fd, "w") as file:
+        file.write(secrets.token_urlsafe(48))
+    return path.read_text().strip()

@@ -1,0 +1,28 @@
+"""Typed audit events (API.md's 14 types) and the one way to write them."""
+
+from enum import StrEnum
+
+from doorapp.models import AuditEvent
+
+
+class AuditType(StrEnum):
+    CHECK_IN = "CHECK_IN"                      # a guest was checked in (details.forced when a ban was overridden)
+    UNDO_CHECK_IN = "UNDO_CHECK_IN"            # a check-in was undone, with a reason
+    WALKIN = "WALKIN"                          # a guest was added to a meetup without an RSVP
+    GUEST_CREATED = "GUEST_CREATED"            # a guest was registered from the platform (no org)
+    BAN = "BAN"                                # a guest was banned in an org, with a reason
+    UNBAN = "UNBAN"                            # a ban was lifted
+    MEETUP_CREATED = "MEETUP_CREATED"          # a meetup was created from a platform URL
+    MEETUP_SYNCED = "MEETUP_SYNCED"            # a meetup's RSVP list was synchronised (details: the counts)
+    MEETUP_FINALIZED = "MEETUP_FINALIZED"      # check-ins and syncs were closed
+    MEETUP_UNFINALIZED = "MEETUP_UNFINALIZED"  # check-ins and syncs were reopened
+    MEMBER_ADDED = "MEMBER_ADDED"              # a user joined an org (details: user, role)
+    MEMBER_ROLE_CHANGED = "MEMBER_ROLE_CHANGED"  # a member's org role changed (details: user, old, new)
+    MEMBER_REMOVED = "MEMBER_REMOVED"          # a user left an org (details: user)
+    ORG_UPDATED = "ORG_UPDATED"                # an org's name or slug changed (details: the changes)
+
+
+def record(event_type, actor, org=None, meetup=None, guest=None, reason=None, **details):
+    """Write one event; call it after the change, inside the same transaction."""
+    return AuditEvent.create(event_type=AuditType(event_type).value, actor=actor, org=org, guest=guest,
+                             meetup_id=getattr(meetup, "id", meetup), reason=reason, details=details)

@@ -1,0 +1,127 @@
+"""Request bodies as dataclasses: parse() validates into one 422 listing every error; json_schema() for OpenAPI."""
+
+import types
+import typing
+from dataclasses import MISSING, dataclass, field, fields
+
+from doorapp.errors import validation_error
+
+_NONE = type(None)
+
+
+def text(max_length=None, min_length=1, pattern=None, default=MISSING, strip=True, doc=None):
+    """A string field: required and non-blank unless a default is given."""
+    meta = {"max_length": max_length, "min_length": min_length, "pattern": pattern, "strip": strip, "doc": doc}
+    return field(default=default, metadata=meta)
+
+
+def number(minimum=None, maximum=None, default=MISSING):
+    """A whole-number field with an inclusive range."""
+    return field(default=default, metadata={"minimum": minimum, "maximum": maximum})
+
+
+def parse(cls, data, where="body", strings=False):
+    """An instance of the dataclass `cls` from a JSON object, or (strings=True) a form or query dict whose
+    values are all strings; else one 422 naming every bad field, located at `where`."""
+    values, errors = {}, []
+    for f in fields(cls):
+        loc = (where, f.name)
+        if f.name not in data or data[f.name] is None and not _optional(f.type):
+            if f.default is MISSING:
+                errors.append((loc, "Field required."))
+            continue
+        value, message = _check(f, data[f.name], form=strings or where == "query")
+        if message:
+            errors.append((loc, message))
+        else:
+            values[f.name] = value
+    if errors:
+        raise validation_error(errors)
+    return cls(**values)
+
+
+def _optional(kind):
+    return isinstance(kind, types.UnionType) and _NONE in kind.__args__
+
+
+def _check(f, value, form=False):
+    kind = f.type
+    if _optional(kind):
+        if value is None:
+            return None, None
+        kind = next(a for a in kind.__args__ if a is not _NONE)
+    if typing.get_origin(kind) is typing.Literal:
+        choices = typing.get_args(kind)
+        return (value, None) if value in choices else (None, f"Must be one of {', '.join(map(str, choices))}.")
+    if kind is bool:
+        if form and value in ("true", "false"):
+            return value == "true", None
+        return (value, None) if isinstance(value, bool) else (None, "Must be true or false.")
+    if kind is int:
+        if form and isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            value = int(value)
+        if not isinstance(value, int) or isinstance(value, bool):
+            return None, "Must be a whole number."
+        low, high = f.metadata.get("minimum"), f.metadata.get("maximum")
+        if (low is not None and value < low) or (high is not None and value > high):
+            return None, f"Must be between {low} and {high}." if high is not None else f"Must be at least {low}."
+        return value, None
+    if kind is str:
+        if not isinstance(value, str):
+            return None, "Must be a string."
+        meta = f.metadata
+        if meta.get("strip", True):
+            value = value.strip()
+        if len(value) < (meta.get("min_length") or 0):
+            return None, ("Must not be blank." if not value
+                          else f"Must be at least {meta['min_length']} characters.")
+        if meta.get("max_length") and len(value) > meta["max_length"]:
+            return None, f"Must be at most {meta['max_length']} characters."
+        if meta.get("pattern") and not meta["pattern"].fullmatch(value):
+            return None, meta.get("doc") or "Has the wrong format."
+        return value, None
+    if kind == list[str]:
+        ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        return (value, None) if ok else (None, "Must be a list of strings.")
+    raise TypeError(f"bodies.parse does not know {kind}")
+
+
+def json_schema(cls):
+    """The JSON schema of a body dataclass, for OpenAPI."""
+    props, required = {}, []
+    for f in fields(cls):
+        props[f.name] = _schema(f.type, f.metadata)
+        if f.default is MISSING:
+            required.append(f.name)
+    schema = {"type": "object", "properties": props}
+    if required:
+        schema["required"] = required
+    return schema
+
+
+def _schema(kind, meta):
+    if _optional(kind):
+        inner = next(a for a in kind.__args__ if a is not _NONE)
+        return {**_schema(inner, meta), "nullable": True}
+    if typing.get_origin(kind) is typing.Literal:
+        return {"type": "string", "enum": list(typing.get_args(kind))}
+    if kind is bool:
+        return {"type": "boolean"}
+    if kind is int:
+        bounds = {"minimum": meta.get("minimum"), "maximum": meta.get("maximum")}
+        return {"type": "integer", **{k: v for k, v in bounds.items() if v is not None}}
+    if kind == list[str]:
+        return {"type": "array", "items": {"type": "string"}}
+    schema = {"type": "string"}
+    if meta.get("min_length"):
+        schema["minLength"] = meta["min_length"]
+    if meta.get("max_length"):
+        schema["maxLength"] = meta["max_length"]
+    if meta.get("pattern"):
+        schema["pattern"] = meta["pattern"].pattern
+    if meta.get("doc"):
+        schema["description"] = meta["doc"]
+    return schema
+
+
+__all__ = ["dataclass", "json_schema", "number", "parse", "text"]

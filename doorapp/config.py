@@ -1,0 +1,86 @@
+"""Settings: one frozen Config, read from the environment by from_env(); nothing else reads os.environ."""
+
+import os
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+
+from doorapp.paths import default_data_dir
+
+
+def _setting(env, help, default=None, default_factory=None):
+    meta = {"env": env, "help": help}
+    if default_factory:
+        return field(default_factory=default_factory, metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True)
+class Config:
+    data_dir: Path = _setting("DOOR_DATA_DIR", "database, secret key, backups, logs",
+                              default_factory=default_data_dir)
+    host: str = _setting("DOOR_HOST", "address to listen on; 0.0.0.0 serves the LAN", "127.0.0.1")
+    port: int = _setting("DOOR_PORT", "port to listen on", 8080)
+    database_url: str | None = _setting("DATABASE_URL", "database; default sqlite:///<data dir>/door.db")
+    secret_key: str | None = _setting(
+        "DOOR_SECRET_KEY", "HS256 signing key (>= 32 bytes); default generated into <data dir>/secret.key")
+    access_token_expire_minutes: int = _setting("ACCESS_TOKEN_EXPIRE_MINUTES", "token lifetime in minutes", 720)
+    platform: str = _setting("PLATFORM", "external platform adapter: demo, rest or meetup", "demo")
+    platform_api_url: str | None = _setting("PLATFORM_API_URL", "the platform's API base URL")
+    platform_web_url: str | None = _setting("PLATFORM_WEB_URL", "where the platform's event pages live")
+    platform_timeout: float = _setting("PLATFORM_TIMEOUT", "seconds before a platform call gives up", 10.0)
+    trusted_proxies: str = _setting(
+        "DOOR_TRUSTED_PROXIES", "comma-separated addresses/CIDRs whose X-Forwarded-For is believed", "")
+
+    @classmethod
+    def from_env(cls, environ=os.environ, **overrides):
+        """Defaults, overridden by the environment, overridden by `overrides` (command-line flags)."""
+        values = {}
+        for f in fields(cls):
+            raw = environ.get(f.metadata["env"])
+            if raw not in (None, ""):
+                values[f.name] = raw
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return replace(cls(), **{k: _convert(cls, k, v) for k, v in values.items()})
+
+    @property
+    def database_path(self) -> Path | None:
+        """The SQLite file, or None when DATABASE_URL names another database."""
+        if not self.database_url:
+            return Path(self.data_dir) / "door.db"
+        if self.database_url.startswith("sqlite:///"):
+            return Path(self.database_url.removeprefix("sqlite:///"))
+        return None
+
+
+def _convert(cls, name, value):
+    kind = {f.name: f.type for f in fields(cls)}[name]
+    try:
+        if kind is int:
+            return int(value)
+        if kind is float:
+            return float(value)
+        if kind is Path:
+            return Path(value)
+    except ValueError:
+        raise SystemExit(f"Setting {name.upper()} must be a number, not {value!r}.") from None
+    return value
+
+
+def settings_help() -> str:
+    """The settings table for --help, derived from Config."""
+    lines = []
+    for f in fields(Config):
+        default = f.default if f.default is not None and not callable(f.default_factory) else None
+        suffix = f" (default {default})" if default not in (None, "") else ""
+        lines.append(f"  {f.metadata['env']:<28} {f.metadata['help']}{suffix}")
+    return "\n".join(lines)
+
+
+def settings_markdown() -> str:
+    """The README's settings table, derived from Config (a test keeps the README in step)."""
+    rows = ["| variable | default | meaning |", "|---|---|---|"]
+    for f in fields(Config):
+        default = "`./door-data`" if f.name == "data_dir" else (
+            f"`{f.default}`" if f.default not in (None, "") else "–")
+        rows.append(f"| `{f.metadata['env']}` | {default} | {f.metadata['help']} |")
+    return "\n".join(rows)

@@ -1,0 +1,88 @@
+"""The one error type, API.md's table of codes, and RFC 9457 problem rendering for everything."""
+
+import json
+import logging
+from http import HTTPStatus
+
+from bottle import HTTPResponse, request, response
+
+log = logging.getLogger("doorapp")
+
+# API.md's table: code -> status. ApiError refuses any other code.
+CODES = {
+    "malformed_json": 400, "invalid_recovery_code": 400, "bad_request": 400,
+    "not_authenticated": 401, "invalid_token": 401, "invalid_credentials": 401,
+    "account_pending": 403, "account_disabled": 403, "site_admin_required": 403, "not_org_member": 403,
+    "org_admin_required": 403, "invalid_setup_code": 403,
+    "not_found": 404, "not_on_list": 404, "platform_user_not_found": 404, "platform_event_not_found": 404,
+    "method_not_allowed": 405,
+    "username_taken": 409, "org_name_taken": 409, "org_slug_taken": 409, "already_member": 409,
+    "guest_exists": 409, "duplicate_meetup": 409, "already_banned": 409, "not_banned": 409,
+    "meetup_finalized": 409, "not_finalized": 409, "already_finalized": 409, "already_checked_in": 409,
+    "not_checked_in": 409, "already_on_list": 409, "guest_banned": 409, "cannot_modify_self": 409,
+    "already_disabled": 409, "not_disabled": 409, "already_set_up": 409,
+    "body_too_large": 413, "unsupported_media_type": 415,
+    "validation_error": 422,
+    "rate_limited": 429,
+    "internal_error": 500,
+    "platform_error": 502,
+    "service_unavailable": 503,
+    "platform_unreachable": 504,
+}
+# Bottle's own errors (router 404/405, its 400/413) and crashes map to these codes.
+_CODE_FOR_STATUS = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "body_too_large",
+                    500: "internal_error"}
+
+
+class ApiError(Exception):
+    """`raise ApiError(409, "already_banned", "This guest is already banned here.", **extensions)`."""
+
+    def __init__(self, status, code, detail, headers=None, **extensions):
+        assert CODES.get(code) == status, f"{code} is not a {status} code in API.md"
+        super().__init__(detail)
+        self.status, self.code, self.detail = status, code, detail
+        self.headers, self.extensions = headers or {}, extensions
+
+    def body(self):
+        return problem(self.status, self.code, self.detail, **self.extensions)
+
+    def response(self):
+        headers = dict(self.headers)
+        if self.status == 401:
+            headers["WWW-Authenticate"] = "Bearer"
+        return HTTPResponse(json.dumps(self.body()), self.status, headers,
+                            Content_Type="application/problem+json")
+
+
+def validation_error(errors):
+    """One 422 listing every bad field: errors = [(loc tuple, message), ...]."""
+    first = errors[0]
+    detail = f"{'.'.join(str(p) for p in first[0][1:]) or first[0][0]}: {first[1]}"
+    if len(errors) > 1:
+        detail += f" (and {len(errors) - 1} more)"
+    return ApiError(422, "validation_error", detail,
+                    errors=[{"loc": list(loc), "msg": msg} for loc, msg in errors])
+
+
+def problem(status, code, detail, **extensions):
+    return {"type": "about:blank", "title": HTTPStatus(status).phrase, "status": status,
+            "detail": detail, "code": code, **extensions}
+
+
+def render_problem(error):
+    """Bottle's default_error_handler: router 404/405, Bottle's 400/413 and crashes as problem+json."""
+    status = error.status_code
+    if status >= 500:
+        log.error("request %s failed: %s", request.environ.get("door.request_id", "-"), error.traceback or "")
+        detail = "Something went wrong on the server; it has been logged. Please try again."
+    elif status == 404:
+        detail = f"There is nothing at {request.path}."
+    elif status == 405:
+        detail = f"{request.method} is not allowed here; allowed: {response.headers.get('Allow', '')}."
+    else:
+        detail = str(error.body) if isinstance(error.body, str) and error.body else HTTPStatus(status).phrase
+    response.content_type = "application/problem+json"
+    if status == 401:
+        response.headers["WWW-Authenticate"] = "Bearer"
+    code = _CODE_FOR_STATUS.get(status, "bad_request" if status < 500 else "internal_error")
+    return json.dumps(problem(status, code, detail))

@@ -1,0 +1,126 @@
+"""OpenAPI 3.1 derived from the route table: nothing here is written per endpoint."""
+
+import inspect
+import re
+import uuid
+
+from doorapp import __version__
+from doorapp.api import PATH_PARAMS
+from doorapp.bodies import json_schema
+from doorapp.errors import CODES
+
+_RAISES = re.compile(r'ApiError\(\s*(\d{3}),\s*"(\w+)"')
+_PARAM_SCHEMA = {uuid.UUID: {"type": "string", "format": "uuid"}, int: {"type": "integer", "format": "int64"},
+                 str: {"type": "string"}}
+PROBLEM = {"type": "object", "required": ["type", "title", "status", "detail", "code"], "properties": {
+    "type": {"type": "string"}, "title": {"type": "string"}, "status": {"type": "integer"},
+    "detail": {"type": "string"}, "code": {"type": "string", "enum": sorted(CODES)},
+    "errors": {"type": "array", "items": {"type": "object", "properties": {
+        "loc": {"type": "array", "items": {"type": ["string", "integer"]}}, "msg": {"type": "string"}}}}}}
+
+
+def build(app):
+    paths = {}
+    for route in app.routes:
+        if "auth" not in route.config:
+            continue
+        path = re.sub(r"<(\w+)>", r"{\1}", route.rule)
+        paths.setdefault(path, {})[route.method.lower()] = _operation(route)
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Door API", "version": __version__,
+                 "description": "Door: door management for meetups. Sign in with the Authorize button "
+                                "(OAuth 2.0 password flow against /auth/token)."},
+        "paths": paths,
+        "components": {
+            "schemas": {"Problem": PROBLEM},
+            "securitySchemes": {"OAuth2PasswordBearer": {
+                "type": "oauth2", "flows": {"password": {"tokenUrl": "/auth/token", "scopes": {}}}}},
+        },
+    }
+
+
+def _operation(route):
+    config, handler = route.config, route.callback
+    rule = config["auth"]
+    doc = inspect.getdoc(handler) or ""
+    summary, _, description = doc.partition("\n")
+    operation = {"operationId": handler.__name__, "summary": summary.strip(),
+                 "tags": [handler.__module__.rsplit(".", 1)[-1]],
+                 "x-auth": rule.name,
+                 "description": (description.strip() + "\n\n" if description.strip() else "")
+                 + f"Who may call it: {rule.description}"}
+    if not rule.public:
+        operation["security"] = [{"OAuth2PasswordBearer": []}]
+    parameters = [{"name": name, "in": "path", "required": True, "schema": _PARAM_SCHEMA[PATH_PARAMS[name]]}
+                  for name in re.findall(r"<(\w+)>", route.rule)]
+    if config["query"]:
+        schema = json_schema(config["query"])
+        parameters += [{"name": name, "in": "query", "required": name in schema.get("required", []),
+                        "schema": prop} for name, prop in schema["properties"].items()]
+    if parameters:
+        operation["parameters"] = parameters
+    if config["body"]:
+        media = "application/x-www-form-urlencoded" if config["media"] == "form" else "application/json"
+        schema = json_schema(config["body"])
+        operation["requestBody"] = {"required": bool(schema.get("required")),
+                                    "content": {media: {"schema": schema}}}
+    status = config["status"]
+    success = {"description": "Success"} if status == 204 else {
+        "description": "Success", "content": {"application/json": {"schema": {"type": "object"}}}}
+    operation["responses"] = {str(status): success, **_problems(route)}
+    return operation
+
+
+def error_codes(route):
+    """Every problem code this route can answer: from its rule, its parameters, its body and its handler."""
+    config = route.config
+    codes = set(config["errors"])
+    rule = config["auth"]
+    if not rule.public:
+        codes |= {"not_authenticated", "invalid_token", "account_pending", "account_disabled"}
+        if rule.name == "site_admin":
+            codes.add("site_admin_required")
+        if rule.name in ("org_member", "org_admin"):
+            codes.add("not_org_member")
+        if rule.name == "org_admin":
+            codes.add("org_admin_required")
+    if "<" in route.rule or config["query"] or config["body"]:
+        codes.add("validation_error")
+    if config["body"]:
+        codes |= {"malformed_json", "body_too_large", "unsupported_media_type"}
+    for source in _sources(route.callback):
+        codes |= {code for _, code in _RAISES.findall(source)}
+        if "get_or_404(" in source:
+            codes.add("not_found")
+    return codes
+
+
+def _problems(route):
+    by_status = {}
+    for code in error_codes(route):
+        by_status.setdefault(CODES[code], []).append(code)
+    return {str(status): {
+        "description": "Problem: " + ", ".join(sorted(codes)),
+        "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}}
+        for status, codes in sorted(by_status.items())}
+
+
+def _sources(function, depth=2, seen=None):
+    """The source of `function` and of the doorapp functions it calls by name, `depth` levels down."""
+    seen = seen if seen is not None else set()
+    if function in seen:
+        return []
+    seen.add(function)
+    sources = [inspect.getsource(function)]
+    if depth:
+        names = function.__code__.co_names
+        for name in names:
+            found = function.__globals__.get(name)
+            candidates = [found] if inspect.isfunction(found) else []
+            if inspect.ismodule(found) and found.__name__.startswith("doorapp"):
+                candidates = [getattr(found, attr, None) for attr in names]
+            for called in candidates:
+                if inspect.isfunction(called) and called.__module__.startswith("doorapp"):
+                    sources += _sources(called, depth - 1, seen)
+    return sources

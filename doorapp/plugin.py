@@ -1,0 +1,130 @@
+"""ApiPlugin: the request chain every API route runs through, in API.md's order."""
+
+import json
+import uuid
+
+from bottle import request, response
+
+from doorapp import access, bodies
+from doorapp.api import INT64, PATH_PARAMS
+from doorapp.errors import ApiError, validation_error
+from doorapp.models import db, write
+
+MAX_BODY = 64 * 1024
+
+
+class ApiPlugin:
+    name, api = "door_api", 2
+
+    def __init__(self, config):
+        self.config = config
+
+    def apply(self, handler, route):
+        if "auth" not in route.config:
+            raise TypeError(f"{route.method} {route.rule} declares no auth= Rule; use endpoint()")
+        rule, body, status = route.config["auth"], route.config["body"], route.config["status"]
+        query = route.config["query"]
+        media, tx = route.config["media"], route.config["tx"]
+        wants_user = "user" in route.get_callback_args()
+        secret = self.config.secret_key
+        reader = route.method in ("GET", "HEAD")
+
+        def chain(args):
+            args = path_args(args)
+            user = access.current_user(secret, rule)
+            rule.enforce(user, args)
+            if body:
+                args["body"] = (bodies.parse(body, read_form(), strings=True) if media == "form"
+                                else bodies.parse(body, read_json()))
+            elif media == "form":
+                read_form()
+            if query:
+                args["query"] = bodies.parse(query, request.query, where="query")
+            if wants_user:
+                args["user"] = user
+            return handler(**args)
+
+        def wrapper(**args):
+            response.status = status  # a handler may change it (GET /health answers 503)
+            try:
+                if not tx:
+                    result = chain(args)
+                elif reader:
+                    with db.atomic():
+                        result = chain(args)
+                else:
+                    with write():
+                        result = chain(args)
+            except ApiError as error:
+                return error.response()
+            if result is None:
+                return b""
+            if isinstance(result, (bytes, str)):
+                return result
+            response.content_type = "application/json"
+            return json.dumps(result)
+        return wrapper
+
+
+def path_args(args):
+    """Path parameters converted by PATH_PARAMS; every bad one at once as a 422."""
+    converted, errors = {}, []
+    for name, raw in args.items():
+        kind = PATH_PARAMS[name]
+        try:
+            value = kind(raw)
+            if kind is int and not INT64[0] <= value <= INT64[1]:
+                raise ValueError
+            converted[name] = str(value) if kind is uuid.UUID else value
+        except ValueError:
+            errors.append((("path", name), f"Must be {'a UUID' if kind is uuid.UUID else 'a whole number'}."))
+    if errors:
+        raise validation_error(errors)
+    return converted
+
+
+def _raw_body():
+    length = request.content_length
+    if length > MAX_BODY:
+        raise ApiError(413, "body_too_large", f"The request body is larger than {MAX_BODY // 1024} KiB.")
+    if length < 0:  # chunked: read one byte past the limit to tell
+        data = request.body.read(MAX_BODY + 1)
+        if len(data) > MAX_BODY:
+            raise ApiError(413, "body_too_large", f"The request body is larger than {MAX_BODY // 1024} KiB.")
+        return data
+    return request.body.read(length) if length else b""
+
+
+def read_json():
+    """The JSON object body; absent or empty reads as {} (API.md)."""
+    kind = request.content_type.split(";")[0].strip().lower()
+    data = _raw_body()
+    if not data.strip():
+        return {}
+    if kind and kind != "application/json" and not kind.endswith("+json"):
+        raise ApiError(415, "unsupported_media_type", "Send the body as application/json.")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ApiError(400, "malformed_json", "The body is not UTF-8 text.") from None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        raise ApiError(400, "malformed_json", "The body is not valid JSON.") from None
+    if not isinstance(value, dict):
+        raise validation_error([(("body",), "The body must be a JSON object.")])
+    return value
+
+
+def read_form():
+    """A form-encoded body (OAuth 2.0 password flow); a JSON body is 415."""
+    kind = request.content_type.split(";")[0].strip().lower()
+    if kind != "application/x-www-form-urlencoded":
+        raise ApiError(415, "unsupported_media_type",
+                       "Send the form as application/x-www-form-urlencoded (OAuth 2.0 password flow).")
+    if request.content_length > MAX_BODY:
+        raise ApiError(413, "body_too_large", f"The request body is larger than {MAX_BODY // 1024} KiB.")
+    try:
+        return {k: request.forms.getunicode(k) for k in request.forms}
+    except UnicodeDecodeError:
+        raise ApiError(400, "malformed_json", "The form is not UTF-8 text.") from None

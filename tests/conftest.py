@@ -1,0 +1,91 @@
+"""Shared fixtures: an app on a fresh database per test, users, tokens, an org, a guest, a meetup, a live server."""
+
+import threading
+from datetime import datetime
+
+import pytest
+import waitress
+from webtest import TestApp
+
+from doorapp import access
+from doorapp.app import create_app
+from doorapp.config import Config
+from doorapp.models import Guest, Meetup, MeetupGuest, Membership, Org, User
+
+PASSWORD = "correct horse battery staple"
+SECRET = "test-signing-key-that-is-long-enough-for-hs256"
+_HASH = {}
+
+
+@pytest.fixture
+def config(tmp_path):
+    return Config(data_dir=tmp_path / "data", secret_key=SECRET)
+
+
+@pytest.fixture
+def app(config):
+    return create_app(config)
+
+
+@pytest.fixture
+def client(app):
+    """An anonymous client."""
+    return TestApp(app)
+
+
+@pytest.fixture
+def make_user(app):
+    """make_user(name, org=None, role="STAFF", site_admin=False, **fields): an approved user by default."""
+    def make(name, org=None, role="STAFF", site_admin=False, **fields):
+        if PASSWORD not in _HASH:
+            _HASH[PASSWORD] = access.hash_secret(PASSWORD)
+        fields.setdefault("is_approved", True)
+        user = User.create(username=name, password_hash=_HASH[PASSWORD],
+                           role="SITE_ADMIN" if site_admin else "USER", **fields)
+        if org is not None:
+            Membership.create(user=user, org=org, role=role)
+        return user
+    return make
+
+
+@pytest.fixture
+def as_user(app):
+    """as_user(user): a TestApp that sends that user's bearer token."""
+    def client_for(user):
+        test_app = TestApp(app)
+        token = access.issue_token(app.config["door.config"].secret_key, user, 60)
+        test_app.authorization = ("Bearer", token)
+        return test_app
+    return client_for
+
+
+@pytest.fixture
+def org(app):
+    return Org.create(name="Night Owls", slug="night-owls")
+
+
+@pytest.fixture
+def guest(app):
+    return Guest.create(platform_user_id=9007199254740993, username="alice", displayname="Alice Ångström")
+
+
+@pytest.fixture
+def meetup(org, guest):
+    """A meetup of `org` with `guest` on its RSVP list."""
+    meetup = Meetup.create(org=org, name="Summer social", date=datetime(2026, 12, 5, 20),
+                           platform_url="https://demo.door.invalid/night-owls/summer-social")
+    MeetupGuest.create(meetup=meetup, guest=guest, rsvp_time=datetime(2026, 11, 20, 10))
+    return meetup
+
+
+@pytest.fixture
+def live_server(app):
+    """The app served by waitress on 127.0.0.1 (an ephemeral port) in this process; yields its base URL."""
+    server = waitress.create_server(app, host="127.0.0.1", port=0, threads=8)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    host, port = server.getsockname()[:2]
+    yield f"http://{host}:{port}"
+    server.close()
+    server.task_dispatcher.shutdown(timeout=5)
+    thread.join(timeout=5)
