@@ -77,6 +77,11 @@ def serve(config, args):
     if code:
         print(f"Setup code: {code}", flush=True)
         print("Open the address above and enter the setup code to create the first site admin.", flush=True)
+    adapter = app.config["door.platform"]
+    if adapter is not None and adapter.example_urls():
+        print("Demo meetups to try (paste one into 'New meetup'):", flush=True)
+        for url in adapter.example_urls():
+            print(f"  {url}", flush=True)
 
     def stop(signum, frame):
         raise KeyboardInterrupt
