@@ -142,11 +142,11 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def counts(cls, meetup_ids):
-        """{meetup_id: {rsvps, cancelled, walkins, arrived}} in one query (API.md's `counts`)."""
+X
         def total(condition):
             return fn.COALESCE(fn.SUM(Case(None, [(condition, 1)], 0)), 0)
         rows = (cls.select(cls.meetup,
-                           total(~cls.is_walkin).alias("rsvps"),
+                           total(~cls.is_walkin & ~cls.cancelled_rsvp).alias("rsvps"),
                            total(cls.cancelled_rsvp).alias("cancelled"),
                            total(cls.is_walkin).alias("walkins"),
                            total(cls.has_arrived).alias("arrived"))
