@@ -142,7 +142,7 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def counts(cls, meetup_ids):
-        """{meetup_id: {rsvps, cancelled, walkins, arrived}} in one query (API.md's `counts`; rsvps leaves cancelled out)."""
+        """{meetup_id: {rsvps, cancelled, walkins, arrived}} in one query (API.md's `counts`)."""
         def total(condition):
             return fn.COALESCE(fn.SUM(Case(None, [(condition, 1)], 0)), 0)
         rows = (cls.select(cls.meetup,
