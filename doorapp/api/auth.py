@@ -57,14 +57,22 @@ class SetupIn:
     password: str = password_field()
 
 
+def users_json(users):
+    """API.md's User for each user, with their memberships loaded in one query."""
+    users = list(users)
+    memberships = {}
+    for m in (Membership.select(Membership, Org).join(Org)
+              .where(Membership.user.in_([u.id for u in users])).order_by(Org.name)):
+        memberships.setdefault(m.user_id, []).append(
+            {"org_id": str(m.org.id), "org_name": m.org.name, "org_slug": m.org.slug, "role": m.role})
+    return [{"id": u.id, "username": u.username, "role": u.role, "is_approved": u.is_approved,
+             "is_disabled": u.is_disabled, "disabled_at": iso(u.disabled_at),
+             "disabled_reason": u.disabled_reason, "created_at": iso(u.created_at),
+             "org_memberships": memberships.get(u.id, [])} for u in users]
+
+
 def user_json(user):
-    memberships = (Membership.select(Membership, Org).join(Org)
-                   .where(Membership.user == user).order_by(Org.name))
-    return {"id": user.id, "username": user.username, "role": user.role, "is_approved": user.is_approved,
-            "is_disabled": user.is_disabled, "disabled_at": iso(user.disabled_at),
-            "disabled_reason": user.disabled_reason, "created_at": iso(user.created_at),
-            "org_memberships": [{"org_id": str(m.org.id), "org_name": m.org.name, "org_slug": m.org.slug,
-                                 "role": m.role} for m in memberships]}
+    return users_json([user])[0]
 
 
 def create_user(username, password_hash, **fields):

@@ -1,1 +1,134 @@
-"""Endpoints under organizations (SPEC.md section 4)."""
+"""Organizations and their members; user search."""
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from doorapp.access import org_admin, org_member, signed_in, site_admin
+from doorapp.api import endpoint
+from doorapp.audit import AuditType, record
+from doorapp.bodies import text
+from doorapp.errors import ApiError
+from doorapp.models import Membership, Org, User, get_or_404, iso
+
+SLUG = re.compile(r"[a-z0-9-]{2,64}")
+
+@dataclass
+class OrgIn:
+    name: str = text(min_length=2, max_length=128)
+    slug: str = text(pattern=SLUG, doc="2-64 characters: a-z, 0-9 and -.")
+
+@dataclass
+class OrgChange:
+    name: str | None = text(min_length=2, max_length=128, default=None)
+    slug: str | None = text(pattern=SLUG, doc="2-64 characters: a-z, 0-9 and -.", default=None)
+
+@dataclass
+class MemberIn:
+    role: Literal["STAFF", "ADMIN"]
+
+@dataclass
+class UserSearch:
+    q: str = text(min_length=0, max_length=64, default="")
+
+def org_json(org):
+    return {"id": str(org.id), "name": org.name, "slug": org.slug, "created_at": iso(org.created_at)}
+
+def member_json(membership):
+    return {"user_id": membership.user.id, "username": membership.user.username, "role": membership.role}
+
+def _check_unique(name=None, slug=None, org_id=None):
+    others = Org.select().where(Org.id != org_id) if org_id else Org.select()
+    if name is not None and others.where(Org.name == name).exists():
+        raise ApiError(409, "org_name_taken", f"An organization is already called {name}.")
+    if slug is not None and others.where(Org.slug == slug).exists():
+        raise ApiError(409, "org_slug_taken", f"The slug {slug} is taken; choose another.")
+
+def _membership(org_id, user_id):
+    get_or_404(Org, org_id, "organization")
+    membership = (Membership.select(Membership, User).join(User)
+                  .where(Membership.org == org_id, Membership.user == user_id).first())
+    if membership is None:
+        raise ApiError(404, "not_found", f"User {user_id} is not a member of this organization.")
+    return membership
+
+def _not_self(membership, user, action):
+    if membership.user.id == user.id and user.token_role != "SITE_ADMIN":
+        raise ApiError(409, "cannot_modify_self", f"You cannot {action} yourself; ask another admin.")
+
+@endpoint("GET", "/organizations/", auth=site_admin)
+def list_organizations():
+    """All organizations, by name."""
+    orgs = [org_json(o) for o in Org.select().order_by(Org.name)]
+    return {"total": len(orgs), "organizations": orgs}
+
+@endpoint("POST", "/organizations/", auth=site_admin, body=OrgIn, status=201)
+def create_organization(body):
+    """Create an organization."""
+    _check_unique(body.name, body.slug)
+    return org_json(Org.create(name=body.name, slug=body.slug))
+
+@endpoint("GET", "/organizations/<org_id>", auth=org_member)
+def get_organization(org_id):
+    """One organization."""
+    return org_json(get_or_404(Org, org_id, "organization"))
+
+@endpoint("PATCH", "/organizations/<org_id>", auth=site_admin, body=OrgChange)
+def update_organization(org_id, body, user):
+    """Rename an organization or change its slug."""
+    org = get_or_404(Org, org_id, "organization")
+    _check_unique(body.name, body.slug, org.id)
+    changes = {k: {"old": getattr(org, k), "new": v} for k, v in vars(body).items()
+               if v is not None and v != getattr(org, k)}
+    if changes:
+        for key, change in changes.items():
+            setattr(org, key, change["new"])
+        org.save()
+        record(AuditType.ORG_UPDATED, user, org=org, changes=changes)
+    return org_json(org)
+
+@endpoint("GET", "/organizations/<org_id>/members", auth=org_admin)
+def list_members(org_id):
+    """Members of the organization with their roles, by username."""
+    get_or_404(Org, org_id, "organization")
+    members = [member_json(m) for m in Membership.select(Membership, User).join(User)
+               .where(Membership.org == org_id).order_by(User.username)]
+    return {"total": len(members), "members": members}
+
+@endpoint("POST", "/organizations/<org_id>/members/<user_id>", auth=org_admin, body=MemberIn, status=201)
+def add_member(org_id, user_id, body, user):
+    """Add a user to the organization as STAFF or ADMIN."""
+    org, member = get_or_404(Org, org_id, "organization"), get_or_404(User, user_id, "user")
+    if Membership.select().where(Membership.org == org, Membership.user == member).exists():
+        raise ApiError(409, "already_member", f"{member.username} is already a member.")
+    membership = Membership.create(org=org, user=member, role=body.role)
+    record(AuditType.MEMBER_ADDED, user, org=org, user_id=member.id, username=member.username, role=body.role)
+    return member_json(membership)
+
+@endpoint("PATCH", "/organizations/<org_id>/members/<user_id>", auth=org_admin, body=MemberIn)
+def change_member_role(org_id, user_id, body, user):
+    """Change a member's role (STAFF or ADMIN)."""
+    membership = _membership(org_id, user_id)
+    if body.role != "ADMIN":
+        _not_self(membership, user, "demote")
+    old, membership.role = membership.role, body.role
+    membership.save()
+    if old != body.role:
+        record(AuditType.MEMBER_ROLE_CHANGED, user, org=org_id, user_id=user_id,
+               username=membership.user.username, old=old, new=body.role)
+    return member_json(membership)
+
+@endpoint("DELETE", "/organizations/<org_id>/members/<user_id>", auth=org_admin, status=204)
+def remove_member(org_id, user_id, user):
+    """Remove a user from the organization."""
+    membership = _membership(org_id, user_id)
+    _not_self(membership, user, "remove")
+    membership.delete_instance()
+    record(AuditType.MEMBER_REMOVED, user, org=org_id, user_id=user_id, username=membership.user.username,
+           role=membership.role)
+
+@endpoint("GET", "/users/", auth=signed_in, query=UserSearch)
+def search_users(query):
+    """Approved, enabled users whose username contains `q` (any case); at most 20."""
+    users = [{"id": u.id, "username": u.username} for u in User.search(query.q)]
+    return {"total": len(users), "users": users}

@@ -1,1 +1,104 @@
-"""Endpoints under staff (SPEC.md section 4)."""
+"""Staff accounts, for site admins: approval, global role, disable/enable, recovery codes."""
+
+import secrets
+from dataclasses import dataclass
+from typing import Literal
+
+from doorapp import access
+from doorapp.access import site_admin
+from doorapp.api import endpoint
+from doorapp.api.auth import RECOVERY_VALIDITY, user_json, users_json
+from doorapp.bodies import text
+from doorapp.errors import ApiError
+from doorapp.models import User, get_or_404, iso, utcnow, write
+
+
+@dataclass
+class ApprovalIn:
+    is_approved: bool
+
+
+@dataclass
+class RoleIn:
+    role: Literal["USER", "SITE_ADMIN"]
+
+
+@dataclass
+class DisableIn:
+    reason: str | None = text(max_length=500, default=None)
+
+
+def _other_user(user_id, user, action):
+    """The target account; 409 when a site admin would do `action` to themselves."""
+    target = get_or_404(User, user_id, "user")
+    if target.id == user.id:
+        raise ApiError(409, "cannot_modify_self", f"You cannot {action} your own account; ask another site admin.")
+    return target
+
+
+@endpoint("GET", "/staff/", auth=site_admin)
+def list_staff():
+    """All staff accounts, oldest first."""
+    users = users_json(User.select().order_by(User.created_at, User.id))
+    return {"total": len(users), "users": users}
+
+
+@endpoint("GET", "/staff/pending", auth=site_admin)
+def list_pending_staff():
+    """Accounts waiting for approval, oldest first."""
+    users = users_json(User.select().where(~User.is_approved).order_by(User.created_at, User.id))
+    return {"total": len(users), "users": users}
+
+
+@endpoint("PATCH", "/staff/<user_id>/approve", auth=site_admin, body=ApprovalIn)
+def approve_staff(user_id, body, user):
+    """Approve an account, or revoke its approval ({"is_approved": false})."""
+    target = get_or_404(User, user_id, "user") if body.is_approved else _other_user(user_id, user, "revoke approval of")
+    target.is_approved = body.is_approved
+    target.save()
+    return user_json(target)
+
+
+@endpoint("PATCH", "/staff/<user_id>/role", auth=site_admin, body=RoleIn)
+def change_staff_role(user_id, body, user):
+    """Change the global role (USER or SITE_ADMIN); it takes effect at the user's next sign-in."""
+    target = get_or_404(User, user_id, "user") if body.role == "SITE_ADMIN" else _other_user(user_id, user, "demote")
+    target.role = body.role
+    target.save()
+    return user_json(target)
+
+
+@endpoint("PATCH", "/staff/<user_id>/disable", auth=site_admin, body=DisableIn)
+def disable_staff(user_id, body, user):
+    """Disable an account (soft delete: its history stays); its tokens stop working at once."""
+    target = _other_user(user_id, user, "disable")
+    if target.is_disabled:
+        raise ApiError(409, "already_disabled", f"{target.username} is already disabled.")
+    target.is_disabled, target.disabled_at, target.disabled_reason = True, utcnow(), body.reason
+    target.save()
+    return user_json(target)
+
+
+@endpoint("PATCH", "/staff/<user_id>/enable", auth=site_admin)
+def enable_staff(user_id):
+    """Re-enable a disabled account."""
+    target = get_or_404(User, user_id, "user")
+    if not target.is_disabled:
+        raise ApiError(409, "not_disabled", f"{target.username} is not disabled.")
+    target.is_disabled, target.disabled_at, target.disabled_reason = False, None, None
+    target.save()
+    return user_json(target)
+
+
+@endpoint("POST", "/staff/<user_id>/recovery-code", auth=site_admin, status=201, tx=False)
+def create_recovery_code(user_id):
+    """Generate a 6-digit recovery code, valid 72 hours; shown only in this answer. Replaces any earlier code."""
+    code = f"{secrets.randbelow(1_000_000):06d}"
+    code_hash = access.hash_secret(code)  # slow on purpose: outside the write lock
+    with write():
+        target = get_or_404(User, user_id, "user")
+        target.recovery_code_hash, target.recovery_code_used = code_hash, False
+        target.recovery_code_created_at, target.recovery_code_failures = utcnow(), 0
+        target.save()
+    return {"username": target.username, "code": code,
+            "expires_at": iso(target.recovery_code_created_at + RECOVERY_VALIDITY)}
