@@ -96,6 +96,21 @@ class Guest(BaseModel):
     displayname = CharField(max_length=255, default="")
     created_at = DateTimeField(default=utcnow)
 
+    @classmethod
+    def search(cls, q=""):
+        """Guests whose username or displayname contains `q` (case-insensitive), by username."""
+        query = cls.select().order_by(cls.username, cls.platform_user_id)
+        return query.where(cls.username.contains(q) | cls.displayname.contains(q)) if q else query
+
+    @classmethod
+    def upsert(cls, rows):
+        """Insert guests [{platform_user_id, username, displayname}], refreshing the profiles of known ones,
+        in one statement."""
+        if rows:
+            (cls.insert_many(rows)
+             .on_conflict(conflict_target=[cls.platform_user_id], preserve=[cls.username, cls.displayname])
+             .execute())
+
 
 class Ban(BaseModel):
     """An active ban of a guest in an org; unbanning deletes it (the audit log keeps the history)."""
@@ -123,6 +138,11 @@ class Meetup(BaseModel):
 
     class Meta:
         indexes = ((("org", "platform_url"), True),)
+
+    @classmethod
+    def of_org(cls, org_id):
+        """An org's meetups, newest date first (SPEC.md)."""
+        return cls.select().where(cls.org == org_id).order_by(cls.date.desc(), cls.created_at.desc())
 
 
 class MeetupGuest(BaseModel):
@@ -154,6 +174,14 @@ class MeetupGuest(BaseModel):
         found = {str(row.pop("meetup")): row for row in rows}
         empty = {"rsvps": 0, "cancelled": 0, "walkins": 0, "arrived": 0}
         return {str(mid): found.get(str(mid), dict(empty)) for mid in meetup_ids}
+
+    @classmethod
+    def set_cancelled(cls, meetup, guest_ids, cancelled):
+        """Mark these guests' RSVPs (un)cancelled in one statement; the number of rows changed."""
+        if not guest_ids:
+            return 0
+        return (cls.update(cancelled_rsvp=cancelled)
+                .where(cls.meetup == meetup, cls.guest.in_(list(guest_ids))).execute())
 
 
 class AuditEvent(BaseModel):
