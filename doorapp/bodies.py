@@ -7,6 +7,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from doorapp.errors import validation_error
 
 _NONE = type(None)
+INT64 = (-2**63, 2**63 - 1)  # what the database stores; larger numbers are 422, never an overflow
 
 
 def text(max_length=None, min_length=1, pattern=None, default=MISSING, strip=True, doc=None):
@@ -62,9 +63,10 @@ def _check(f, value, form=False):
             value = int(value)
         if not isinstance(value, int) or isinstance(value, bool):
             return None, "Must be a whole number."
-        low, high = f.metadata.get("minimum"), f.metadata.get("maximum")
+        low = INT64[0] if f.metadata.get("minimum") is None else f.metadata["minimum"]
+        high = INT64[1] if f.metadata.get("maximum") is None else f.metadata["maximum"]
         if (low is not None and value < low) or (high is not None and value > high):
-            return None, f"Must be between {low} and {high}." if high is not None else f"Must be at least {low}."
+            return None, f"Must be between {low} and {high}."
         return value, None
     if kind is str:
         if not isinstance(value, str):

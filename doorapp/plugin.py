@@ -6,7 +6,8 @@ import uuid
 from bottle import request, response
 
 from doorapp import access, bodies
-from doorapp.api import INT64, PATH_PARAMS
+from doorapp.api import PATH_PARAMS
+from doorapp.bodies import INT64
 from doorapp.errors import ApiError, validation_error
 from doorapp.models import db, write
 

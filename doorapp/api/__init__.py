@@ -9,7 +9,6 @@ from doorapp.access import Rule
 # Path ids are typed here, once; a wrong type is 422 with loc ["path", name] (API.md).
 PATH_PARAMS = {"org_id": uuid.UUID, "meetup_id": uuid.UUID, "user_id": int, "platform_user_id": int,
                "guest_id": int, "staff_id": int, "username": str}
-INT64 = (-2**63, 2**63 - 1)
 
 
 @dataclass
