@@ -5,6 +5,7 @@ import uuid
 from dataclasses import dataclass
 
 from doorapp.access import Rule
+from doorapp.bodies import INT64  # noqa: F401 (the range of ids, shared with bodies and the platforms)
 
 # Path ids are typed here, once; a wrong type is 422 with loc ["path", name] (API.md).
 PATH_PARAMS = {"org_id": uuid.UUID, "meetup_id": uuid.UUID, "user_id": int, "platform_user_id": int,
