@@ -35,6 +35,11 @@ def write():
         yield
 
 
+def run_prepared(statements):
+    """Run [(sql, params)] built earlier by query.sql() (outside the write lock); the rows changed."""
+    return sum(db.execute_sql(sql, params).rowcount for sql, params in statements)
+
+
 def get_or_404(model, key, what=None, **where):
     """The row with this primary key (and these column values), or 404 not_found."""
     row = model.get_or_none(model._meta.primary_key == key, *(getattr(model, k) == v for k, v in where.items()))
@@ -104,12 +109,16 @@ class Guest(BaseModel):
 
     @classmethod
     def upsert(cls, rows):
-        """Insert guests [{platform_user_id, username, displayname}], refreshing the profiles of known ones,
-        in one statement."""
-        if rows:
-            (cls.insert_many(rows)
-             .on_conflict(conflict_target=[cls.platform_user_id], preserve=[cls.username, cls.displayname])
-             .execute())
+        """The insert of guests [(platform_user_id, username, displayname)] that refreshes known ones."""
+        return (cls.insert_many(rows, fields=[cls.platform_user_id, cls.username, cls.displayname])
+                .on_conflict(conflict_target=[cls.platform_user_id], preserve=[cls.username, cls.displayname]))
+
+    @classmethod
+    def profiles_of(cls, ids):
+        """{platform_user_id: (username, displayname)} of the known guests among `ids`."""
+        rows = (cls.select(cls.platform_user_id, cls.username, cls.displayname)
+                .where(cls.platform_user_id.in_(ids)).tuples())
+        return {i: (username, displayname) for i, username, displayname in rows}
 
 
 class Ban(BaseModel):
@@ -174,6 +183,19 @@ class MeetupGuest(BaseModel):
         found = {str(row.pop("meetup")): row for row in rows}
         empty = {"rsvps": 0, "cancelled": 0, "walkins": 0, "arrived": 0}
         return {str(mid): found.get(str(mid), dict(empty)) for mid in meetup_ids}
+
+    @classmethod
+    def add_rsvps(cls, meetup_id, rows):
+        """The insert of RSVPs [(platform_user_id, rsvp_time)] that leaves guests already on the list alone."""
+        return (cls.insert_many([(meetup_id, guest_id, at) for guest_id, at in rows],
+                                fields=[cls.meetup, cls.guest, cls.rsvp_time])
+                .on_conflict_ignore())
+
+    @classmethod
+    def rsvp_states(cls, meetup):
+        """{platform_user_id: (cancelled_rsvp, is_walkin)} of everyone on the meetup's list."""
+        rows = cls.select(cls.guest, cls.cancelled_rsvp, cls.is_walkin).where(cls.meetup == meetup)
+        return {guest_id: (cancelled, walkin) for guest_id, cancelled, walkin in rows.tuples()}
 
     @classmethod
     def set_cancelled(cls, meetup, guest_ids, cancelled):
