@@ -11,6 +11,7 @@ from doorapp import access
 from doorapp.app import create_app
 from doorapp.config import Config
 from doorapp.models import Guest, Meetup, MeetupGuest, Membership, Org, User
+from fake_platform import FakePlatform
 
 PASSWORD = "correct horse battery staple"
 SECRET = "test-signing-key-that-is-long-enough-for-hs256"
@@ -89,3 +90,11 @@ def live_server(app):
     server.close()
     server.task_dispatcher.shutdown(timeout=5)
     thread.join(timeout=5)
+
+
+@pytest.fixture
+def fake_platform():
+    """The fake `rest` platform of tests/fake_platform.py on 127.0.0.1; a module that wants the app on it
+    overrides `config` with `fake_platform.configure(config)`."""
+    with FakePlatform() as fake:
+        yield fake

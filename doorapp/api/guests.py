@@ -1,1 +1,67 @@
-"""Endpoints under guests (SPEC.md section 4)."""
+"""Guests: people registered from the external platform, global to every org (SPEC.md section 4)."""
+
+from dataclasses import dataclass
+
+from doorapp import audit, platforms
+from doorapp.access import signed_in
+from doorapp.api import endpoint, page, platform
+from doorapp.audit import AuditType
+from doorapp.bodies import number, text
+from doorapp.errors import ApiError
+from doorapp.models import Guest, get_or_404, iso, write
+
+
+@dataclass
+class GuestQuery:
+    q: str = text(default="", min_length=0, max_length=255, doc="Part of a username or display name.")
+    limit: int = number(1, 200, default=50)
+    offset: int = number(0, default=0)
+
+
+@dataclass
+class GuestIn:
+    username: str = text(max_length=255, doc="The guest's username on the platform.")
+
+
+def guest_json(guest):
+    return {"platform_user_id": guest.platform_user_id, "username": guest.username,
+            "displayname": guest.displayname, "created_at": iso(guest.created_at)}
+
+
+def refuse_existing(guest):
+    if guest is not None:
+        raise ApiError(409, "guest_exists", f"{guest.username} is already registered.", guest=guest_json(guest))
+
+
+@endpoint("GET", "/guests/", auth=signed_in, query=GuestQuery)
+def list_guests(query):
+    """Known guests by username, paged; `q` matches part of a username or display name."""
+    return page(Guest.search(query.q), query.limit, query.offset, "guests", guest_json)
+
+
+@endpoint("POST", "/guests/", auth=signed_in, body=GuestIn, status=201, tx=False, errors=platforms.ERRORS)
+def create_guest(body, user):
+    """Register a guest by platform username; the profile is read from the platform."""
+    refuse_existing(Guest.get_or_none(Guest.username == body.username))
+    profile = platform().profile(body.username)  # no transaction is open while the platform answers
+    with write():
+        refuse_existing(Guest.get_or_none(Guest.platform_user_id == profile.platform_user_id))
+        guest = Guest.create(platform_user_id=profile.platform_user_id, username=profile.username,
+                             displayname=profile.displayname)
+        audit.record(AuditType.GUEST_CREATED, user, guest=guest)
+    return guest_json(guest)
+
+
+@endpoint("GET", "/guests/<platform_user_id>", auth=signed_in)
+def get_guest(platform_user_id):
+    """A guest by platform user id."""
+    return guest_json(get_or_404(Guest, platform_user_id, "guest"))
+
+
+@endpoint("GET", "/guests/by-username/<username>", auth=signed_in)
+def get_guest_by_username(username):
+    """A guest by platform username (exact, case-sensitive)."""
+    guest = Guest.select().where(Guest.username == username).order_by(Guest.created_at.desc()).first()
+    if guest is None:
+        raise ApiError(404, "not_found", f"No guest has the username {username!r}.")
+    return guest_json(guest)

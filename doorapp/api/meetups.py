@@ -1,6 +1,16 @@
 """Meetups of an organization: create from a platform URL, list, get, sync, finalize."""
 
-from doorapp.models import MeetupGuest, iso
+from dataclasses import dataclass
+
+from peewee import chunked
+
+from doorapp import audit, platforms
+from doorapp.access import org_admin, org_member
+from doorapp.api import endpoint, platform
+from doorapp.audit import AuditType
+from doorapp.bodies import text
+from doorapp.errors import ApiError
+from doorapp.models import Guest, Meetup, MeetupGuest, Org, get_or_404, iso, run_prepared, utcnow, write
 
 
 def meetup_json(meetup, counts=None):
@@ -10,3 +20,121 @@ def meetup_json(meetup, counts=None):
             "platform_url": meetup.platform_url, "is_finalized": meetup.is_finalized,
             "finalized_at": iso(meetup.finalized_at), "created_at": iso(meetup.created_at),
             "last_synced_at": iso(meetup.last_synced_at), "counts": counts}
+
+
+@dataclass
+class MeetupIn:
+    platform_url: str = text(max_length=1024, doc="The event's page on the platform, as a browser shows it.")
+    name: str | None = text(max_length=255, min_length=0, default=None,
+                            doc="A name of your own; absent or empty takes the platform's title.")
+
+
+def refuse_duplicate(org_id, url):
+    existing = Meetup.get_or_none(Meetup.org == org_id, Meetup.platform_url == url)
+    if existing is not None:
+        raise ApiError(409, "duplicate_meetup", f"This organization already has a meetup for {url}.",
+                       meetup=meetup_json(existing))
+
+
+def open_meetup(org_id, meetup_id):
+    """The org's meetup, 404 when it is not there, 409 once it is finalized."""
+    meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)
+    if meetup.is_finalized:
+        raise ApiError(409, "meetup_finalized", "This meetup is finalized; an admin can unfinalize it.")
+    return meetup
+
+
+def prepare_sync(meetup, event, profiles):
+    """The sync's bulk inserts as [(sql, params)], built before the write lock is taken (building them is
+    most of the work of a large sync). Chunks of 500 rows stay under the databases' parameter limits."""
+    now = utcnow()
+    guests = [(p.platform_user_id, p.username, p.displayname) for p in profiles.values()]
+    rsvps = [(r.platform_user_id, r.joined_at or now) for r in event.rsvps if r.platform_user_id in profiles]
+    return ([Guest.upsert(rows).sql() for rows in chunked(guests, 500)],
+            [MeetupGuest.add_rsvps(meetup.id, rows).sql() for rows in chunked(rsvps, 500)])
+
+
+def apply_sync(meetup, event, profiles, prepared):
+    """Bring the meetup's list in line with the platform's RSVPs, inside the caller's write transaction, in a
+    fixed number of queries. An RSVP whose profile the platform left out is skipped: not added, not cancelled."""
+    known, entries = Guest.profiles_of(list(profiles)), MeetupGuest.rsvp_states(meetup)
+    changed = {i for i, names in known.items() if names != (profiles[i].username, profiles[i].displayname)}
+    run_prepared(prepared[0])
+    inserted = run_prepared(prepared[1])
+    listed = [r.platform_user_id for r in event.rsvps if r.platform_user_id in profiles]
+    back = [i for i in listed if entries.get(i) == (True, False)]  # a cancelled RSVP, not a walk-in
+    on_platform = {r.platform_user_id for r in event.rsvps}
+    gone = [i for i, state in entries.items() if state == (False, False) and i not in on_platform]
+    MeetupGuest.set_cancelled(meetup, back, False)
+    cancelled = MeetupGuest.set_cancelled(meetup, gone, True)
+    Meetup.update(last_synced_at=utcnow()).where(Meetup.id == meetup.id).execute()
+    return {"inserted": inserted, "updated": len(set(back) | (changed & set(entries))), "cancelled": cancelled,
+            "skipped": len(event.rsvps) - len(listed),
+            "total": MeetupGuest.select().where(MeetupGuest.meetup == meetup).count()}
+
+
+@endpoint("POST", "/organizations/<org_id>/meetups/", auth=org_member, body=MeetupIn, status=201, tx=False,
+          errors=platforms.ERRORS)
+def create_meetup(org_id, body, user):
+    """Create a meetup from an event URL on the platform; its name and date come from the platform."""
+    org = get_or_404(Org, org_id, "organization")
+    url = platform().event_url(body.platform_url)  # 422 for anything but an event URL of this platform
+    refuse_duplicate(org_id, url)
+    event = platform().event(url)  # no transaction is open while the platform answers
+    with write():
+        refuse_duplicate(org_id, url)
+        meetup = Meetup.create(org=org, name=(body.name or event.title)[:255], date=event.date, platform_url=url)
+        audit.record(AuditType.MEETUP_CREATED, user, org=org, meetup=meetup, platform_url=url)
+        return meetup_json(meetup)
+
+
+@endpoint("GET", "/organizations/<org_id>/meetups/", auth=org_member)
+def list_meetups(org_id):
+    """The organization's meetups, newest date first."""
+    get_or_404(Org, org_id, "organization")
+    meetups = list(Meetup.of_org(org_id))
+    counts = MeetupGuest.counts([m.id for m in meetups])
+    return {"total": len(meetups), "meetups": [meetup_json(m, counts[str(m.id)]) for m in meetups]}
+
+
+@endpoint("GET", "/organizations/<org_id>/meetups/<meetup_id>", auth=org_member)
+def get_meetup(org_id, meetup_id):
+    """One meetup of the organization, with its counts."""
+    return meetup_json(get_or_404(Meetup, meetup_id, "meetup", org=org_id))
+
+
+@endpoint("POST", "/organizations/<org_id>/meetups/<meetup_id>/sync", auth=org_member, tx=False,
+          errors=platforms.ERRORS)
+def sync_meetup(org_id, meetup_id, user):
+    """Synchronise the RSVP list from the platform; nothing is stored when a platform call fails."""
+    meetup = open_meetup(org_id, meetup_id)
+    event = platform().event(meetup.platform_url)  # all platform I/O first, with no transaction open
+    profiles = platform().profiles([r.platform_user_id for r in event.rsvps])
+    prepared = prepare_sync(meetup, event, profiles)
+    with write():
+        meetup = open_meetup(org_id, meetup_id)
+        counts = apply_sync(meetup, event, profiles, prepared)
+        audit.record(AuditType.MEETUP_SYNCED, user, org=meetup.org_id, meetup=meetup, **counts)
+    return counts
+
+
+# --- finalize: closes the door (check-ins, undos, walk-ins, syncs) until an admin reopens it ---------------
+
+@endpoint("PATCH", "/organizations/<org_id>/meetups/<meetup_id>/finalize", auth=org_admin)
+def finalize_meetup(org_id, meetup_id, user):
+    """Finalize a meetup: check-ins, undos, walk-ins and syncs are refused until it is unfinalized."""
+    meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)
+    if not Meetup.set_finalized(meetup.id, True):
+        raise ApiError(409, "already_finalized", "This meetup is already finalized.")
+    audit.record(AuditType.MEETUP_FINALIZED, user, org=meetup.org_id, meetup=meetup)
+    return meetup_json(Meetup.get_by_id(meetup.id))
+
+
+@endpoint("PATCH", "/organizations/<org_id>/meetups/<meetup_id>/unfinalize", auth=org_admin)
+def unfinalize_meetup(org_id, meetup_id, user):
+    """Reopen a finalized meetup for check-ins and syncs."""
+    meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)
+    if not Meetup.set_finalized(meetup.id, False):
+        raise ApiError(409, "not_finalized", "This meetup is not finalized.")
+    audit.record(AuditType.MEETUP_UNFINALIZED, user, org=meetup.org_id, meetup=meetup)
+    return meetup_json(Meetup.get_by_id(meetup.id))

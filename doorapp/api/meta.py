@@ -1,13 +1,20 @@
-"""The API's own description: OpenAPI, derived from the route table."""
+"""The API's own description: OpenAPI, derived from the route table, and the platform it talks to."""
 
 from bottle import request
 
 from doorapp import openapi
-from doorapp.access import public
-from doorapp.api import endpoint
+from doorapp.access import public, signed_in
+from doorapp.api import endpoint, platform
 
 
 @endpoint("GET", "/openapi.json", auth=public)
 def get_openapi():
     """The OpenAPI 3.1 description of this API, derived from its routes."""
     return openapi.build(request.app)
+
+
+@endpoint("GET", "/platform", auth=signed_in)
+def get_platform():
+    """The external platform in use: its adapter, web URL and (demo only) event URLs to try."""
+    adapter = platform()
+    return {"adapter": adapter.name, "web_url": adapter.web_url, "example_urls": adapter.example_urls()}

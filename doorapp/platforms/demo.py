@@ -1,0 +1,118 @@
+"""`demo`: a fixed sample community in the package, so a new install works with no account and no network.
+
+Generated deterministically (one seeded Random) the same way on every start: about 2,500 members with
+names from many scripts (CJK, Hangul, Arabic and Hebrew, Cyrillic, Devanagari, accents, emoji, combining
+marks), a few hostile-looking display names to exercise escaping, ids beyond 2**53 and up to the 64-bit
+maximum, and four events of 5, 40, 250 and 2,000 RSVPs. It never touches the network.
+"""
+
+import random
+from datetime import datetime, timedelta
+from functools import cached_property
+
+from doorapp.platforms import Event, Platform, Profile, Rsvp, event_not_found, user_not_found
+
+WEB_URL = "https://demo.door.invalid"  # .invalid never resolves (RFC 2606)
+COMMUNITY = "night-owls"
+SEED = 20261205
+MEMBERS = 2500
+
+# (given names, family names, family name first?, separator); each name is (as written, in ASCII)
+CULTURES = [
+    ([("Alice", "alice"), ("Oliver", "oliver"), ("Grace", "grace"), ("Samuel", "sam"), ("Ada", "ada")],
+     [("Smith", "smith"), ("Okafor", "okafor"), ("Nguyen", "nguyen"), ("O'Brien", "obrien")], False, " "),
+    ([("José", "jose"), ("Zoë", "zoe"), ("Søren", "soren"), ("Françoise", "francoise"), ("Łukasz", "lukasz"),
+      ("Ñuño", "nuno"), ("Bjørk", "bjork"), ("Dvořák", "dvorak")],
+     [("Álvarez", "alvarez"), ("Müller", "muller"), ("Brontë", "bronte"), ("Ångström", "angstrom"),
+      ("Nowak-Wróbel", "nowak"), ("Çelik", "celik")], False, " "),
+    ([("太郎", "taro"), ("花子", "hanako"), ("蓮", "ren"), ("陽葵", "himari")],
+     [("田中", "tanaka"), ("佐藤", "sato"), ("鈴木", "suzuki"), ("髙橋", "takahashi")], True, " "),
+    ([("伟", "wei"), ("芳", "fang"), ("秀英", "xiuying"), ("磊", "lei")],
+     [("王", "wang"), ("李", "li"), ("张", "zhang"), ("刘", "liu")], True, ""),
+    ([("민준", "minjun"), ("서연", "seoyeon"), ("지호", "jiho")], [("김", "kim"), ("이", "lee"), ("박", "park")],
+     True, ""),
+    ([("محمد", "mohammed"), ("فاطمة", "fatima"), ("علي", "ali"), ("مريم", "maryam")],
+     [("الحسن", "alhassan"), ("خليل", "khalil"), ("منصور", "mansour")], False, " "),
+    ([("שרה", "sarah"), ("דוד", "david"), ("נועה", "noa")], [("כהן", "cohen"), ("לוי", "levi")], False, " "),
+    ([("Анна", "anna"), ("Дмитрий", "dmitry"), ("Ольга", "olga")],
+     [("Иванова", "ivanova"), ("Смирнов", "smirnov"), ("Кузнецова", "kuznetsova")], False, " "),
+    ([("प्रिया", "priya"), ("अर्जुन", "arjun")], [("शर्मा", "sharma"), ("पटेल", "patel")], False, " "),
+    ([("Γιώργος", "giorgos"), ("Ελένη", "eleni")], [("Παπαδόπουλος", "papadopoulos")], False, " "),
+]
+EMOJI = ["🦉", "🌻", "🎸", "👩🏽‍💻", "🏳️‍🌈", "🐈‍⬛"]
+
+# Members every demo event shows first: names that break careless rendering, and 64-bit ids.
+SPECIAL = [
+    Profile(1001, "img_tag", "<img src=x onerror=alert(1)>"),
+    Profile(1002, "script_tag", "\"><script>alert('door')</script>"),
+    Profile(9007199254740995, "big_id", "Beyond 2^53 (a JavaScript number cannot hold this id)"),
+    Profile(9223372036854775807, "max_id", "Max Int64 🦉"),
+    Profile(1003, "zalgo", "Z̤͔ͧ̑̓ä͖̭̈̇lͮ̒ͫǧ̗͚̚o̙̔ͮ̇͐̇"),
+    Profile(1004, "mixed_rtl", "مريم Maryam (RTL + LTR)"),
+    Profile(1005, "no_display_name", ""),
+    Profile(1006, "zoë_m", "Zoë Mîlle-Feuille"),
+    Profile(1007, "bobby_tables", "Robert'); DROP TABLE guests;--"),
+    Profile(1008, "long_name", "Hubert Blaine Wolfeschlegelsteinhausenbergerdorff Senior, of Bergedorf"),
+]
+
+# (thread, title, date, number of RSVPs); one thread without an event, to show platform_event_not_found.
+EVENTS = [
+    ("board-games", "Board games night", datetime(2026, 12, 3, 18, 30), 5),
+    ("book-circle", "Book circle: Borges and 村上春樹", datetime(2026, 12, 10, 19, 0), 40),
+    ("summer-social", "Summer social 🌞", datetime(2026, 12, 5, 20, 0), 250),
+    ("tech-conference", "Night Owls Tech Conference 2027", datetime(2027, 1, 16, 9, 0), 2000),
+]
+NOT_AN_EVENT = "welcome"
+
+
+class DemoPlatform(Platform):
+    name = "demo"
+    web_url = WEB_URL
+
+    def example_urls(self):
+        return [f"{WEB_URL}/{COMMUNITY}/{thread}" for thread, *_ in EVENTS]
+
+    @cached_property
+    def _community(self):
+        """(profiles by id, profiles by username, events by thread), built once per process."""
+        rng = random.Random(SEED)
+        members, taken = list(SPECIAL), {p.username for p in SPECIAL}
+        while len(members) < MEMBERS:
+            given, family, family_first, sep = rng.choice(CULTURES)
+            (first, first_ascii), (last, last_ascii) = rng.choice(given), rng.choice(family)
+            display = f"{last}{sep}{first}" if family_first else f"{first}{sep}{last}"
+            if rng.random() < 0.04:
+                display = f"{display} {rng.choice(EMOJI)}"
+            username = f"{first_ascii}_{last_ascii}"
+            while username in taken:
+                username = f"{first_ascii}_{last_ascii}{rng.randrange(10, 10000)}"
+            taken.add(username)
+            members.append(Profile(100000 + len(members) * 37, username, display))
+        events, ordinary = {}, members[len(SPECIAL):]
+        for thread, title, date, size in EVENTS:
+            chosen = SPECIAL[:min(size, len(SPECIAL))] + rng.sample(ordinary, max(0, size - len(SPECIAL)))
+            rsvps = sorted((Rsvp(p.platform_user_id, date - timedelta(minutes=rng.randrange(60, 60 * 24 * 40)))
+                            for p in chosen), key=lambda r: r.joined_at)
+            events[thread] = Event(title, date, tuple(rsvps))
+        return ({p.platform_user_id: p for p in members}, {p.username: p for p in members}, events)
+
+    def profile(self, username):
+        found = self._community[1].get(username)
+        if found is None:
+            raise user_not_found(username)
+        return found
+
+    def profiles(self, ids):
+        by_id = self._community[0]
+        return {i: by_id[i] for i in ids if i in by_id}
+
+    def event(self, url):
+        normalised, community, thread = self.stored_event_ref(url)
+        found = self._community[2].get(thread) if community == COMMUNITY else None
+        if found is None:
+            raise event_not_found(normalised)
+        return found
+
+    def health(self):
+        return {"status": "healthy", "latency_ms": 0.0,
+                "message": f"built-in demo community ({MEMBERS} members, no network)"}

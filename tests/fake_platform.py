@@ -1,0 +1,189 @@
+"""A fake community platform speaking PLATFORM.md's `rest` protocol on a real socket (127.0.0.1, an
+ephemeral port), driven by the tests and by bench/sync: users, events, RSVP lists, and faults.
+
+    with FakePlatform() as fake:
+        fake.add_user(1, "alice", "Alice")
+        fake.add_event("night-owls", "summer-social", "Summer social", "2026-12-05T20:00:00Z", [1])
+        fake.fail("thread", "stall")          # kinds: user, users, thread, head; faults: FAULTS
+        config = fake.configure(config)       # PLATFORM=rest pointed at this fake
+"""
+
+import json
+import threading
+from dataclasses import replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, unquote, urlsplit
+
+FAULTS = ("404", "500", "garbage", "shape", "stall", "drop")
+KINDS = ("user", "users", "thread", "head")
+API_PREFIX = "/api/v1"
+MAX_IDS = 30        # PLATFORM.md: at most 30 ids a call; more is answered 400, so batching is checked
+STALL_LIMIT = 30.0  # a stalled answer waits for release() at most this long
+
+
+class FakePlatform:
+    web_url = "https://community.test"
+
+    def __init__(self):
+        self.users = {}     # id -> {"id", "username", "displayname"}
+        self.threads = {}   # (community, thread) -> the thread's JSON
+        self.faults = {}    # kind -> (fault, number of calls of that kind still answered normally)
+        self.requests = []  # (kind, path with query) in arrival order
+        self.stalled = 0    # answers being held right now
+        self._lock = threading.Condition()
+        self._release = threading.Event()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def api_url(self):
+        return f"http://127.0.0.1:{self._server.server_address[1]}{API_PREFIX}"
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._release.set()
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def configure(self, config, timeout=2.0):
+        """`config` with PLATFORM=rest pointed at this fake."""
+        return replace(config, platform="rest", platform_api_url=self.api_url, platform_web_url=self.web_url,
+                       platform_timeout=timeout)
+
+    # --- the community ------------------------------------------------------------------------------
+
+    def add_user(self, user_id, username, displayname=""):
+        self.users[user_id] = {"id": user_id, "username": username, "displayname": displayname}
+
+    def add_event(self, community, thread, title, date, rsvps=(), joined_at="2026-11-20T10:00:00Z"):
+        """An event thread; `rsvps` is a list of user ids or of (user id, joinedAt) pairs."""
+        self.threads[(community, thread)] = {"id": len(self.threads) + 1, "title": title,
+                                             "event": {"date": date, "rsvps": {}}}
+        self.set_rsvps(community, thread, rsvps, joined_at)
+        return f"{self.web_url}/{community}/{thread}"
+
+    def add_thread(self, community, thread, title):
+        """A discussion thread: no `event` object, so not an event."""
+        self.threads[(community, thread)] = {"id": len(self.threads) + 1, "title": title}
+
+    def set_rsvps(self, community, thread, rsvps, joined_at="2026-11-20T10:00:00Z"):
+        pairs = [r if isinstance(r, tuple) else (r, joined_at) for r in rsvps]
+        self.threads[(community, thread)]["event"]["rsvps"] = {
+            str(n): {"userId": user_id, "joinedAt": joined} for n, (user_id, joined) in enumerate(pairs)}
+
+    # --- faults -------------------------------------------------------------------------------------
+
+    def fail(self, kind, fault, after=0):
+        """Answer calls of `kind` with `fault` from now on, after `after` more normal answers."""
+        assert kind in KINDS and fault in FAULTS, (kind, fault)
+        if fault == "stall":
+            self._release.clear()
+        self.faults[kind] = (fault, after)
+
+    def heal(self):
+        self.faults.clear()
+        self.release()
+
+    def release(self):
+        """Let every held answer go on (with the real data)."""
+        self._release.set()
+
+    def wait_stalled(self, count=1, timeout=10.0):
+        """Block until `count` answers are being held; False on timeout."""
+        with self._lock:
+            return self._lock.wait_for(lambda: self.stalled >= count, timeout)
+
+    def calls(self, kind):
+        return [path for k, path in self.requests if k == kind]
+
+    def _fault_for(self, kind, path):
+        with self._lock:
+            self.requests.append((kind, path))
+            fault, after = self.faults.get(kind, (None, 0))
+            if fault and after:
+                self.faults[kind] = (fault, after - 1)
+                return None
+            return fault
+
+    def _stall(self):
+        with self._lock:
+            self.stalled += 1
+            self._lock.notify_all()
+        self._release.wait(STALL_LIMIT)
+        with self._lock:
+            self.stalled -= 1
+
+
+def _handler(fake):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def do_HEAD(self):
+            self._answer("head", lambda: (200, {}))
+
+        def do_GET(self):
+            url = urlsplit(self.path)
+            path = url.path.removeprefix(API_PREFIX) if url.path.startswith(API_PREFIX + "/") else None
+            parts = (path or "").strip("/").split("/")
+            if path == "/users":
+                self._answer("users", lambda: self._profiles(parse_qs(url.query).get("ids", [""])[0]))
+            elif len(parts) == 2 and parts[0] == "users":
+                self._answer("user", lambda: self._profile(unquote(parts[1])))
+            elif len(parts) == 4 and parts[0] == "communities" and parts[2] == "threads":
+                self._answer("thread", lambda: self._thread(parts[1], parts[3]))
+            else:
+                self._send(404, {"error": "no such endpoint"})
+
+        def _answer(self, kind, real):
+            fault = fake._fault_for(kind, self.path)
+            if fault == "drop":
+                self.close_connection = True
+                return
+            if fault == "stall":
+                fake._stall()
+            status, body = real()
+            if fault == "404":
+                status, body = 404, {"error": "not found"}
+            elif fault == "500":
+                status, body = 500, {"error": "internal"}
+            elif fault == "shape":
+                body = ["not", "the", "expected", "shape"]
+            if fault == "garbage":
+                self._send(status, b"<html>Bad gateway, said the proxy</html>", "text/html")
+            else:
+                self._send(status, body)
+
+        def _profile(self, username):
+            found = [u for u in fake.users.values() if u["username"] == username]
+            return (200, found[0]) if found else (404, {"error": "no such user"})
+
+        def _profiles(self, ids):
+            wanted = [int(i) for i in ids.split(",") if i.strip()]
+            if not wanted or len(wanted) > MAX_IDS:
+                return 400, {"error": f"between 1 and {MAX_IDS} ids"}
+            return 200, {str(i): fake.users[i] for i in wanted if i in fake.users}
+
+        def _thread(self, community, thread):
+            found = fake.threads.get((community, thread))
+            return (200, found) if found else (404, {"error": "no such thread"})
+
+        def _send(self, status, body, content_type="application/json"):
+            data = body if isinstance(body, bytes) else json.dumps(body).encode()
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(data)
+            except OSError:  # the client gave up (a timeout test): nothing to answer
+                self.close_connection = True
+    return Handler
