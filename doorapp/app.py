@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from bottle import Bottle, request, response
+from peewee import OperationalError
 
 from doorapp import pages, platforms
 from doorapp.api import ROUTES
@@ -42,7 +43,10 @@ def create_app(config, before_upgrade=None):
 
     @app.hook("before_request")
     def start_request():
-        db.connect(reuse_if_open=True)
+        try:
+            db.connect(reuse_if_open=True)
+        except OperationalError:
+            pass  # answered per route: /health reports it, other routes answer 503
         sent = request.get_header("X-Request-ID", "")
         request.environ["door.request_id"] = sent if _REQUEST_ID.fullmatch(sent) else uuid.uuid4().hex
 

@@ -75,7 +75,7 @@ def _operation(route):
 def error_codes(route):
     """Every problem code this route can answer: from its rule, its parameters, its body and its handler."""
     config = route.config
-    codes = set(config["errors"])
+    codes = set(config["errors"]) | {"service_unavailable"}  # the database is locked or gone
     rule = config["auth"]
     if not rule.public:
         codes |= {"not_authenticated", "invalid_token", "account_pending", "account_disabled"}

@@ -4,11 +4,12 @@ import json
 import uuid
 
 from bottle import request, response
+from peewee import OperationalError
 
 from doorapp import access, bodies
 from doorapp.api import PATH_PARAMS
 from doorapp.bodies import INT64
-from doorapp.errors import ApiError, validation_error
+from doorapp.errors import ApiError, log, validation_error
 from doorapp.models import db, write
 
 MAX_BODY = 64 * 1024
@@ -58,6 +59,10 @@ class ApiPlugin:
                         result = chain(args)
             except ApiError as error:
                 return error.response()
+            except OperationalError as error:  # locked past busy_timeout, or the file is gone: not the client's fault
+                log.error("request %s: database unavailable: %s", request.environ.get("door.request_id"), error)
+                return ApiError(503, "service_unavailable", "The database is unavailable; try again in a moment.",
+                                headers={"Retry-After": "1"}).response()
             if result is None:
                 return b""
             if isinstance(result, (bytes, str)):
