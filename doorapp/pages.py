@@ -33,6 +33,8 @@ def add_routes(app):
     def static(path):
         reply = static_file(path, root=str(resource_dir() / "static"))
         reply.set_header("X-Content-Type-Options", "nosniff")
+        # revalidate every time (a cheap 304): after an upgrade no browser mixes old and new modules
+        reply.set_header("Cache-Control", "no-cache")
         return reply
 
     app.route("/", "GET", index, skip=[ApiPlugin])

@@ -1,0 +1,131 @@
+// The only module that talks to the server. SPEC.md section 5: the token lives in
+// localStorage["auth_token"]; a 401 deletes it and sends the user to sign-in; a network error keeps it,
+// shows the "connection lost" banner and retries until the server answers again.
+
+const TOKEN_KEY = "auth_token";
+const RETRY_MS = 2000;
+
+export const token = {
+  get: () => localStorage.getItem(TOKEN_KEY),
+  set: (value) => localStorage.setItem(TOKEN_KEY, value),
+  clear: () => localStorage.removeItem(TOKEN_KEY),
+};
+
+// An answer that is not a success: RFC 9457 fields (status, code, detail, errors, ...) as properties.
+// A lost connection is status 0 with code "network_error".
+export class ApiProblem extends Error {
+  constructor(fields) {
+    super(fields.detail || "The request failed.");
+    Object.assign(this, fields);
+  }
+}
+
+let offline = false;
+let retryTimer = null;
+
+function emit(name, detail) {
+  window.dispatchEvent(new CustomEvent(name, { detail }));
+}
+
+function connectionLost() {
+  if (!offline) {
+    offline = true;
+    emit("door:offline");
+  }
+  if (!retryTimer) retryTimer = setTimeout(probe, RETRY_MS);
+}
+
+function connectionBack() {
+  if (offline) {
+    offline = false;
+    emit("door:online");
+  }
+}
+
+async function probe() {
+  retryTimer = null;
+  try {
+    await fetch("/ping", { cache: "no-store" });
+    connectionBack();
+  } catch {
+    connectionLost();
+  }
+}
+
+export function isOffline() {
+  return offline;
+}
+
+async function problemFrom(reply) {
+  let fields = {};
+  try {
+    fields = await reply.json();
+  } catch {
+    // not a problem+json body (a proxy's error page, say): keep the status
+  }
+  if (typeof fields !== "object" || fields === null) fields = {};
+  return new ApiProblem({
+    ...fields,
+    status: reply.status,
+    code: fields.code || "http_" + reply.status,
+    detail: typeof fields.detail === "string" ? fields.detail : `The server answered ${reply.status}.`,
+  });
+}
+
+// request(method, path, {json, form, auth, etag}) -> parsed JSON, null for 204,
+// or {notModified: true} when `etag` was sent and the server answered 304.
+// With `etag`, a 200 answer is returned as {data, etag}.
+export async function request(method, path, { json, form, auth = true, etag } = {}) {
+  const headers = { Accept: "application/json" };
+  const options = { method, headers, cache: "no-store" };
+  const sent = auth ? token.get() : null;
+  if (sent) headers.Authorization = "Bearer " + sent;
+  if (json !== undefined) {
+    headers["Content-Type"] = "application/json";
+    options.body = JSON.stringify(json);
+  } else if (form !== undefined) {
+    options.body = new URLSearchParams(form);
+  }
+  if (etag) headers["If-None-Match"] = etag;
+  let reply;
+  try {
+    reply = await fetch(path, options);
+  } catch {
+    connectionLost();
+    throw new ApiProblem({ status: 0, code: "network_error",
+      detail: "The connection to Door is lost; retrying. Nothing was changed by this attempt." });
+  }
+  connectionBack();
+  if (reply.status === 304) return { notModified: true };
+  if (!reply.ok) {
+    const problem = await problemFrom(reply);
+    if (reply.status === 401 && sent) {
+      token.clear();
+      emit("door:signed-out", problem);
+    }
+    throw problem;
+  }
+  const data = reply.status === 204 ? null : await reply.json();
+  return etag !== undefined ? { data, etag: reply.headers.get("ETag") } : data;
+}
+
+export const api = {
+  get: (path, options) => request("GET", path, options),
+  post: (path, json, options) => request("POST", path, { ...options, json }),
+  patch: (path, json, options) => request("PATCH", path, { ...options, json }),
+  del: (path, options) => request("DELETE", path, options),
+};
+
+// A query string from an object, leaving out empty values.
+export function query(params) {
+  const pairs = Object.entries(params).filter(([, v]) => v !== undefined && v !== null && v !== "");
+  return pairs.length ? "?" + new URLSearchParams(pairs).toString() : "";
+}
+
+export function signIn(username, password) {
+  return request("POST", "/auth/token", { form: { username, password }, auth: false });
+}
+
+export function signOut() {
+  token.clear();
+}

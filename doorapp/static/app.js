@@ -1,0 +1,200 @@
+// The app shell: session start (SPEC.md section 5), the hash router, the top bar and the connection banner.
+import { api, isOffline, signOut, token } from "./api.js";
+import { h, clear, toast } from "./dom.js";
+import { endSession, isOrgAdmin, isSiteAdmin, loadSession, session, setOrg } from "./session.js";
+import * as auth from "./auth.js";
+import * as audit from "./audit.js";
+import * as bans from "./bans.js";
+import * as door from "./door.js";
+import * as meetups from "./meetups.js";
+import * as members from "./members.js";
+import * as orgs from "./orgs.js";
+import * as staff from "./staff.js";
+
+const AFTER_SIGN_IN = "door_after_sign_in";
+const PUBLIC = new Set(["signin", "register", "forgot", "setup"]);
+
+// [pattern over the part after "#/", screen function, needs]
+const ROUTES = [
+  [/^signin$/, auth.signIn],
+  [/^register$/, auth.register],
+  [/^forgot$/, auth.forgot],
+  [/^setup$/, auth.setup],
+  [/^meetups$/, meetups.list, "org"],
+  [/^meetups\/([0-9a-fA-F-]{36})$/, door.screen],
+  [/^bans$/, bans.list, "org"],
+  [/^members$/, members.list, "org"],
+  [/^audit$/, audit.list, "org"],
+  [/^staff$/, staff.list],
+  [/^orgs$/, orgs.list],
+];
+
+const main = document.getElementById("app");
+const top = document.getElementById("top");
+const banner = document.getElementById("banner");
+let current = { leave: [], alive: false };
+
+export function navigate(hash) {
+  if (location.hash === hash) route();
+  else location.hash = hash;
+}
+
+function routeName() {
+  return location.hash.replace(/^#\/?/, "");
+}
+
+async function route() {
+  for (const fn of current.leave) fn();
+  current.alive = false;
+  const name = routeName();
+  const signedIn = Boolean(session.user);
+  if (!signedIn && !PUBLIC.has(name)) {
+    if (name) sessionStorage.setItem(AFTER_SIGN_IN, "#/" + name);
+    return navigate((await setupNeeded()) ? "#/setup" : "#/signin");
+  }
+  if (signedIn && PUBLIC.has(name)) return navigate("#/");
+  if (!name) return navigate(home());
+  const match = ROUTES.map(([pattern, screen, needs]) => [name.match(pattern), screen, needs]).find(([m]) => m);
+  const view = h("div", { class: "view" });
+  clear(main, view);
+  const ctx = { leave: [], alive: true, navigate, refresh: refreshSession, renderTop };
+  current = ctx;
+  renderTop();
+  if (!match) {
+    view.append(h("section", { class: "panel" }, h("h1", {}, "Not found"),
+      h("p", {}, "There is no such page. "), h("a", { href: "#/" }, "Go to the start page")));
+    return;
+  }
+  const [m, screen, needs] = match;
+  if (needs === "org" && !session.org) {
+    view.append(noOrg());
+    return;
+  }
+  try {
+    await screen(view, m.slice(1), ctx);
+  } catch (error) {
+    if (error.status === 401) return; // the signed-out handler has taken over
+    if (ctx.alive) clear(view, h("section", { class: "panel" }, h("div", { class: "alert error", role: "alert" }, error.detail || String(error))));
+  }
+}
+
+function home() {
+  if (session.org) return "#/meetups";
+  return isSiteAdmin() ? "#/orgs" : "#/meetups";
+}
+
+function noOrg() {
+  return h("section", { class: "panel" },
+    h("h1", {}, "No organization yet"),
+    isSiteAdmin()
+      ? h("p", {}, "Create the first organization on the ", h("a", { href: "#/orgs" }, "Organizations"), " page.")
+      : h("p", {}, "You are not a member of any organization yet. Ask an organization admin to add you."));
+}
+
+let setupChecked = null;
+
+async function setupNeeded() {
+  if (setupChecked === null) {
+    try {
+      setupChecked = (await api.get("/setup", { auth: false })).needed;
+    } catch {
+      return false;
+    }
+  }
+  return setupChecked;
+}
+
+export function setupDone() {
+  setupChecked = false;
+}
+
+function navLink(hash, label) {
+  const active = location.hash === hash || (hash === "#/meetups" && location.hash.startsWith("#/meetups/"));
+  return h("a", { href: hash, class: active ? "active" : "", "aria-current": active ? "page" : null }, label);
+}
+
+export function renderTop() {
+  if (!session.user) {
+    clear(top, h("div", { class: "bar" }, h("a", { class: "brand", href: "#/" }, "Door")));
+    return;
+  }
+  const switcher = session.orgs.length
+    ? h("select", { class: "org-switch", "aria-label": "Organization", onchange: (e) => { setOrg(e.target.value); navigate("#/meetups"); } },
+      session.orgs.map((o) => h("option", { value: o.id, selected: o.id === session.org?.id }, o.name)))
+    : null;
+  const links = [];
+  if (session.org) {
+    links.push(navLink("#/meetups", "Meetups"), navLink("#/bans", "Bans"));
+    if (isOrgAdmin()) links.push(navLink("#/members", "Members"), navLink("#/audit", "Audit log"));
+  }
+  if (isSiteAdmin()) links.push(navLink("#/staff", "Staff"), navLink("#/orgs", "Organizations"));
+  clear(top,
+    h("div", { class: "bar" },
+      h("a", { class: "brand", href: "#/" }, "Door"),
+      switcher,
+      h("div", { class: "me" }, h("span", { class: "who" }, session.user.username),
+        h("button", { class: "secondary small", type: "button", onclick: () => leave("You are signed out.") }, "Sign out"))),
+    h("nav", { class: "tabs", "aria-label": "Sections" }, links));
+}
+
+function leave(message) {
+  signOut();
+  endSession();
+  sessionStorage.removeItem(AFTER_SIGN_IN);
+  if (message) toast(message);
+  navigate("#/signin");
+}
+
+export async function refreshSession() {
+  await loadSession();
+  renderTop();
+}
+
+// After a successful sign-in: load the session and go where the user was heading.
+export async function signedIn() {
+  await loadSession();
+  const next = sessionStorage.getItem(AFTER_SIGN_IN);
+  sessionStorage.removeItem(AFTER_SIGN_IN);
+  navigate(next && next !== "#/signin" ? next : home());
+}
+
+// SPEC.md section 5, steps 2-4: userinfo with the stored token; a network error keeps the token and
+// retries; 401 (handled in api.js) deletes it and shows sign-in.
+async function start() {
+  window.addEventListener("hashchange", route);
+  window.addEventListener("door:offline", () => { banner.hidden = false; });
+  window.addEventListener("door:online", () => { banner.hidden = true; });
+  window.addEventListener("door:signed-out", (event) => {
+    const wasSignedIn = Boolean(session.user);
+    endSession();
+    if (routeName() && !PUBLIC.has(routeName())) sessionStorage.setItem(AFTER_SIGN_IN, location.hash);
+    if (wasSignedIn) toast("Your session has ended; please sign in again.", "error");
+    auth.setNotice(event.detail?.detail || "");
+    navigate("#/signin");
+  });
+  if (token.get()) {
+    clear(main, h("section", { class: "panel" }, h("p", { class: "muted" }, "Connecting to Door…")));
+    while (token.get()) {
+      try {
+        await loadSession();
+        break;
+      } catch (error) {
+        if (error.status === 0 || isOffline()) {
+          await new Promise((resolve) => window.addEventListener("door:online", resolve, { once: true }));
+          continue;
+        }
+        if (error.status === 403) {
+          // pending or disabled: the token can do nothing; say why on the sign-in screen
+          signOut();
+          auth.setNotice(error.detail);
+        }
+        if (error.status >= 500) auth.setNotice(error.detail);
+        endSession();
+        break;
+      }
+    }
+  }
+  route();
+}
+
+start();

@@ -1,0 +1,98 @@
+// The organization's audit log (org admins): filters by type, dates, guest, meetup and staff; paged.
+import { api, query } from "./api.js";
+import { clear, field, formatStamp, h, showProblem } from "./dom.js";
+import { orgPath, session } from "./session.js";
+
+const TYPES = ["CHECK_IN", "UNDO_CHECK_IN", "WALKIN", "GUEST_CREATED", "BAN", "UNBAN", "MEETUP_CREATED",
+  "MEETUP_SYNCED", "MEETUP_FINALIZED", "MEETUP_UNFINALIZED", "MEMBER_ADDED", "MEMBER_ROLE_CHANGED",
+  "MEMBER_REMOVED", "ORG_UPDATED"];
+const LIMIT = 50;
+
+export async function list(view, params, ctx) {
+  const [{ meetups }, { members }] = await Promise.all([api.get(orgPath("/meetups/")), api.get(orgPath("/members"))]);
+  const meetupNames = new Map(meetups.map((m) => [m.id, m.name]));
+  const state = { offset: 0, fetchId: 0 };
+  const errors = h("div");
+  const table = h("div", { class: "events" });
+  const pager = h("div", { class: "pager" });
+  const form = h("form", { class: "filters", novalidate: true },
+    field("Type", { tag: "select", name: "type", options: [["", "Any type"], ...TYPES.map((t) => [t, label(t)])] }),
+    field("From", { name: "since", type: "date" }),
+    field("To", { name: "until", type: "date" }),
+    field("Guest", { name: "guest", placeholder: "platform username or id", autocomplete: "off", autocapitalize: "none", spellcheck: "false" }),
+    field("Meetup", { tag: "select", name: "meetup_id", options: [["", "Any meetup"], ...meetups.map((m) => [m.id, m.name])] }),
+    field("Staff", { tag: "select", name: "actor_id", options: [["", "Anyone"], ...members.map((m) => [String(m.user_id), m.username])] }),
+    h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Show"),
+      h("button", { type: "reset", class: "secondary" }, "Clear")));
+
+  async function guestId(text) {
+    const value = text.trim();
+    if (!value) return "";
+    if (/^\d+$/.test(value)) return value;
+    const guest = await api.get(`/guests/by-username/${encodeURIComponent(value.replace(/^@/, ""))}`);
+    return String(guest.platform_user_id);
+  }
+
+  async function load() {
+    const id = ++state.fetchId;
+    const f = form.elements;
+    clear(errors);
+    try {
+      const params = {
+        type: f.type.value,
+        since: f.since.value ? new Date(`${f.since.value}T00:00:00`).toISOString() : "",
+        until: f.until.value ? new Date(`${f.until.value}T23:59:59.999`).toISOString() : "",
+        guest_id: await guestId(f.guest.value),
+        meetup_id: f.meetup_id.value,
+        actor_id: f.actor_id.value,
+        limit: LIMIT,
+        offset: state.offset,
+      };
+      const page = await api.get(orgPath("/events/") + query(params));
+      if (id !== state.fetchId || !ctx.alive) return; // a newer request has been made
+      render(page);
+    } catch (error) {
+      if (id === state.fetchId) showProblem(errors, error);
+    }
+  }
+
+  function render(page) {
+    clear(table, page.events.length
+      ? h("ol", { class: "rows" }, page.events.map((e) => eventRow(e, meetupNames)))
+      : h("p", { class: "muted" }, "No events match."));
+    const last = Math.min(page.offset + page.events.length, page.total);
+    clear(pager,
+      h("button", { type: "button", class: "secondary", disabled: page.offset === 0,
+        onclick: () => { state.offset = Math.max(0, page.offset - LIMIT); load(); } }, "← Newer"),
+      h("span", { class: "muted" }, page.total ? `${page.offset + 1}–${last} of ${page.total}` : "0 events"),
+      h("button", { type: "button", class: "secondary", disabled: last >= page.total,
+        onclick: () => { state.offset = page.offset + LIMIT; load(); } }, "Older →"));
+  }
+
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    state.offset = 0;
+    load();
+  });
+  form.addEventListener("reset", () => setTimeout(() => { state.offset = 0; load(); }));
+  view.append(h("section", { class: "panel" }, h("h1", {}, `Audit log of ${session.org.name}`), form, errors),
+    h("section", { class: "panel" }, table, pager));
+  await load();
+}
+
+function label(type) {
+  return type.charAt(0) + type.slice(1).toLowerCase().replaceAll("_", " ");
+}
+
+function eventRow(event, meetupNames) {
+  const details = Object.entries(event.details || {}).map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : v}`);
+  return h("li", { class: "row event", dataset: { type: event.event_type } },
+    h("div", { class: "who" }, h("span", { class: "badge" }, label(event.event_type)),
+      h("span", { class: "muted" }, formatStamp(event.timestamp))),
+    h("div", { class: "state" },
+      event.actor ? h("span", {}, "by ", h("strong", {}, event.actor.username)) : h("span", { class: "muted" }, "by the system"),
+      event.guest ? h("span", {}, " · guest ", h("strong", {}, event.guest.displayname || event.guest.username), ` @${event.guest.username}`) : null,
+      event.meetup_id ? h("span", {}, " · ", meetupNames.get(event.meetup_id) || "a deleted meetup") : null),
+    event.reason ? h("div", { class: "reason" }, "Reason: ", event.reason) : null,
+    details.length ? h("div", { class: "muted details" }, details.join(" · ")) : null);
+}
