@@ -9,8 +9,8 @@ import uuid
 from contextlib import contextmanager
 from datetime import datetime, timezone
 
-from peewee import (BigIntegerField, BooleanField, Case, CharField, DateTimeField, ForeignKeyField, IntegerField,
-                    JSONField, Model, SqliteDatabase, TextField, UUIDField, fn)
+from peewee import (JOIN, BigIntegerField, BooleanField, Case, CharField, DateTimeField, ForeignKeyField,
+                    IntegerField, JSONField, Model, SqliteDatabase, TextField, UUIDField, fn)
 
 from doorapp.errors import ApiError
 
@@ -132,6 +132,28 @@ class Ban(BaseModel):
     class Meta:
         indexes = ((("org", "guest"), True),)
 
+    @classmethod
+    def active(cls, org_id, guest_id):
+        return cls.get_or_none(cls.org == org_id, cls.guest == guest_id)
+
+    @classmethod
+    def of_org(cls, org_id, guest_id=None):
+        """The org's bans with their guests and who banned them, by username (or just this guest's)."""
+        query = (cls.select(cls, Guest, User).join(Guest).switch(cls).join(User, JOIN.LEFT_OUTER)
+                 .where(cls.org == org_id).order_by(Guest.username, Guest.platform_user_id))
+        return query if guest_id is None else query.where(cls.guest == guest_id)
+
+    @classmethod
+    def impose(cls, org_id, guest_id, reason, user):
+        """Ban the guest; False when a ban is already there (the unique index decides, not a read)."""
+        return cls.insert(org=org_id, guest=guest_id, reason=reason, banned_by=user).on_conflict_ignore() \
+            .as_rowcount().execute() == 1
+
+    @classmethod
+    def lift(cls, ban):
+        """Delete the ban; False when it was already gone."""
+        return cls.delete().where(cls.id == ban.id).execute() == 1
+
 
 class Meetup(BaseModel):
     id = UUIDField(primary_key=True, default=uuid.uuid4)
@@ -152,6 +174,21 @@ class Meetup(BaseModel):
     def of_org(cls, org_id):
         """An org's meetups, newest date first (SPEC.md)."""
         return cls.select().where(cls.org == org_id).order_by(cls.date.desc(), cls.created_at.desc())
+
+    @classmethod
+    def next_arrival_order(cls, meetup_id):
+        """Advance the meetup's arrival counter and return the new number; None once it is finalized. The
+        UPDATE holds the row's write lock, so two check-ins never get the same number, and a rolled-back
+        one leaves no gap that anybody saw."""
+        rows = (cls.update(last_arrival_order=cls.last_arrival_order + 1)
+                .where(cls.id == meetup_id, ~cls.is_finalized).returning(cls.last_arrival_order).execute())
+        return next((row.last_arrival_order for row in rows), None)
+
+    @classmethod
+    def set_finalized(cls, meetup_id, finalized):
+        """Finalize or reopen; False when it already was so (the UPDATE decides)."""
+        return cls.update(is_finalized=finalized, finalized_at=utcnow() if finalized else None).where(
+            cls.id == meetup_id, cls.is_finalized != finalized).execute() == 1
 
 
 class MeetupGuest(BaseModel):
@@ -185,6 +222,41 @@ class MeetupGuest(BaseModel):
         return {str(mid): found.get(str(mid), dict(empty)) for mid in meetup_ids}
 
     @classmethod
+    def door_list(cls, meetup):
+        """The meetup's entries as flat dicts with guest, ban in the meetup's org and checker, by rsvp_time,
+        in one query."""
+        checker = User.alias()
+        return (cls.select(Guest.platform_user_id, Guest.username, Guest.displayname, Ban.reason.alias("ban_reason"),
+                           cls.rsvp_time, cls.cancelled_rsvp, cls.is_walkin, cls.has_arrived, cls.arrival_time,
+                           cls.arrival_order, checker.id.alias("checker_id"),
+                           checker.username.alias("checker_username"))
+                .join(Guest).switch(cls)
+                .join(Ban, JOIN.LEFT_OUTER, on=(Ban.guest == cls.guest) & (Ban.org == meetup.org_id)).switch(cls)
+                .join(checker, JOIN.LEFT_OUTER, on=checker.id == cls.checked_in_by)
+                .where(cls.meetup == meetup.id).order_by(cls.rsvp_time, cls.id).dicts())
+
+    @classmethod
+    def add_walkin(cls, meetup_id, guest_id):
+        """Put the guest on the list as a walk-in; False when already on it (the unique index decides)."""
+        return cls.insert(meetup=meetup_id, guest=guest_id, is_walkin=True).on_conflict_ignore() \
+            .as_rowcount().execute() == 1
+
+    @classmethod
+    def check_in(cls, entry, user):
+        """Mark the entry arrived with the meetup's next number; False when it already was or the meetup is
+        finalized (the UPDATEs decide; the caller rolls back on False, which returns the number)."""
+        number = Meetup.next_arrival_order(entry.meetup_id)
+        return number is not None and cls.update(
+            has_arrived=True, arrival_time=utcnow(), arrival_order=number, checked_in_by=user).where(
+            cls.id == entry.id, ~cls.has_arrived).execute() == 1
+
+    @classmethod
+    def undo_check_in(cls, entry):
+        """Clear the check-in; its number stays used (the counter never goes back). False when not arrived."""
+        return cls.update(has_arrived=False, arrival_time=None, arrival_order=None, checked_in_by=None).where(
+            cls.id == entry.id, cls.has_arrived).execute() == 1
+
+    @classmethod
     def add_rsvps(cls, meetup_id, rows):
         """The insert of RSVPs [(platform_user_id, rsvp_time)] that leaves guests already on the list alone."""
         return (cls.insert_many([(meetup_id, guest_id, at) for guest_id, at in rows],
@@ -208,18 +280,50 @@ class MeetupGuest(BaseModel):
 
 class AuditEvent(BaseModel):
     """Written in the same transaction as its action; never updated or deleted."""
-    event_type = CharField(max_length=32)
-    timestamp = DateTimeField(default=utcnow, index=True)
+    event_type = CharField(max_length=32, index=True)
+    timestamp = DateTimeField(default=utcnow)
     org = ForeignKeyField(Org, null=True, on_delete="CASCADE")
     actor = ForeignKeyField(User, null=True)
     guest = ForeignKeyField(Guest, null=True)
-    meetup_id = UUIDField(null=True, index=True)
+    meetup_id = UUIDField(null=True)
     reason = TextField(null=True)
     details = JSONField(default=dict)
 
     class Meta:
-        indexes = ((("org", "timestamp"), False), (("guest", "timestamp"), False),
-                   (("actor", "timestamp"), False))
+        # One index per way the log is read (newest first within each); the rowid ends every index, so
+        # `timestamp DESC, id DESC` is an index order. event_type alone serves list_version's last part.
+        indexes = ((("org", "timestamp"), False), (("org", "event_type", "timestamp"), False),
+                   (("guest", "timestamp"), False), (("actor", "timestamp"), False),
+                   (("meetup_id", "timestamp"), False))
+
+    @classmethod
+    def log(cls, org_id, *, orgless=False, types=(), since=None, until=None, guest_id=None, meetup_id=None,
+            actor_id=None, guest=None, meetup=None, actor=None):
+        """An org's events, newest first, with actor and guest joined, narrowed by API.md's filters (None: not
+        filtered; guest/meetup/actor are a path's scope, the *_id ones the query's, and both must match).
+        `orgless` adds events that belong to no org (GUEST_CREATED): they show in guest-scoped lists."""
+        where = [(cls.org == org_id) | cls.org.is_null() if orgless else cls.org == org_id]
+        where += [cls.event_type.in_(types)] if types else []
+        where += [cls.timestamp >= since] if since is not None else []
+        where += [cls.timestamp <= until] if until is not None else []
+        for field, value in ((cls.guest, guest_id), (cls.guest, guest), (cls.meetup_id, meetup_id),
+                             (cls.meetup_id, meetup), (cls.actor, actor_id), (cls.actor, actor)):
+            where += [field == value] if value is not None else []
+        return (cls.select(cls, User, Guest).join(User, JOIN.LEFT_OUTER).switch(cls).join(Guest, JOIN.LEFT_OUTER)
+                .where(*where).order_by(cls.timestamp.desc(), cls.id.desc()))
+
+    @classmethod
+    def list_version(cls, meetup):
+        """Ids of the newest events that can change a meetup's door list, in one query: the meetup's own
+        (check-ins, walk-ins, syncs), bans in its org, and syncs anywhere (they refresh guest profiles).
+        Every change writes its event in the same transaction and SQLite hands out ids in commit order,
+        so these change whenever the list does."""
+        def newest(*where):
+            return cls.select(fn.MAX(cls.id)).where(*where)
+        return (Meetup.select(newest(cls.meetup_id == meetup.id),
+                              newest(cls.org == meetup.org_id, cls.event_type.in_(("BAN", "UNBAN"))),
+                              newest(cls.event_type == "MEETUP_SYNCED"))
+                .where(Meetup.id == meetup.id).tuples().get())
 
 
 class Failure(BaseModel):

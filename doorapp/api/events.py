@@ -1,1 +1,106 @@
-"""Endpoints under events (SPEC.md section 4)."""
+"""The audit log: an org's full log for its admins; meetup-, guest- and staff-scoped lists for members."""
+
+import re
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+from doorapp.access import org_admin, org_member
+from doorapp.api import endpoint, page
+from doorapp.audit import AuditType
+from doorapp.bodies import number, text
+from doorapp.errors import validation_error
+from doorapp.models import AuditEvent, Guest, Meetup, Org, User, get_or_404, iso
+
+TYPES = re.compile(r"\s*({0})\s*(,\s*({0})\s*)*".format("|".join(AuditType)))
+UUID = re.compile(r"[0-9a-fA-F]{8}-?([0-9a-fA-F]{4}-?){3}[0-9a-fA-F]{12}")
+_SPACED_OFFSET = re.compile(r" (\d\d(:?\d\d)?)$")  # a `+` sent unencoded arrives as a space
+
+
+def moment_field(doc):
+    return text(default=None, max_length=64, doc=doc)
+
+
+@dataclass
+class EventQuery:
+    type: str | None = text(default=None, max_length=1000, pattern=TYPES,
+                            doc="Comma-separated event types: " + ", ".join(AuditType) + ".")
+    since: str | None = moment_field("ISO 8601 timestamp; events at or after it (a date alone: its start).")
+    until: str | None = moment_field("ISO 8601 timestamp; events at or before it (a date alone: its end).")
+    guest_id: int | None = number(default=None)
+    meetup_id: str | None = text(default=None, pattern=UUID, doc="A meetup id (UUID).")
+    actor_id: int | None = number(default=None)
+    limit: int = number(1, 200, default=50)
+    offset: int = number(0, default=0)
+
+
+def parse_moment(name, value, errors):
+    """A query timestamp as naive UTC (offset-less ones are read as UTC), or None; a bad one joins `errors`.
+    A date alone means its whole day: its start for `since`, its last microsecond for `until`."""
+    if value is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(_SPACED_OFFSET.sub(r"+\1", value))
+    except ValueError:
+        errors.append((("query", name), "Must be an ISO 8601 timestamp such as 2026-11-21T19:04:05Z."))
+        return None
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+    if name == "until" and len(value) == 10:
+        moment += timedelta(days=1, microseconds=-1)
+    return moment
+
+
+def event_json(event):
+    """API.md's Event; `event` comes from AuditEvent.log(), with actor and guest joined."""
+    actor, guest = event.actor, event.guest
+    return {"id": event.id, "event_type": event.event_type, "timestamp": iso(event.timestamp),
+            "org_id": event.org_id and str(event.org_id),
+            "actor": actor and {"id": actor.id, "username": actor.username},
+            "guest": guest and {"platform_user_id": guest.platform_user_id, "username": guest.username,
+                                "displayname": guest.displayname},
+            "meetup_id": event.meetup_id and str(event.meetup_id), "reason": event.reason,
+            "details": event.details}
+
+
+def events_page(org_id, query, orgless=False, **scope):
+    """One page of the org's log narrowed by the query's filters and the path's `scope` (guest/meetup/actor)."""
+    errors = []
+    since, until = parse_moment("since", query.since, errors), parse_moment("until", query.until, errors)
+    if errors:
+        raise validation_error(errors)
+    types = [t.strip() for t in query.type.split(",")] if query.type else ()
+    meetup_id = query.meetup_id and str(uuid.UUID(query.meetup_id))
+    events = AuditEvent.log(org_id, orgless=orgless, types=types, since=since, until=until,
+                            guest_id=query.guest_id, meetup_id=meetup_id, actor_id=query.actor_id, **scope)
+    return page(events, query.limit, query.offset, "events", event_json)
+
+
+@endpoint("GET", "/organizations/<org_id>/events/", auth=org_admin, query=EventQuery)
+def list_events(org_id, query):
+    """The organization's full audit log, newest first, with optional filters; paged."""
+    get_or_404(Org, org_id, "organization")
+    return events_page(org_id, query)
+
+
+@endpoint("GET", "/organizations/<org_id>/events/meetups/<meetup_id>", auth=org_member, query=EventQuery)
+def list_meetup_events(org_id, meetup_id, query):
+    """Events of one meetup of the organization, newest first; paged."""
+    get_or_404(Meetup, meetup_id, "meetup", org=org_id)
+    return events_page(org_id, query, meetup=meetup_id)
+
+
+@endpoint("GET", "/organizations/<org_id>/events/guests/<guest_id>", auth=org_member, query=EventQuery)
+def list_guest_events(org_id, guest_id, query):
+    """Events about one guest in the organization, plus the guest's registration; newest first, paged."""
+    get_or_404(Org, org_id, "organization")
+    get_or_404(Guest, guest_id, "guest")
+    return events_page(org_id, query, orgless=True, guest=guest_id)
+
+
+@endpoint("GET", "/organizations/<org_id>/events/staff/<staff_id>", auth=org_member, query=EventQuery)
+def list_staff_events(org_id, staff_id, query):
+    """Events one staff member performed in the organization, newest first; paged."""
+    get_or_404(Org, org_id, "organization")
+    get_or_404(User, staff_id, "user")
+    return events_page(org_id, query, actor=staff_id)

@@ -1,0 +1,306 @@
+"""The door: guest list with ETag, walk-ins, check-ins, undo, and finalize closing the door."""
+
+from datetime import datetime, timedelta
+
+import pytest
+
+from doorapp.models import AuditEvent, Ban, Guest, Meetup, MeetupGuest, Org
+from tests.helpers import assert_query_count
+
+
+@pytest.fixture
+def staff(org, make_user):
+    return make_user("sam", org=org, role="STAFF")
+
+
+@pytest.fixture
+def door(staff, as_user):
+    return as_user(staff)
+
+
+@pytest.fixture
+def boss(org, make_user, as_user):
+    return as_user(make_user("boss", org=org, role="ADMIN"))
+
+
+def base(meetup):
+    return f"/organizations/{meetup.org_id}/meetups/{meetup.id}"
+
+
+def entry(meetup, guest):
+    return f"{base(meetup)}/guests/{guest.platform_user_id}"
+
+
+def events(kind=None):
+    query = AuditEvent.select().order_by(AuditEvent.id)
+    return list(query.where(AuditEvent.event_type == kind) if kind else query)
+
+
+def add_guest(platform_user_id, username, meetup=None, **entry_fields):
+    guest = Guest.create(platform_user_id=platform_user_id, username=username, displayname=username.title())
+    if meetup is not None:
+        MeetupGuest.create(meetup=meetup, guest=guest, **entry_fields)
+    return guest
+
+
+# --- the guest list --------------------------------------------------------------------------------
+
+def test_the_door_list_shows_each_guest_with_rsvp_check_in_and_ban_status(door, meetup, guest):
+    reply = door.get(f"{base(meetup)}/guests")
+    assert reply.json == {
+        "total": 1, "counts": {"rsvps": 1, "cancelled": 0, "walkins": 0, "arrived": 0},
+        "guests": [{"guest": {"platform_user_id": 9007199254740993, "username": "alice",
+                              "displayname": "Alice Ångström", "is_banned": False, "ban_reason": None},
+                    "rsvp": {"rsvp_time": "2026-11-20T10:00:00Z", "cancelled_rsvp": False, "is_walkin": False,
+                             "has_arrived": False, "arrival_time": None, "arrival_order": None,
+                             "checked_in_by": None}}]}
+    assert reply.headers["ETag"].startswith('"')
+
+
+def test_the_list_is_in_rsvp_order_flags_cancelled_rsvps_and_counts_them(door, meetup, org, make_user):
+    add_guest(3, "carol", meetup, rsvp_time=datetime(2026, 11, 19), cancelled_rsvp=True)
+    add_guest(4, "dave", meetup, rsvp_time=datetime(2026, 11, 21), is_walkin=True)
+    Ban.create(org=org, guest=4, reason="Threw a chair", banned_by=make_user("boss", org=org, role="ADMIN"))
+    Ban.create(org=Org.create(name="Other", slug="other"), guest=3, reason="Not here")  # another org's ban
+    reply = door.get(f"{base(meetup)}/guests").json
+    assert [g["guest"]["username"] for g in reply["guests"]] == ["carol", "alice", "dave"]
+    assert reply["guests"][0]["rsvp"]["cancelled_rsvp"] is True
+    assert reply["guests"][0]["guest"]["is_banned"] is False
+    assert reply["guests"][2]["guest"] | {} == {"platform_user_id": 4, "username": "dave", "displayname": "Dave",
+                                                "is_banned": True, "ban_reason": "Threw a chair"}
+    assert reply["counts"] == {"rsvps": 1, "cancelled": 1, "walkins": 1, "arrived": 0}
+
+
+def test_the_list_of_another_orgs_meetup_or_of_no_meetup_is_404(door, meetup):
+    other = Meetup.create(org=Org.create(name="Other", slug="other"), name="x", date=datetime(2026, 1, 1),
+                          platform_url="https://demo.door.invalid/other/x")
+    assert door.get(f"/organizations/{meetup.org_id}/meetups/{other.id}/guests", status=404).json["code"] == "not_found"
+    missing = f"/organizations/{meetup.org_id}/meetups/00000000-0000-0000-0000-000000000000/guests"
+    assert door.get(missing, status=404).json["code"] == "not_found"
+    assert door.get(f"/organizations/{meetup.org_id}/meetups/nope/guests", status=422).json["errors"][0]["loc"] == [
+        "path", "meetup_id"]
+
+
+def test_an_unchanged_list_answers_304_with_no_body(door, meetup):
+    tag = door.get(f"{base(meetup)}/guests").headers["ETag"]
+    reply = door.get(f"{base(meetup)}/guests", headers={"If-None-Match": tag}, status=304)
+    assert reply.body == b"" and reply.headers["ETag"] == tag
+    door.get(f"{base(meetup)}/guests", headers={"If-None-Match": f'"other", W/{tag}'}, status=304)
+    door.get(f"{base(meetup)}/guests", headers={"If-None-Match": '"stale"'}, status=200)
+
+
+def test_the_etag_changes_with_every_change_to_the_list(door, boss, meetup, guest):
+    walkin = add_guest(5, "erin")
+    seen = []
+
+    def tag():
+        seen.append(door.get(f"{base(meetup)}/guests").headers["ETag"])
+        return seen[-1]
+    tag()
+    door.post_json(f"{entry(meetup, guest)}/checkin", {})
+    tag()
+    door.patch_json(f"{entry(meetup, guest)}/undo-checkin", {"reason": "Wrong Alice"})
+    tag()
+    door.post(f"{entry(meetup, walkin)}/add-walkin", status=201)
+    tag()
+    boss.patch_json(f"/organizations/{meetup.org_id}/guests/{guest.platform_user_id}/ban", {"reason": "Rude"})
+    tag()
+    boss.patch(f"/organizations/{meetup.org_id}/guests/{guest.platform_user_id}/unban")
+    assert tag() == tag()  # reading does not change it
+    assert len(set(seen)) == len(seen) - 1
+
+
+def test_the_etag_changes_when_a_sync_anywhere_refreshes_a_guest_profile(door, meetup, guest):
+    tag = door.get(f"{base(meetup)}/guests").headers["ETag"]
+    other = Meetup.create(org=Org.create(name="Other", slug="other"), name="x", date=datetime(2026, 1, 1),
+                          platform_url="https://demo.door.invalid/other/x")
+    # what a sync of another org's meetup writes when the platform renamed alice (done by the sync endpoint)
+    Guest.update(displayname="Alice A.").where(Guest.platform_user_id == guest.platform_user_id).execute()
+    AuditEvent.create(event_type="MEETUP_SYNCED", org=other.org, meetup_id=other.id)
+    reply = door.get(f"{base(meetup)}/guests", headers={"If-None-Match": tag})
+    assert reply.status_int == 200 and reply.json["guests"][0]["guest"]["displayname"] == "Alice A."
+
+
+def test_the_list_of_2000_rsvps_takes_as_many_queries_as_a_list_of_one(door, meetup, org, staff):
+    with assert_query_count(6):  # user, membership, meetup, ETag, entries, counts
+        door.get(f"{base(meetup)}/guests")
+    Guest.insert_many([{"platform_user_id": i, "username": f"guest{i}"} for i in range(1, 2000)]).execute()
+    MeetupGuest.insert_many([{"meetup": meetup.id, "guest": i, "has_arrived": i % 2, "arrival_order": i,
+                              "checked_in_by": staff.id if i % 2 else None} for i in range(1, 2000)]).execute()
+    Ban.insert_many([{"org": org.id, "guest": i, "reason": "r"} for i in range(1, 2000, 7)]).execute()
+    with assert_query_count(6):
+        reply = door.get(f"{base(meetup)}/guests").json
+    assert reply["total"] == 2000 and reply["counts"]["arrived"] == 1000
+    assert sum(g["guest"]["is_banned"] for g in reply["guests"]) == 286
+    tag = door.get(f"{base(meetup)}/guests").headers["ETag"]
+    with assert_query_count(4):  # user, membership, meetup, ETag
+        door.get(f"{base(meetup)}/guests", headers={"If-None-Match": tag}, status=304)
+
+
+# --- check-in --------------------------------------------------------------------------------------
+
+def test_staff_check_a_guest_in_with_time_number_and_actor(door, meetup, guest, staff):
+    reply = door.post(f"{entry(meetup, guest)}/checkin")  # no body at all reads as {}
+    rsvp = reply.json["rsvp"]
+    assert rsvp["has_arrived"] is True and rsvp["arrival_order"] == 1
+    assert rsvp["checked_in_by"] == {"id": staff.id, "username": "sam"}
+    assert abs(datetime.fromisoformat(rsvp["arrival_time"][:-1]) - datetime.utcnow()) < timedelta(minutes=1)
+    assert reply.json["guest"]["username"] == "alice"
+    [event] = events("CHECK_IN")
+    assert (event.actor_id, event.guest_id, event.org_id, event.meetup_id) == (
+        staff.id, guest.platform_user_id, meetup.org_id, meetup.id)
+    assert event.details == {} and event.reason is None
+
+
+def test_a_second_check_in_says_who_checked_the_guest_in_when_and_with_which_number(door, as_user, make_user,
+                                                                                    meetup, guest, org, staff):
+    first = door.post_json(f"{entry(meetup, guest)}/checkin", {}).json["rsvp"]
+    other_door = as_user(make_user("tess", org=org))
+    reply = other_door.post_json(f"{entry(meetup, guest)}/checkin", {}, status=409).json
+    assert reply["code"] == "already_checked_in"
+    assert (reply["arrival_time"], reply["arrival_order"], reply["checked_in_by"]) == (
+        first["arrival_time"], 1, {"id": staff.id, "username": "sam"})
+    assert len(events("CHECK_IN")) == 1
+
+
+def test_arrival_numbers_count_up_per_meetup(door, meetup, guest):
+    bob, carol = add_guest(2, "bob", meetup), add_guest(3, "carol", meetup)
+    numbers = [door.post(f"{entry(meetup, g)}/checkin").json["rsvp"]["arrival_order"] for g in (carol, guest, bob)]
+    assert numbers == [1, 2, 3]
+    second = Meetup.create(org=meetup.org, name="y", date=datetime(2026, 1, 1), platform_url="https://x/y/z")
+    MeetupGuest.create(meetup=second, guest=bob)
+    assert door.post(f"{entry(second, bob)}/checkin").json["rsvp"]["arrival_order"] == 1
+
+
+def test_a_banned_guest_is_refused_with_the_reason_unless_forced(door, meetup, guest, org):
+    Ban.create(org=org, guest=guest, reason="Stole the raffle")
+    reply = door.post_json(f"{entry(meetup, guest)}/checkin", {"force": False}, status=409).json
+    assert (reply["code"], reply["ban_reason"]) == ("guest_banned", "Stole the raffle")
+    assert events("CHECK_IN") == []
+    assert door.post_json(f"{entry(meetup, guest)}/checkin", {"force": True}).json["rsvp"]["has_arrived"] is True
+    assert events("CHECK_IN")[0].details == {"forced": True}
+
+
+def test_force_on_a_guest_who_is_not_banned_records_no_override(door, meetup, guest):
+    door.post_json(f"{entry(meetup, guest)}/checkin", {"force": True})
+    assert events("CHECK_IN")[0].details == {}
+
+
+def test_check_in_refusals(door, meetup, guest):
+    stranger = add_guest(6, "frank")
+    reply = door.post(f"{entry(meetup, stranger)}/checkin", status=404).json
+    assert reply["code"] == "not_on_list"
+    assert door.post(f"{base(meetup)}/guests/424242/checkin", status=404).json["code"] == "not_found"
+    bad = door.post_json(f"{entry(meetup, guest)}/checkin", {"force": "yes"}, status=422).json
+    assert bad["errors"] == [{"loc": ["body", "force"], "msg": "Must be true or false."}]
+    assert door.post(f"{base(meetup)}/guests/abc/checkin", status=422).json["errors"][0]["loc"] == [
+        "path", "platform_user_id"]
+    assert events() == []
+
+
+def test_a_meetup_of_another_org_is_404_even_for_its_guests(door, guest):
+    other = Meetup.create(org=Org.create(name="Other", slug="other"), name="x", date=datetime(2026, 1, 1),
+                          platform_url="https://demo.door.invalid/other/x")
+    MeetupGuest.create(meetup=other, guest=guest)
+    org_id = Org.get(Org.slug == "night-owls").id
+    path = f"/organizations/{org_id}/meetups/{other.id}/guests/{guest.platform_user_id}/checkin"
+    assert door.post(path, status=404).json["code"] == "not_found"
+    assert not MeetupGuest.get(MeetupGuest.meetup == other).has_arrived
+
+
+def test_check_in_takes_a_fixed_number_of_queries(door, meetup, guest):
+    with assert_query_count(10):
+        door.post(f"{entry(meetup, guest)}/checkin")
+    Guest.insert_many([{"platform_user_id": i, "username": f"guest{i}"} for i in range(1, 2000)]).execute()
+    MeetupGuest.insert_many([{"meetup": meetup.id, "guest": i} for i in range(1, 2000)]).execute()
+    with assert_query_count(10):
+        door.post(f"{base(meetup)}/guests/1999/checkin")
+
+
+# --- undo ----------------------------------------------------------------------------------------------
+
+def test_undo_needs_a_reason_and_keeps_the_check_in_in_the_log(door, meetup, guest, staff):
+    door.post(f"{entry(meetup, guest)}/checkin")
+    for body in ({}, {"reason": "   "}):
+        reply = door.patch_json(f"{entry(meetup, guest)}/undo-checkin", body, status=422).json
+        assert reply["errors"][0]["loc"] == ["body", "reason"]
+    rsvp = door.patch_json(f"{entry(meetup, guest)}/undo-checkin", {"reason": "Checked in the wrong Alice"}).json["rsvp"]
+    assert (rsvp["has_arrived"], rsvp["arrival_order"], rsvp["arrival_time"], rsvp["checked_in_by"]) == (
+        False, None, None, None)
+    check_in, undo = events()
+    assert check_in.event_type == "CHECK_IN"
+    assert (undo.event_type, undo.reason, undo.actor_id, undo.guest_id) == (
+        "UNDO_CHECK_IN", "Checked in the wrong Alice", staff.id, guest.platform_user_id)
+    assert undo.details["arrival_order"] == 1
+
+
+def test_an_undone_number_is_never_reused(door, meetup, guest):
+    bob = add_guest(2, "bob", meetup)
+    door.post(f"{entry(meetup, guest)}/checkin")
+    door.patch_json(f"{entry(meetup, guest)}/undo-checkin", {"reason": "Too early"})
+    assert door.post(f"{entry(meetup, bob)}/checkin").json["rsvp"]["arrival_order"] == 2
+    assert door.post(f"{entry(meetup, guest)}/checkin").json["rsvp"]["arrival_order"] == 3
+
+
+def test_undo_of_a_guest_who_is_not_checked_in_is_409(door, meetup, guest):
+    reply = door.patch_json(f"{entry(meetup, guest)}/undo-checkin", {"reason": "Oops"}, status=409).json
+    assert reply["code"] == "not_checked_in"
+    assert door.patch_json(f"{entry(meetup, add_guest(7, 'gina'))}/undo-checkin", {"reason": "x"},
+                           status=404).json["code"] == "not_on_list"
+    assert events() == []
+
+
+# --- walk-ins ------------------------------------------------------------------------------------------
+
+def test_a_walkin_joins_the_list_and_can_then_be_checked_in(door, meetup, staff):
+    erin = add_guest(5, "erin")
+    before = datetime.utcnow()
+    reply = door.post(f"{entry(meetup, erin)}/add-walkin", status=201).json
+    assert reply["rsvp"]["is_walkin"] is True and reply["rsvp"]["has_arrived"] is False
+    assert datetime.fromisoformat(reply["rsvp"]["rsvp_time"][:-1]) >= before
+    [event] = events("WALKIN")
+    assert (event.actor_id, event.guest_id, event.meetup_id) == (staff.id, 5, meetup.id)
+    listed = door.get(f"{base(meetup)}/guests").json
+    assert listed["counts"] == {"rsvps": 1, "cancelled": 0, "walkins": 1, "arrived": 0}
+    assert door.post(f"{entry(meetup, erin)}/checkin").json["rsvp"]["arrival_order"] == 1
+
+
+def test_a_guest_already_on_the_list_is_no_walkin(door, meetup, guest):
+    assert door.post(f"{entry(meetup, guest)}/add-walkin", status=409).json["code"] == "already_on_list"
+    erin = add_guest(5, "erin")
+    door.post(f"{entry(meetup, erin)}/add-walkin", status=201)
+    assert door.post(f"{entry(meetup, erin)}/add-walkin", status=409).json["code"] == "already_on_list"
+    assert door.post(f"{base(meetup)}/guests/424242/add-walkin", status=404).json["code"] == "not_found"
+    assert len(events("WALKIN")) == 1
+
+
+# --- finalize ------------------------------------------------------------------------------------------
+
+def test_an_admin_finalizes_and_the_door_closes(door, boss, meetup, guest):
+    erin = add_guest(5, "erin")
+    door.post(f"{entry(meetup, guest)}/checkin")
+    reply = boss.patch(f"{base(meetup)}/finalize").json
+    assert reply["is_finalized"] is True and reply["finalized_at"] is not None
+    assert reply["counts"]["arrived"] == 1
+    assert events()[-1].event_type == "MEETUP_FINALIZED"
+    for refused in (door.post(f"{entry(meetup, guest)}/checkin", status=409),
+                    door.patch_json(f"{entry(meetup, guest)}/undo-checkin", {"reason": "x"}, status=409),
+                    door.post(f"{entry(meetup, erin)}/add-walkin", status=409)):
+        assert refused.json["code"] == "meetup_finalized"
+    assert door.get(f"{base(meetup)}/guests").json["total"] == 1  # still readable
+    assert boss.patch(f"{base(meetup)}/finalize", status=409).json["code"] == "already_finalized"
+    assert len(events("MEETUP_FINALIZED")) == 1
+
+
+def test_unfinalize_reopens_the_door(door, boss, meetup, guest):
+    assert boss.patch(f"{base(meetup)}/unfinalize", status=409).json["code"] == "not_finalized"
+    boss.patch(f"{base(meetup)}/finalize")
+    reply = boss.patch(f"{base(meetup)}/unfinalize").json
+    assert (reply["is_finalized"], reply["finalized_at"]) == (False, None)
+    assert [e.event_type for e in events()] == ["MEETUP_FINALIZED", "MEETUP_UNFINALIZED"]
+    assert door.post(f"{entry(meetup, guest)}/checkin").json["rsvp"]["arrival_order"] == 1
+
+
+def test_staff_cannot_finalize(door, meetup):
+    assert door.patch(f"{base(meetup)}/finalize", status=403).json["code"] == "org_admin_required"
+    assert not Meetup.get_by_id(meetup.id).is_finalized
