@@ -1,0 +1,197 @@
+"""Several doors at once, over a real waitress server on 127.0.0.1 with real threads, and a server killed
+mid-storm: the database decides every race, and nothing answered 200 is lost."""
+
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+import requests
+
+from doorapp import access
+from doorapp.app import create_app
+from doorapp.config import Config
+from doorapp.models import AuditEvent, Ban, Guest, Meetup, MeetupGuest, Org, User, db
+from tests.conftest import SECRET
+
+
+@pytest.fixture
+def staff(org, make_user):
+    return make_user("sam", org=org)
+
+
+def auth(user):
+    return {"Authorization": f"Bearer {access.issue_token(SECRET, user, 60)}"}
+
+
+def at_once(count, call):
+    """`call(i)` from `count` threads released together; their results in thread order."""
+    barrier = threading.Barrier(count)
+
+    def run(i):
+        barrier.wait()
+        return call(i)
+    with ThreadPoolExecutor(count) as pool:
+        return list(pool.map(run, range(count)))
+
+
+def events(kind):
+    return AuditEvent.select().where(AuditEvent.event_type == kind).count()
+
+
+def add_guests(meetup, ids):
+    Guest.insert_many([{"platform_user_id": i, "username": f"guest{i}"} for i in ids]).execute()
+    MeetupGuest.insert_many([{"meetup": meetup.id, "guest": i, "rsvp_time": datetime(2026, 11, 1)}
+                             for i in ids]).execute()
+
+
+def test_twenty_doors_checking_in_one_guest_get_one_200(live_server, meetup, guest, staff):
+    url = f"{live_server}/organizations/{meetup.org_id}/meetups/{meetup.id}/guests/{guest.platform_user_id}/checkin"
+    replies = at_once(20, lambda i: requests.post(url, json={}, headers=auth(staff), timeout=30))
+    assert sorted(r.status_code for r in replies) == [200] + [409] * 19
+    refusals = [r.json() for r in replies if r.status_code == 409]
+    assert {(r["code"], r["arrival_order"], r["checked_in_by"]["username"]) for r in refusals} == {
+        ("already_checked_in", 1, "sam")}
+    assert events("CHECK_IN") == 1
+    assert Meetup.get_by_id(meetup.id).last_arrival_order == 1
+
+
+def test_a_hundred_guests_checked_in_by_sixteen_threads_get_numbers_1_to_100(live_server, meetup, staff):
+    add_guests(meetup, range(1, 101))
+    base = f"{live_server}/organizations/{meetup.org_id}/meetups/{meetup.id}/guests"
+    headers = auth(staff)
+
+    def check_in(guest_id):
+        reply = requests.post(f"{base}/{guest_id}/checkin", headers=headers, timeout=30)
+        assert reply.status_code == 200, reply.text
+        return reply.json()["rsvp"]["arrival_order"]
+    with ThreadPoolExecutor(16) as pool:
+        numbers = list(pool.map(check_in, range(1, 101)))
+    assert sorted(numbers) == list(range(1, 101))
+    stored = [e.arrival_order for e in MeetupGuest.select().where(MeetupGuest.meetup == meetup, MeetupGuest.has_arrived)]
+    assert sorted(stored) == list(range(1, 101))
+    assert events("CHECK_IN") == 100
+
+
+def test_simultaneous_walkins_of_one_guest_add_it_once(live_server, meetup, staff):
+    Guest.create(platform_user_id=77, username="walker")
+    url = f"{live_server}/organizations/{meetup.org_id}/meetups/{meetup.id}/guests/77/add-walkin"
+    replies = at_once(20, lambda i: requests.post(url, headers=auth(staff), timeout=30))
+    assert sorted(r.status_code for r in replies) == [201] + [409] * 19
+    assert {r.json()["code"] for r in replies if r.status_code == 409} == {"already_on_list"}
+    assert MeetupGuest.select().where(MeetupGuest.guest == 77).count() == 1
+    assert events("WALKIN") == 1
+
+
+def test_simultaneous_bans_of_one_guest_succeed_once(live_server, org, guest, make_user):
+    boss = make_user("boss", org=org, role="ADMIN")
+    url = f"{live_server}/organizations/{org.id}/guests/{guest.platform_user_id}"
+    replies = at_once(20, lambda i: requests.patch(f"{url}/ban", json={"reason": f"door {i}"}, headers=auth(boss),
+                                                   timeout=30))
+    assert sorted(r.status_code for r in replies) == [200] + [409] * 19
+    winner = next(r.json() for r in replies if r.status_code == 200)
+    assert Ban.get().reason == winner["reason"] and events("BAN") == 1
+    replies = at_once(20, lambda i: requests.patch(f"{url}/unban", headers=auth(boss), timeout=30))
+    assert sorted(r.status_code for r in replies) == [200] + [409] * 19
+    assert Ban.select().count() == 0 and events("UNBAN") == 1
+
+
+def test_check_ins_racing_finalize_either_land_with_a_number_or_are_refused(live_server, meetup, staff, org,
+                                                                           make_user):
+    add_guests(meetup, range(1, 41))
+    boss = make_user("boss", org=org, role="ADMIN")
+    base = f"{live_server}/organizations/{meetup.org_id}/meetups/{meetup.id}"
+
+    def act(i):
+        if i == 20:
+            return requests.patch(f"{base}/finalize", headers=auth(boss), timeout=30)
+        return requests.post(f"{base}/guests/{i + 1}/checkin", headers=auth(staff), timeout=30)
+    replies = at_once(40, act)
+    assert replies[20].status_code == 200
+    doors = replies[:20] + replies[21:]
+    landed = sorted(r.json()["rsvp"]["arrival_order"] for r in doors if r.status_code == 200)
+    assert {r.json()["code"] for r in doors if r.status_code != 200} <= {"meetup_finalized"}
+    assert landed == list(range(1, len(landed) + 1))
+    assert events("CHECK_IN") == len(landed) == MeetupGuest.select().where(MeetupGuest.has_arrived).count()
+
+
+# --- a killed server loses nothing it confirmed ----------------------------------------------------------
+
+@contextmanager
+def door_process(data_dir):
+    """`doorapp serve --port 0` on `data_dir` in a process of its own; yields (process, base URL)."""
+    command = [str(Path(sys.executable).parent / "doorapp"), "serve", "--port", "0", "--data-dir", str(data_dir)]
+    env = {**os.environ, "DOOR_SECRET_KEY": SECRET}
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    try:
+        for line in process.stdout:
+            found = re.search(r"Door is running at (http://\S+?)/? ", line)
+            if found:
+                break
+        else:
+            raise AssertionError(f"doorapp serve exited with {process.wait()} before printing its URL")
+        threading.Thread(target=process.stdout.read, daemon=True).start()  # keep its pipe drained
+        yield process, found.group(1)
+    finally:
+        if process.poll() is None:
+            process.terminate()
+        process.wait(timeout=15)
+
+
+def prepared_database(data_dir, guests):
+    """A database with an org, a staff member and a meetup whose list holds `guests`; the staff's headers."""
+    create_app(Config(data_dir=data_dir, secret_key=SECRET))
+    org = Org.create(name="Night Owls", slug="night-owls")
+    user = User.create(username="sam", password_hash="x", is_approved=True, role="SITE_ADMIN")
+    meetup = Meetup.create(org=org, name="Storm", date=datetime(2026, 12, 5), platform_url="https://x/y/storm")
+    add_guests(meetup, guests)
+    db.close()
+    return meetup, auth(user)
+
+
+def test_a_server_killed_mid_storm_keeps_every_check_in_it_confirmed(tmp_path):
+    data_dir, guests, threads = tmp_path / "data", range(1, 1601), 16
+    meetup, headers = prepared_database(data_dir, guests)
+    confirmed, enough = {}, threading.Event()
+    with door_process(data_dir) as (server, url):
+        base = f"{url}/organizations/{meetup.org_id}/meetups/{meetup.id}/guests"
+
+        def storm(lane):
+            with requests.Session() as session:
+                for guest_id in guests[lane::threads]:
+                    try:
+                        reply = session.post(f"{base}/{guest_id}/checkin", headers=headers, timeout=30)
+                    except requests.ConnectionError:
+                        return  # killed: this one's fate is unknown, and nobody was told it worked
+                    assert reply.status_code == 200, reply.text
+                    confirmed[guest_id] = reply.json()["rsvp"]["arrival_order"]
+                    if len(confirmed) >= 200:
+                        enough.set()
+        workers = [threading.Thread(target=storm, args=(lane,)) for lane in range(threads)]
+        for worker in workers:
+            worker.start()
+        enough.wait(timeout=60)
+        os.kill(server.pid, signal.SIGKILL)
+        for worker in workers:
+            worker.join(timeout=60)
+    assert 200 <= len(confirmed) < len(guests), "the kill should land in the middle of the storm"
+
+    with door_process(data_dir) as (server, url):
+        listed = requests.get(f"{url}/organizations/{meetup.org_id}/meetups/{meetup.id}/guests", headers=headers,
+                              timeout=30).json()["guests"]
+        events_listed = requests.get(f"{url}/organizations/{meetup.org_id}/events/?type=CHECK_IN&limit=1",
+                                     headers=headers, timeout=30).json()["total"]
+    arrived = {g["guest"]["platform_user_id"]: g["rsvp"]["arrival_order"] for g in listed if g["rsvp"]["has_arrived"]}
+    assert {g: arrived.get(g) for g in confirmed} == confirmed  # every confirmed check-in, with its number
+    assert sorted(arrived.values()) == list(range(1, len(arrived) + 1))  # unique, no number seen twice
+    assert events_listed == len(arrived)  # each check-in committed with its event, or neither
+    with sqlite3.connect(data_dir / "door.db") as check:
+        assert check.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
