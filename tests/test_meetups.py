@@ -1,0 +1,277 @@
+"""Meetups: created from an event of the fake `rest` platform, listed, fetched, and their RSVP lists synced."""
+
+import threading
+from datetime import datetime
+
+import pytest
+import requests
+
+from doorapp import access
+from doorapp.models import AuditEvent, Guest, Meetup, MeetupGuest, Org
+from tests.helpers import assert_query_count
+
+WEB = "https://community.test"
+URL = f"{WEB}/night-owls/summer-social"
+
+
+@pytest.fixture
+def platform_timeout():
+    return 2.0
+
+
+@pytest.fixture
+def config(config, fake_platform, platform_timeout):
+    return fake_platform.configure(config, timeout=platform_timeout)
+
+
+@pytest.fixture
+def fake(fake_platform):
+    """Ten members (ids 1-10); the summer social has RSVPs from 1-5."""
+    for n in range(1, 11):
+        fake_platform.add_user(n, f"user{n}", f"User {n}")
+    fake_platform.add_event("night-owls", "summer-social", "Summer social", "2026-12-05T20:00:00Z",
+                            [(n, f"2026-11-2{n}T10:00:00Z") for n in range(1, 6)])
+    fake_platform.add_event("night-owls", "winter-ball", "Winter ball", "2027-01-20T19:30:00+01:00", [])
+    return fake_platform
+
+
+@pytest.fixture
+def sam(org, make_user):
+    return make_user("sam", org=org)
+
+
+@pytest.fixture
+def member(sam, as_user):
+    return as_user(sam)
+
+
+def create(member, org, url=URL, status=201, **body):
+    return member.post_json(f"/organizations/{org.id}/meetups/", {"platform_url": url, **body}, status=status)
+
+
+def sync(member, meetup, status=200):
+    return member.post(f"/organizations/{meetup['org_id']}/meetups/{meetup['id']}/sync", status=status).json
+
+
+def entries(meetup):
+    """{platform_user_id: (cancelled_rsvp, is_walkin, has_arrived)} as stored."""
+    return {e.guest_id: (e.cancelled_rsvp, e.is_walkin, e.has_arrived)
+            for e in MeetupGuest.select().where(MeetupGuest.meetup == meetup["id"])}
+
+
+def synced_events():
+    return [e.details for e in AuditEvent.select().where(AuditEvent.event_type == "MEETUP_SYNCED")
+            .order_by(AuditEvent.id)]
+
+
+# --- create, list, get --------------------------------------------------------------------------
+
+def test_a_meetup_takes_name_and_date_from_the_platform(member, sam, org, fake):
+    reply = create(member, org, f"{WEB}/+night-owls/summer-social/?ref=mail").json
+    assert reply == {"id": reply["id"], "org_id": str(org.id), "name": "Summer social",
+                     "date": "2026-12-05T20:00:00Z", "platform_url": URL, "is_finalized": False,
+                     "finalized_at": None, "created_at": reply["created_at"], "last_synced_at": None,
+                     "counts": {"rsvps": 0, "cancelled": 0, "walkins": 0, "arrived": 0}}
+    event = AuditEvent.get()
+    assert (event.event_type, event.actor_id, str(event.org_id), str(event.meetup_id)) == \
+        ("MEETUP_CREATED", sam.id, str(org.id), reply["id"])
+    assert event.details == {"platform_url": URL}
+    assert member.get(f"/organizations/{org.id}/meetups/{reply['id']}").json == reply
+
+
+def test_a_given_name_overrides_the_title_and_dates_are_stored_in_utc(member, org, fake):
+    reply = create(member, org, f"{WEB}/night-owls/winter-ball", name="  Ball of the year ").json
+    assert (reply["name"], reply["date"]) == ("Ball of the year", "2027-01-20T18:30:00Z")
+    assert create(member, org, URL, name="").json["name"] == "Summer social"
+
+
+def test_the_same_event_twice_in_one_org_is_409_but_another_org_may_have_it(member, org, fake, make_user, as_user):
+    first = create(member, org).json
+    reply = create(member, org, f"{WEB}/+night-owls/summer-social/", status=409).json
+    assert reply["code"] == "duplicate_meetup" and reply["meetup"]["id"] == first["id"]
+    assert len(fake.calls("thread")) == 1 and Meetup.select().count() == 1
+    other = Org.create(name="Day Larks", slug="day-larks")
+    create(as_user(make_user("lee", org=other)), other)
+    assert Meetup.select().count() == 2
+
+
+def test_an_event_the_platform_does_not_have_is_404(member, org, fake):
+    fake.add_thread("night-owls", "welcome", "Welcome")
+    for url in (f"{WEB}/night-owls/nothing-here", f"{WEB}/night-owls/welcome"):
+        assert create(member, org, url, status=404).json["code"] == "platform_event_not_found"
+    assert Meetup.select().count() == 0 and AuditEvent.select().count() == 0
+
+
+@pytest.mark.parametrize("body, field", [({}, "platform_url"), ({"platform_url": ""}, "platform_url"),
+                                         ({"platform_url": URL, "name": "x" * 256}, "name"),
+                                         ({"platform_url": 5}, "platform_url")])
+def test_a_bad_body_is_422(member, org, fake, body, field):
+    reply = member.post_json(f"/organizations/{org.id}/meetups/", body, status=422).json
+    assert reply["errors"][0]["loc"] == ["body", field]
+
+
+def test_meetups_are_listed_newest_date_first_with_counts(member, org, fake):
+    fake.add_event("night-owls", "autumn", "Autumn", "2026-10-01T18:00:00Z", [1])
+    summer, winter, autumn = (create(member, org, f"{WEB}/night-owls/{t}").json
+                              for t in ("summer-social", "winter-ball", "autumn"))
+    sync(member, summer)
+    Meetup.create(org=Org.create(name="Others", slug="others"), name="not ours", date=datetime(2030, 1, 1),
+                  platform_url=URL)
+    with assert_query_count(5):  # user, membership, org, meetups, and one query for all the counts
+        reply = member.get(f"/organizations/{org.id}/meetups/").json
+    assert reply["total"] == 3 and [m["id"] for m in reply["meetups"]] == [winter["id"], summer["id"], autumn["id"]]
+    assert reply["meetups"][1]["counts"] == {"rsvps": 5, "cancelled": 0, "walkins": 0, "arrived": 0}
+    assert reply["meetups"][1]["last_synced_at"] is not None
+
+
+def test_a_meetup_of_another_org_is_404(member, org, fake, make_user, as_user):
+    other = Org.create(name="Day Larks", slug="day-larks")
+    theirs = create(as_user(make_user("lee", org=other)), other).json
+    assert member.get(f"/organizations/{org.id}/meetups/{theirs['id']}", status=404).json["code"] == "not_found"
+    member.post(f"/organizations/{org.id}/meetups/{theirs['id']}/sync", status=404)
+    assert member.get(f"/organizations/{other.id}/meetups/", status=403).json["code"] == "not_org_member"
+
+
+def test_a_site_admin_gets_404_for_an_org_that_does_not_exist(make_user, as_user, fake):
+    root = as_user(make_user("root", site_admin=True))
+    missing = "00000000-0000-4000-8000-000000000000"
+    assert root.get(f"/organizations/{missing}/meetups/", status=404).json["code"] == "not_found"
+    reply = root.post_json(f"/organizations/{missing}/meetups/", {"platform_url": URL}, status=404).json
+    assert reply["code"] == "not_found" and fake.calls("thread") == []
+
+
+# --- sync ---------------------------------------------------------------------------------------
+
+def test_the_first_sync_adds_every_rsvp_with_its_guest(member, sam, org, fake):
+    meetup = create(member, org).json
+    assert sync(member, meetup) == {"inserted": 5, "updated": 0, "cancelled": 0, "skipped": 0, "total": 5}
+    assert Guest.get_by_id(3).displayname == "User 3"
+    assert MeetupGuest.get(MeetupGuest.guest == 3).rsvp_time == datetime(2026, 11, 23, 10)
+    event = AuditEvent.select().where(AuditEvent.event_type == "MEETUP_SYNCED").get()
+    assert (event.actor_id, str(event.org_id), str(event.meetup_id)) == (sam.id, str(org.id), meetup["id"])
+    assert event.details == {"inserted": 5, "updated": 0, "cancelled": 0, "skipped": 0, "total": 5}
+    assert AuditEvent.select().where(AuditEvent.event_type == "GUEST_CREATED").count() == 0
+    shown = member.get(f"/organizations/{org.id}/meetups/{meetup['id']}").json
+    assert shown["counts"]["rsvps"] == 5 and shown["last_synced_at"]
+    assert sync(member, meetup) == {"inserted": 0, "updated": 0, "cancelled": 0, "skipped": 0, "total": 5}
+
+
+def test_sync_follows_the_platform_list(member, org, fake):
+    meetup = create(member, org).json
+    sync(member, meetup)
+    fake.set_rsvps("night-owls", "summer-social", [1, 2, 3, 6])   # 4 and 5 left, 6 joined
+    fake.add_user(2, "user2", "User Two (renamed)")
+    assert sync(member, meetup) == {"inserted": 1, "updated": 1, "cancelled": 2, "skipped": 0, "total": 6}
+    assert Guest.get_by_id(2).displayname == "User Two (renamed)"
+    assert entries(meetup)[4] == (True, False, False) and entries(meetup)[6] == (False, False, False)
+    fake.set_rsvps("night-owls", "summer-social", [1, 2, 3, 4, 6])  # 4 came back
+    assert sync(member, meetup) == {"inserted": 0, "updated": 1, "cancelled": 0, "skipped": 0, "total": 6}
+    assert entries(meetup)[4] == (False, False, False) and entries(meetup)[5] == (True, False, False)
+    assert [d["cancelled"] for d in synced_events()] == [0, 2, 0]
+
+
+def test_sync_never_cancels_a_walkin_nor_touches_check_ins(member, org, fake):
+    meetup = create(member, org).json
+    sync(member, meetup)
+    Guest.create(platform_user_id=99, username="walker", displayname="Walk In")
+    member.post(f"/organizations/{org.id}/meetups/{meetup['id']}/guests/99/add-walkin", status=201)
+    arrived = member.post_json(f"/organizations/{org.id}/meetups/{meetup['id']}/guests/1/checkin", {}).json
+    fake.set_rsvps("night-owls", "summer-social", [2, 3])
+    assert sync(member, meetup)["cancelled"] == 3  # 1, 4, 5; not the walk-in
+    assert entries(meetup)[99] == (False, True, False)
+    assert entries(meetup)[1] == (True, False, True)  # cancelled on the platform, but still checked in
+    row = MeetupGuest.get(MeetupGuest.guest == 1)
+    assert (row.arrival_order, row.checked_in_by_id) == (arrived["rsvp"]["arrival_order"], 
+                                                        arrived["rsvp"]["checked_in_by"]["id"])
+
+
+def test_rsvps_without_a_profile_are_skipped(member, org, fake):
+    fake.set_rsvps("night-owls", "summer-social", [1, 2, 404])  # the platform returns no profile for 404
+    meetup = create(member, org).json
+    assert sync(member, meetup) == {"inserted": 2, "updated": 0, "cancelled": 0, "skipped": 1, "total": 2}
+    assert Guest.get_or_none(Guest.platform_user_id == 404) is None
+
+
+def test_profiles_are_fetched_in_batches_of_30_with_64_bit_ids(member, org, fake):
+    ids = [2**62 + n for n in range(100)]
+    for n in ids:
+        fake.add_user(n, f"big{n}", "")
+    fake.set_rsvps("night-owls", "summer-social", ids)
+    meetup = create(member, org).json
+    assert sync(member, meetup)["inserted"] == 100
+    batches = [call.split("ids=")[1].split("%2C") for call in fake.calls("users")]
+    assert sorted(len(b) for b in batches) == [10, 30, 30, 30]
+    assert sorted(int(i) for b in batches for i in b) == ids
+    assert member.get(f"/guests/{ids[-1]}").json["platform_user_id"] == ids[-1]
+
+
+def test_sync_runs_a_fixed_number_of_queries(member, org, fake):
+    meetup = create(member, org).json
+    with assert_query_count(11):  # user, membership, meetup twice, guests, entries, 2 inserts, meetup, total, audit
+        sync(member, meetup)
+    fake.set_rsvps("night-owls", "summer-social", range(1, 11))
+    with assert_query_count(11):
+        sync(member, meetup)
+    fake.set_rsvps("night-owls", "summer-social", [(n, "2026-11-20T10:00:00Z") for n in range(6, 400)])
+    with assert_query_count(12):  # and one UPDATE for the cancelled ones
+        sync(member, meetup)
+
+
+def test_a_finalized_meetup_is_not_synced(member, org, fake, make_user, as_user):
+    meetup = create(member, org).json
+    admin = as_user(make_user("ada", org=org, role="ADMIN"))
+    admin.patch(f"/organizations/{org.id}/meetups/{meetup['id']}/finalize")
+    assert sync(member, meetup, status=409)["code"] == "meetup_finalized"
+    assert fake.calls("thread") == [fake.calls("thread")[0]] and MeetupGuest.select().count() == 0
+
+
+# --- sync against other requests, over a real server ----------------------------------------------
+
+def post(url, token, json=None):
+    return requests.post(url, json=json, headers={"Authorization": f"Bearer {token}"}, timeout=30)
+
+
+@pytest.fixture
+def token(sam, config):
+    return access.issue_token(config.secret_key, sam, 60)
+
+
+@pytest.mark.parametrize("platform_timeout", [30.0])
+def test_a_check_in_during_a_slow_sync_is_not_delayed_by_it(live_server, member, org, fake, token):
+    meetup = create(member, org).json
+    sync(member, meetup)
+    base = f"{live_server}/organizations/{org.id}/meetups/{meetup['id']}"
+    fake.fail("thread", "stall")  # the sync now waits on the platform until released
+    answers = {}
+    slow = threading.Thread(target=lambda: answers.setdefault("sync", post(f"{base}/sync", token)))
+    slow.start()
+    try:
+        assert fake.wait_stalled()
+        checked_in = post(f"{base}/guests/3/checkin", token, {})
+        assert checked_in.status_code == 200 and checked_in.json()["rsvp"]["has_arrived"]
+        assert slow.is_alive() and fake.stalled == 1  # the sync was still waiting on the platform
+    finally:
+        fake.release()
+        slow.join(timeout=30)
+    assert answers["sync"].status_code == 200 and answers["sync"].json()["total"] == 5
+    assert entries(meetup)[3] == (False, False, True)
+
+
+@pytest.mark.parametrize("platform_timeout", [30.0])
+def test_two_syncs_at_once_never_duplicate_an_entry(live_server, member, org, fake, token):
+    for n in range(100, 160):
+        fake.add_user(n, f"user{n}", f"User {n}")
+    fake.set_rsvps("night-owls", "summer-social", range(100, 160))
+    meetup = create(member, org).json
+    url = f"{live_server}/organizations/{org.id}/meetups/{meetup['id']}/sync"
+    fake.fail("thread", "stall")
+    answers = []
+    syncs = [threading.Thread(target=lambda: answers.append(post(url, token))) for _ in range(2)]
+    for thread in syncs:
+        thread.start()
+    assert fake.wait_stalled(2)  # both have read the meetup and wait on the platform
+    fake.release()
+    for thread in syncs:
+        thread.join(timeout=30)
+    assert sorted(a.json()["inserted"] for a in answers) == [0, 60]
+    assert all(a.json()["total"] == 60 for a in answers) and MeetupGuest.select().count() == 60
