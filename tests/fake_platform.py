@@ -41,10 +41,16 @@ class FakePlatform:
         return f"http://127.0.0.1:{self._server.server_address[1]}{API_PREFIX}"
 
     def __enter__(self):
-        self._thread.start()
+        self.start()
         return self
 
     def __exit__(self, *exc):
+        self.stop()
+
+    def start(self):
+        self._thread.start()
+
+    def stop(self):
         self._release.set()
         self._server.shutdown()
         self._server.server_close()
@@ -122,6 +128,7 @@ class FakePlatform:
 def _handler(fake):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body are two writes: no 40 ms delayed-ACK stall
 
         def log_message(self, *args):
             pass

@@ -282,7 +282,7 @@ def test_each_platform_failure_has_its_documented_answer_and_stores_nothing(memb
 
 
 def test_an_unreachable_address_is_504(member, org, config, fake):
-    fake.__exit__()  # nobody listens there any more: connection refused
+    fake.stop()  # nobody listens there any more: connection refused
     reply = member.post_json("/guests/", {"username": "alice"}, status=504).json
     assert reply["code"] == "platform_unreachable"
     reply = create(member, org, f"{WEB}/night-owls/summer-social", status=504).json
