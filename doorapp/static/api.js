@@ -56,10 +56,20 @@ export function isOffline() {
   return offline;
 }
 
+// JSON with the integers a JavaScript number cannot hold exactly (platform_user_id is 64-bit, and the
+// demo community has ids beyond 2**53) kept as strings of their digits. Strings are matched first, so
+// digits inside a name are never touched.
+const STRING_OR_BIG_INTEGER = /"(?:[^"\\]|\\.)*"|-?\d{16,}(?![\d.eE])/g;
+
+export function parseJson(text) {
+  return JSON.parse(text.replace(STRING_OR_BIG_INTEGER,
+    (m) => (m[0] === '"' || Number.isSafeInteger(Number(m)) ? m : `"${m}"`)));
+}
+
 async function problemFrom(reply) {
   let fields = {};
   try {
-    fields = await reply.json();
+    fields = parseJson(await reply.text());
   } catch {
     // not a problem+json body (a proxy's error page, say): keep the status
   }
@@ -105,7 +115,7 @@ export async function request(method, path, { json, form, auth = true, etag } = 
     }
     throw problem;
   }
-  const data = reply.status === 204 ? null : await reply.json();
+  const data = reply.status === 204 ? null : parseJson(await reply.text());
   return etag !== undefined ? { data, etag: reply.headers.get("ETag") } : data;
 }
 

@@ -57,7 +57,7 @@ async function route() {
   const match = ROUTES.map(([pattern, screen, needs]) => [name.match(pattern), screen, needs]).find(([m]) => m);
   const view = h("div", { class: "view" });
   clear(main, view);
-  const ctx = { leave: [], alive: true, navigate, refresh: refreshSession, renderTop };
+  const ctx = { hash: location.hash, leave: [], alive: true, navigate, refresh: refreshSession, renderTop };
   current = ctx;
   renderTop();
   if (!match) {
@@ -161,7 +161,10 @@ export async function signedIn() {
 // SPEC.md section 5, steps 2-4: userinfo with the stored token; a network error keeps the token and
 // retries; 401 (handled in api.js) deletes it and shows sign-in.
 async function start() {
-  window.addEventListener("hashchange", route);
+  // a hash set while this very screen was being rendered (start-up, sign-out) needs no second render
+  window.addEventListener("hashchange", () => {
+    if (!(current.alive && current.hash === location.hash)) route();
+  });
   window.addEventListener("door:offline", () => { banner.hidden = false; });
   window.addEventListener("door:online", () => { banner.hidden = true; });
   window.addEventListener("door:signed-out", (event) => {

@@ -18,10 +18,7 @@ const PASSWORD_HINT = "15 to 128 characters. A few unrelated words make a good o
 
 export async function signIn(view) {
   const errors = h("div");
-  if (notice) {
-    errors.append(h("div", { class: "alert error", role: "alert" }, notice));
-    notice = "";
-  }
+  if (notice) errors.append(h("div", { class: "alert error", role: "alert" }, notice));
   const submit = h("button", { type: "submit", class: "primary wide" }, "Sign in");
   const form = h("form", { class: "stack", novalidate: true },
     field("Username", { name: "username", autocomplete: "username", required: true, autocapitalize: "none", spellcheck: "false" }),
@@ -30,6 +27,7 @@ export async function signIn(view) {
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const { username, password } = formValues(form);
+    notice = "";
     busy(submit, errors, async () => {
       const answer = await requestToken(username, password);
       token.set(answer.access_token);

@@ -86,7 +86,7 @@ export function ask({ title, message, confirm = "OK", cancel = "Cancel", danger 
       autocomplete: "off", value: input.value || "", placeholder: input.placeholder || "" }) : null;
     const ok = h("button", { type: "submit", class: danger ? "danger" : "primary", value: "ok" }, confirm);
     const cancelButton = h("button", { type: "button", class: "secondary", onclick: () => dialog.close("") }, cancel);
-    const form = h("form", { method: "dialog" },
+    const form = h("form", { method: "dialog", novalidate: true },
       h("h2", {}, title),
       message ? (message instanceof Node ? message : h("p", {}, message)) : null,
       extra || null,

@@ -1,0 +1,55 @@
+"""Browser tests: Playwright drives Debian's Chromium against the app served by waitress (`live_server`).
+
+One browser for the whole package; every test gets a fresh app and database, and fresh browser contexts
+(so fresh localStorage). Without /usr/bin/chromium the tests are skipped with a plain message, unless
+DOOR_REQUIRE_BROWSER=1 (CI), where a missing browser fails them.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from browser.support import Browser
+from doorapp import access
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SKIPPED = "browser tests skipped: install Debian's chromium"
+
+
+@pytest.fixture(scope="package")
+def chromium():
+    """The one Chromium of this package (package scope: Playwright's loop is gone before other tests)."""
+    if not CHROMIUM.exists():
+        if os.environ.get("DOOR_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"{SKIPPED} (DOOR_REQUIRE_BROWSER=1 makes a missing {CHROMIUM} a failure)", pytrace=False)
+        pytest.skip(SKIPPED)
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(autouse=True)
+def root(make_user):
+    """A site admin, so Door is set up and signed-out visitors land on sign-in rather than first-run setup."""
+    return make_user("root", site_admin=True)
+
+
+@pytest.fixture
+def token_for(app):
+    """token_for(user, minutes=60): a bearer token as POST /auth/token would issue it."""
+    secret = app.config["door.config"].secret_key
+    return lambda user, minutes=60: access.issue_token(secret, user, minutes)
+
+
+@pytest.fixture
+def browser(chromium, live_server):
+    """browser.page(token=None, viewport=DESKTOP, path="/"): a page in a fresh context on the live server."""
+    opened = Browser(chromium, live_server)
+    yield opened
+    opened.close()
+    assert not opened.problems, opened.problems
