@@ -36,7 +36,8 @@ def test_a_guest_is_registered_from_the_platform_profile(member, sam, fake):
                      "created_at": reply["created_at"]}
     assert reply["created_at"].endswith("Z")
     event = AuditEvent.get()
-    assert (event.event_type, event.actor_id, event.guest_id, event.org_id) == ("GUEST_CREATED", sam.id, BIG, None)
+    assert (event.event_type, event.actor_id, event.guest_id, event.org_id) == \
+        ("GUEST_CREATED", sam.id, BIG, None)
     assert member.get(f"/guests/{BIG}").json == reply
 
 
@@ -67,7 +68,8 @@ def test_a_renamed_guest_is_recognised_by_id(member, fake):
     assert AuditEvent.select().count() == 0
 
 
-@pytest.mark.parametrize("body", [{}, {"username": ""}, {"username": "   "}, {"username": 7}, {"username": "x" * 256}])
+@pytest.mark.parametrize("body", [{}, {"username": ""}, {"username": "   "}, {"username": 7},
+                                  {"username": "x" * 256}])
 def test_a_bad_username_is_422(member, fake, body):
     reply = member.post_json("/guests/", body, status=422).json
     assert reply["errors"][0]["loc"] == ["body", "username"] and fake.calls("user") == []

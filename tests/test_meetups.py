@@ -1,4 +1,4 @@
-"""Meetups: created from an event of the fake `rest` platform, listed, fetched, and their RSVP lists synced."""
+"""Meetups: created from an event of the fake `rest` platform, listed, fetched, their RSVP lists synced."""
 
 import threading
 from datetime import datetime
@@ -85,7 +85,8 @@ def test_a_given_name_overrides_the_title_and_dates_are_stored_in_utc(member, or
     assert create(member, org, URL, name="").json["name"] == "Summer social"
 
 
-def test_the_same_event_twice_in_one_org_is_409_but_another_org_may_have_it(member, org, fake, make_user, as_user):
+def test_the_same_event_twice_in_one_org_is_409_but_another_org_may_have_it(member, org, fake, make_user,
+                                                                           as_user):
     first = create(member, org).json
     reply = create(member, org, f"{WEB}/+night-owls/summer-social/", status=409).json
     assert reply["code"] == "duplicate_meetup" and reply["meetup"]["id"] == first["id"]
@@ -119,7 +120,8 @@ def test_meetups_are_listed_newest_date_first_with_counts(member, org, fake):
                   platform_url=URL)
     with assert_query_count(5):  # user, membership, org, meetups, and one query for all the counts
         reply = member.get(f"/organizations/{org.id}/meetups/").json
-    assert reply["total"] == 3 and [m["id"] for m in reply["meetups"]] == [winter["id"], summer["id"], autumn["id"]]
+    assert reply["total"] == 3
+    assert [m["id"] for m in reply["meetups"]] == [winter["id"], summer["id"], autumn["id"]]
     assert reply["meetups"][1]["counts"] == {"rsvps": 5, "cancelled": 0, "walkins": 0, "arrived": 0}
     assert reply["meetups"][1]["last_synced_at"] is not None
 
@@ -127,7 +129,8 @@ def test_meetups_are_listed_newest_date_first_with_counts(member, org, fake):
 def test_a_meetup_of_another_org_is_404(member, org, fake, make_user, as_user):
     other = Org.create(name="Day Larks", slug="day-larks")
     theirs = create(as_user(make_user("lee", org=other)), other).json
-    assert member.get(f"/organizations/{org.id}/meetups/{theirs['id']}", status=404).json["code"] == "not_found"
+    reply = member.get(f"/organizations/{org.id}/meetups/{theirs['id']}", status=404)
+    assert reply.json["code"] == "not_found"
     member.post(f"/organizations/{org.id}/meetups/{theirs['id']}/sync", status=404)
     assert member.get(f"/organizations/{other.id}/meetups/", status=403).json["code"] == "not_org_member"
 
@@ -181,7 +184,7 @@ def test_sync_never_cancels_a_walkin_nor_touches_check_ins(member, org, fake):
     assert entries(meetup)[99] == (False, True, False)
     assert entries(meetup)[1] == (True, False, True)  # cancelled on the platform, but still checked in
     row = MeetupGuest.get(MeetupGuest.guest == 1)
-    assert (row.arrival_order, row.checked_in_by_id) == (arrived["rsvp"]["arrival_order"], 
+    assert (row.arrival_order, row.checked_in_by_id) == (arrived["rsvp"]["arrival_order"],
                                                         arrived["rsvp"]["checked_in_by"]["id"])
 
 
@@ -207,7 +210,8 @@ def test_profiles_are_fetched_in_batches_of_30_with_64_bit_ids(member, org, fake
 
 def test_sync_runs_a_fixed_number_of_queries(member, org, fake):
     meetup = create(member, org).json
-    with assert_query_count(11):  # user, membership, meetup twice, guests, entries, 2 inserts, meetup, total, audit
+    # user, membership, meetup (twice), guests, entries, 2 inserts, meetup, total, audit
+    with assert_query_count(11):
         sync(member, meetup)
     fake.set_rsvps("night-owls", "summer-social", range(1, 11))
     with assert_query_count(11):

@@ -30,7 +30,8 @@ def guest_json(guest):
 
 def refuse_existing(guest):
     if guest is not None:
-        raise ApiError(409, "guest_exists", f"{guest.username} is already registered.", guest=guest_json(guest))
+        raise ApiError(409, "guest_exists", f"{guest.username} is already registered.",
+                       guest=guest_json(guest))
 
 
 @endpoint("GET", "/guests/", auth=signed_in, query=GuestQuery)

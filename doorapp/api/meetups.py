@@ -55,8 +55,9 @@ def prepare_sync(meetup, event, profiles):
 
 
 def apply_sync(meetup, event, profiles, prepared):
-    """Bring the meetup's list in line with the platform's RSVPs, inside the caller's write transaction, in a
-    fixed number of queries. An RSVP whose profile the platform left out is skipped: not added, not cancelled."""
+    """Bring the meetup's list in line with the platform's RSVPs, inside the caller's write transaction, in
+    a fixed number of queries. An RSVP whose profile the platform left out is skipped: neither added nor
+    cancelled."""
     known, entries = Guest.profiles_of(list(profiles)), MeetupGuest.rsvp_states(meetup)
     changed = {i for i, names in known.items() if names != (profiles[i].username, profiles[i].displayname)}
     run_prepared(prepared[0])
@@ -68,7 +69,8 @@ def apply_sync(meetup, event, profiles, prepared):
     MeetupGuest.set_cancelled(meetup, back, False)
     cancelled = MeetupGuest.set_cancelled(meetup, gone, True)
     Meetup.update(last_synced_at=utcnow()).where(Meetup.id == meetup.id).execute()
-    return {"inserted": inserted, "updated": len(set(back) | (changed & set(entries))), "cancelled": cancelled,
+    updated = set(back) | (changed & set(entries))  # came back, or their guest's profile changed
+    return {"inserted": inserted, "updated": len(updated), "cancelled": cancelled,
             "skipped": len(event.rsvps) - len(listed),
             "total": MeetupGuest.select().where(MeetupGuest.meetup == meetup).count()}
 
@@ -83,7 +85,8 @@ def create_meetup(org_id, body, user):
     event = platform().event(url)  # no transaction is open while the platform answers
     with write():
         refuse_duplicate(org_id, url)
-        meetup = Meetup.create(org=org, name=(body.name or event.title)[:255], date=event.date, platform_url=url)
+        meetup = Meetup.create(org=org, name=(body.name or event.title)[:255], date=event.date,
+                               platform_url=url)
         audit.record(AuditType.MEETUP_CREATED, user, org=org, meetup=meetup, platform_url=url)
         return meetup_json(meetup)
 

@@ -54,7 +54,8 @@ def platform_error(what):
 
 
 def unreachable(what):
-    return ApiError(504, "platform_unreachable", f"The platform could not be reached ({what}); try again later.")
+    return ApiError(504, "platform_unreachable",
+                    f"The platform could not be reached ({what}); try again later.")
 
 
 def parse_time(value):
@@ -156,5 +157,6 @@ def load(config):
         from doorapp.platforms.rest import RestPlatform
         return RestPlatform(config)
     if name == "meetup":
-        raise SystemExit("PLATFORM=meetup (Meetup.com) is not supported yet; use PLATFORM=demo or PLATFORM=rest.")
+        raise SystemExit("PLATFORM=meetup (Meetup.com) is not supported yet; "
+                         "use PLATFORM=demo or PLATFORM=rest.")
     raise SystemExit(f"PLATFORM must be demo, rest or meetup, not {config.platform!r}.")

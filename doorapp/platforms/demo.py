@@ -29,8 +29,8 @@ CULTURES = [
      [("田中", "tanaka"), ("佐藤", "sato"), ("鈴木", "suzuki"), ("髙橋", "takahashi")], True, " "),
     ([("伟", "wei"), ("芳", "fang"), ("秀英", "xiuying"), ("磊", "lei")],
      [("王", "wang"), ("李", "li"), ("张", "zhang"), ("刘", "liu")], True, ""),
-    ([("민준", "minjun"), ("서연", "seoyeon"), ("지호", "jiho")], [("김", "kim"), ("이", "lee"), ("박", "park")],
-     True, ""),
+    ([("민준", "minjun"), ("서연", "seoyeon"), ("지호", "jiho")],
+     [("김", "kim"), ("이", "lee"), ("박", "park")], True, ""),
     ([("محمد", "mohammed"), ("فاطمة", "fatima"), ("علي", "ali"), ("مريم", "maryam")],
      [("الحسن", "alhassan"), ("خليل", "khalil"), ("منصور", "mansour")], False, " "),
     ([("שרה", "sarah"), ("דוד", "david"), ("נועה", "noa")], [("כהן", "cohen"), ("לוי", "levi")], False, " "),
@@ -91,8 +91,9 @@ class DemoPlatform(Platform):
         events, ordinary = {}, members[len(SPECIAL):]
         for thread, title, date, size in EVENTS:
             chosen = SPECIAL[:min(size, len(SPECIAL))] + rng.sample(ordinary, max(0, size - len(SPECIAL)))
-            rsvps = sorted((Rsvp(p.platform_user_id, date - timedelta(minutes=rng.randrange(60, 60 * 24 * 40)))
-                            for p in chosen), key=lambda r: r.joined_at)
+            before = [timedelta(minutes=rng.randrange(60, 60 * 24 * 40)) for _ in chosen]  # up to 40 days
+            rsvps = sorted((Rsvp(p.platform_user_id, date - ago) for p, ago in zip(chosen, before)),
+                           key=lambda r: r.joined_at)
             events[thread] = Event(title, date, tuple(rsvps))
         return ({p.platform_user_id: p for p in members}, {p.username: p for p in members}, events)
 

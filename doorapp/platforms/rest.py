@@ -13,8 +13,8 @@ import requests
 from requests.adapters import HTTPAdapter
 
 from doorapp.api import INT64
-from doorapp.platforms import (Event, Platform, Profile, Rsvp, event_not_found, parse_time, platform_error,
-                               unreachable, user_not_found)
+from doorapp.platforms import (Event, Platform, Profile, Rsvp, event_not_found, parse_time,
+                               platform_error, unreachable, user_not_found)
 
 BATCH = 30           # ids per GET /users?ids= (PLATFORM.md)
 WORKERS = 4          # profile batches fetched at once
@@ -52,7 +52,7 @@ class RestPlatform(Platform):
             for answer in pool.map(self._batch, batches):  # re-raises the first failed batch's ApiError
                 found.update(answer)
         finally:
-            pool.shutdown(wait=False, cancel_futures=True)  # after a failure, the batches not yet sent never are
+            pool.shutdown(wait=False, cancel_futures=True)  # after a failure, batches not yet sent never are
         return found
 
     def _batch(self, ids):
@@ -79,7 +79,8 @@ class RestPlatform(Platform):
             rsvps = list(rsvps.values())
         if not isinstance(rsvps, list):
             raise platform_error("an RSVP list it cannot read")
-        return Event((data.get("title") or "").strip() or thread, parse_time(event.get("date")), _rsvps(rsvps))
+        title = (data.get("title") or "").strip() or thread
+        return Event(title, parse_time(event.get("date")), _rsvps(rsvps))
 
     def probe(self):
         """HEAD {api}/: any answer below 500 means up (PLATFORM.md)."""
@@ -97,7 +98,8 @@ class RestPlatform(Platform):
         """The JSON answer of GET {api}{path}, or PLATFORM.md's 404/502/504; never longer than the timeout."""
         deadline = time.monotonic() + self.timeout
         try:
-            with self.session.get(self.api_url + path, params=params, timeout=self.timeout, stream=True) as reply:
+            reply = self.session.get(self.api_url + path, params=params, timeout=self.timeout, stream=True)
+            with reply:
                 if reply.status_code == 404 and not_found:
                     raise not_found()
                 if reply.status_code != 200:
