@@ -194,3 +194,34 @@ def _handler(fake):
             except OSError:  # the client gave up (a timeout test): nothing to answer
                 self.close_connection = True
     return Handler
+
+
+def main():
+    """Serve a sample community until Ctrl-C, for trying Door with PLATFORM=rest by hand:
+    `python tests/fake_platform.py [--rsvps 40]` prints the settings to start Door with."""
+    import argparse
+    import signal
+
+    parser = argparse.ArgumentParser(description=main.__doc__.splitlines()[0])
+    parser.add_argument("--rsvps", type=int, default=40)
+    args = parser.parse_args()
+    with FakePlatform() as fake:
+        for n in range(1, args.rsvps + 6):
+            fake.add_user(2**53 + n, f"member{n}", f"Member Nº {n}")
+        url = fake.add_event("night-owls", "summer-social", "Summer social", "2026-12-05T20:00:00Z",
+                             [2**53 + n for n in range(1, args.rsvps + 1)])
+        print(f"PLATFORM=rest PLATFORM_API_URL={fake.api_url} PLATFORM_WEB_URL={fake.web_url}", flush=True)
+        print(f"Event: {url}  (members member1..member{args.rsvps + 5})", flush=True)
+        signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            signal.pause()
+        except KeyboardInterrupt:
+            pass
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+if __name__ == "__main__":
+    main()
