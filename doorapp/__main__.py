@@ -3,33 +3,45 @@
 import argparse
 import getpass
 import logging
+import os
 import signal
+import socket
 import sys
+import threading
+import webbrowser
 from pathlib import Path
 
 from doorapp import __version__
 from doorapp.config import Config, settings_help
 
+FROZEN = getattr(sys, "frozen", False)  # the one-file executable (door.spec) for a club organizer
+PROG = "door" if FROZEN else "doorapp"
+
+DATA = "a door-data folder beside this program" if FROZEN else "./door-data"
+EXAMPLES = [("serve", f"serve on http://127.0.0.1:8080/ with data in {DATA}"),
+            ("serve --host 0.0.0.0", "let phones on the venue network in"),
+            ("create-admin alice", "an approved SITE_ADMIN (asks for the password)"),
+            ("backup backups/", "an online copy of the database, safe while serving")]
 EPILOG = f"""settings (environment variables; flags override them):
 {settings_help()}
 
 examples:
-  doorapp serve                         serve on http://127.0.0.1:8080/ with data in ./door-data
-  doorapp serve --host 0.0.0.0          let phones on the venue network in
-  doorapp create-admin alice            an approved SITE_ADMIN (asks for the password)
-  doorapp backup backups/               an online copy of the database, safe while serving
-"""
+""" + "\n".join(f"  {PROG + ' ' + example:<36}  {meaning}" for example, meaning in EXAMPLES) + "\n"
 
 
 def parser():
-    top = argparse.ArgumentParser(prog="doorapp", description="Door: door management for meetups.",
+    top = argparse.ArgumentParser(prog=PROG, description="Door: door management for meetups."
+                                  + (" With no command: serve." if FROZEN else ""),
                                   epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    top.add_argument("--version", action="version", version=f"doorapp {__version__}")
+    top.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     commands = top.add_subparsers(dest="command", metavar="COMMAND")
     serve = commands.add_parser("serve", help="run the web service", epilog=EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     serve.add_argument("--host", help="address to listen on (DOOR_HOST; default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port to listen on (DOOR_PORT; default 8080; 0 picks a free one)")
+    serve.add_argument("--browser", action=argparse.BooleanOptionalAction, default=FROZEN,
+                       help="open the start page in the default browser when there is a desktop"
+                            f" (default: {'yes' if FROZEN else 'no'})")
     admin = commands.add_parser("create-admin", help="create an approved SITE_ADMIN account", epilog=EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     admin.add_argument("username")
@@ -39,11 +51,14 @@ def parser():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     backup.add_argument("dest", help="a file, or a folder to put a dated file in")
     for command in (serve, admin, backup):
-        command.add_argument("--data-dir", help="data folder (DOOR_DATA_DIR; default ./door-data)")
+        command.add_argument("--data-dir", help=f"data folder (DOOR_DATA_DIR; default {DATA})")
     return top
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if FROZEN and not argv:  # the organizer double-clicked the program
+        argv = ["serve"]
     args = parser().parse_args(argv)
     if not args.command:
         parser().print_help()
@@ -54,47 +69,89 @@ def main(argv=None):
 
 
 def _app(config):
+    """The app on a migrated database: an older one is backed up first; a newer one is refused, untouched."""
     from doorapp.app import create_app
+    from doorapp.backup import before_upgrade
     from doorapp.migrations import NewerDatabase
+    from doorapp.models import db
     try:
-        return create_app(config)
+        return create_app(config, before_upgrade=lambda: before_upgrade(config.database_path, config.data_dir))
     except NewerDatabase as error:
+        db.close()
         raise SystemExit(str(error)) from None
 
 
 def serve(config, args):
     import waitress
 
-    from doorapp.api.auth import issue_setup_code
+    from doorapp.backup import Scheduler
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     app = _app(config)
     server = waitress.create_server(app, host=config.host, port=config.port, threads=8, ident="door")
-    host, port = server.getsockname()[:2]
-    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-    print(f"Door is running at http://{shown}:{port}/  (Ctrl-C stops it)", flush=True)
-    code = issue_setup_code()
-    if code:
-        print(f"Setup code: {code}", flush=True)
-        print("Open the address above and enter the setup code to create the first site admin.", flush=True)
-    adapter = app.config["door.platform"]
-    if adapter is not None and adapter.example_urls():
-        print("Demo meetups to try (paste one into 'New meetup'):", flush=True)
-        for url in adapter.example_urls():
-            print(f"  {url}", flush=True)
-
-    def stop(signum, frame):
-        raise KeyboardInterrupt
-    signal.signal(signal.SIGTERM, stop)
+    backups = Scheduler(config.database_path, config.data_dir)
+    backups.start()
+    stop_on_signals()
     try:
+        welcome(app, config, server, args.browser)
         server.run()
     except KeyboardInterrupt:
         pass
     finally:
-        server.task_dispatcher.shutdown(timeout=8)
+        server.task_dispatcher.shutdown(timeout=8)  # finish the requests in flight
         server.close()
+        backups.stop()
         logging.getLogger("doorapp").info("stopped")
     return 0
+
+
+def stop_on_signals():
+    """SIGTERM and Ctrl-C stop the service (as KeyboardInterrupt), once."""
+    def stop(signum, frame):  # Ctrl-C reaches both the one-file launcher (which passes it on) and us
+        for name in ("SIGTERM", "SIGINT"):
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+        raise KeyboardInterrupt
+    for name in ("SIGTERM", "SIGINT"):  # SIGINT too: a shell's `door &` starts us with it ignored
+        signal.signal(getattr(signal, name), stop)
+
+
+def welcome(app, config, server, browser):
+    """Print what to open (and the setup code on an empty database); open the browser when asked."""
+    from doorapp.api.auth import issue_setup_code
+
+    host, port = server.getsockname()[:2]
+    url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"
+    adapter = app.config["door.platform"]
+    if adapter is not None and adapter.example_urls():
+        print("Demo meetups to try (paste one into 'New meetup'):", flush=True)
+        for example in adapter.example_urls():
+            print(f"  {example}", flush=True)
+    code = issue_setup_code()
+    if code:
+        print(f"Setup code: {code}", flush=True)
+        print("Open the address below and enter the setup code to create the first site admin.", flush=True)
+    if host in ("0.0.0.0", "::") and lan_address():
+        print(f"Phones on the same network open http://{lan_address()}:{port}/", flush=True)
+    # Last, so whoever reads the output (a person, a test) has everything above once this line is there.
+    print(f"Door is running at {url}  (Ctrl-C stops it)", flush=True)
+    if browser and has_desktop():
+        threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+
+
+def has_desktop():
+    """A browser window can be shown. Not a setting: without a desktop, webbrowser would start a text
+    browser (lynx, w3m) in the very console that shows the setup code."""
+    return sys.platform in ("win32", "darwin") or bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def lan_address():
+    """This machine's address on the local network, or None (connecting a UDP socket sends nothing)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))
+            return probe.getsockname()[0]
+        except OSError:
+            return None
 
 
 def create_admin(config, args):
@@ -120,12 +177,12 @@ def create_admin(config, args):
 
 
 def backup(config, args):
-    from doorapp.backup import backup as copy
+    from doorapp.backup import backup as copy_database
 
     path = config.database_path
     if path is None or not path.exists():
         raise SystemExit(f"There is no database at {path}; check DOOR_DATA_DIR or --data-dir.")
-    print(f"Backed up to {copy(path, args.dest)}")
+    print(f"Backed up to {copy_database(path, args.dest)}")
     return 0
 
 

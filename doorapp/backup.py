@@ -1,15 +1,44 @@
-"""Online copies of the SQLite database (SQLite's backup API: safe while the service runs)."""
+"""Online copies of the SQLite database (SQLite's backup API: safe while the service runs).
 
+`door backup DEST` calls backup(); `serve` runs a Scheduler that backs up by itself once a day and after a
+meetup is finalized, keeping the latest KEEP in <data dir>/backups; an upgrade first takes a copy with
+before_upgrade(). A backup is one self-contained file: restore it by copying it over door.db while Door is
+stopped (README, "Back up and restore").
+"""
+
+import logging
 import sqlite3
+import threading
+import time
 from datetime import datetime
 from pathlib import Path
 
+from peewee import fn
+
+from doorapp.audit import AuditType
+from doorapp.models import AuditEvent
+
+log = logging.getLogger("doorapp.backup")
+KEEP = 14                  # automatic backups kept in <data dir>/backups
+DAILY = 24 * 60 * 60       # seconds between backups when nothing is finalized
+CHECK_EVERY = 60           # seconds between the scheduler's looks at the database
+
 
 def backup(database_path, dest):
-    """Copy the database to `dest` (a file, or a folder to put a dated file in); returns the file written."""
-    dest = Path(dest)
-    if dest.is_dir():
-        dest = dest / f"door-{datetime.now().strftime('%Y%m%d-%H%M%S-%f')}.db"
+    """`door backup DEST`: copy the database to a file, or into a folder (a dated file; "DEST/" is made)."""
+    if str(dest).endswith(("/", "\\")) or Path(dest).is_dir():
+        return backup_into(database_path, dest)
+    return copy(database_path, Path(dest))
+
+
+def backup_into(database_path, folder, prefix="door"):
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    return copy(database_path, folder / f"{prefix}-{datetime.now().strftime('%Y%m%d-%H%M%S-%f')}.db")
+
+
+def copy(database_path, dest):
+    """An online copy of the database at `dest`, written under another name and renamed when complete."""
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(dest.name + ".partial")
     source = sqlite3.connect(f"file:{database_path}?mode=ro", uri=True)
@@ -17,8 +46,74 @@ def backup(database_path, dest):
         target = sqlite3.connect(tmp)
         with target:
             source.backup(target)
+        # The copy keeps the source's WAL mode; a rollback journal makes it one file that can be read,
+        # copied and restored on its own, with no -wal or -shm beside it.
+        target.execute("PRAGMA journal_mode=DELETE")
         target.close()
     finally:
         source.close()
     tmp.replace(dest)
     return dest
+
+
+def backups_dir(data_dir):
+    return Path(data_dir) / "backups"
+
+
+def before_upgrade(database_path, data_dir):
+    """The copy a newer Door takes before it migrates an older database (kept: it is never pruned)."""
+    path = backup_into(database_path, backups_dir(data_dir), prefix="before-upgrade")
+    print(f"Upgrading the database; the old one is kept in {path}", flush=True)
+    return path
+
+
+def automatic(folder):
+    """The automatic backups (and `door backup` copies) in `folder`, oldest first."""
+    return sorted(Path(folder).glob("door-*.db"))
+
+
+def prune(folder, keep=KEEP):
+    for old in automatic(folder)[:-keep]:
+        old.unlink()
+
+
+def last_finalized(database_path):
+    """The id of the newest MEETUP_FINALIZED event in the SQLite file at `database_path` (0 when none)."""
+    query = AuditEvent.select(fn.MAX(AuditEvent.id)).where(AuditEvent.event_type == AuditType.MEETUP_FINALIZED)
+    sql, params = query.sql()
+    connection = sqlite3.connect(f"file:{database_path}?mode=ro", uri=True)
+    try:
+        return connection.execute(sql, params).fetchone()[0] or 0
+    finally:
+        connection.close()
+
+
+def due(database_path, folder):
+    """Back up when the newest backup is a day old (or there is none), or lacks a meetup finalized since."""
+    backups = automatic(folder)
+    if not backups or time.time() - backups[-1].stat().st_mtime >= DAILY:
+        return True
+    return last_finalized(database_path) > last_finalized(backups[-1])
+
+
+class Scheduler(threading.Thread):
+    """The service's own backups: every `every` seconds, back up when due() and keep the latest KEEP."""
+
+    def __init__(self, database_path, data_dir, every=CHECK_EVERY):
+        super().__init__(name="door-backups", daemon=True)
+        self.database_path, self.folder, self.every = database_path, backups_dir(data_dir), every
+        self.stopping = threading.Event()
+
+    def run(self):
+        while not self.stopping.wait(self.every):
+            try:
+                if due(self.database_path, self.folder):
+                    log.info("backed up to %s", backup_into(self.database_path, self.folder))
+                    prune(self.folder)
+            except (OSError, sqlite3.Error):  # a full disk must not stop the door; the log says why
+                log.exception("automatic backup failed")
+
+    def stop(self):
+        """Stop after the backup in progress, if any, so no partial file is left."""
+        self.stopping.set()
+        self.join(timeout=30)

@@ -5,7 +5,7 @@ Never edit a migration that has been released; add a new function at the end of 
 
 from peewee import CharField, DateTimeField
 
-from doorapp.models import MODELS, BaseModel, db, utcnow
+from doorapp.models import MODELS, BaseModel, MeetupGuest, db, utcnow
 
 
 class Migration(BaseModel):
@@ -21,7 +21,12 @@ def m0001_initial():
     db.create_tables(MODELS)
 
 
-MIGRATIONS = [m0001_initial]
+def m0002_door_list_order():
+    """The door list (every door polls it) comes in RSVP order per meetup: read it from an index, not a sort."""
+    db.execute(MeetupGuest.index(MeetupGuest.meetup, MeetupGuest.rsvp_time).safe(True))
+
+
+MIGRATIONS = [m0001_initial, m0002_door_list_order]
 
 
 def pending():

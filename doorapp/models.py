@@ -204,6 +204,7 @@ class MeetupGuest(BaseModel):
     checked_in_by = ForeignKeyField(User, null=True)
 
     class Meta:
+        # (meetup, rsvp_time), for the door list's order, is added by migrations.m0002_door_list_order
         indexes = ((("meetup", "guest"), True), (("meetup", "arrival_order"), True))
 
     @classmethod
@@ -282,9 +283,9 @@ class AuditEvent(BaseModel):
     """Written in the same transaction as its action; never updated or deleted."""
     event_type = CharField(max_length=32, index=True)
     timestamp = DateTimeField(default=utcnow)
-    org = ForeignKeyField(Org, null=True, on_delete="CASCADE")
-    actor = ForeignKeyField(User, null=True)
-    guest = ForeignKeyField(Guest, null=True)
+    org = ForeignKeyField(Org, null=True, on_delete="CASCADE", index=False)  # indexed below, with timestamp
+    actor = ForeignKeyField(User, null=True, index=False)
+    guest = ForeignKeyField(Guest, null=True, index=False)
     meetup_id = UUIDField(null=True)
     reason = TextField(null=True)
     details = JSONField(default=dict)
@@ -299,8 +300,8 @@ class AuditEvent(BaseModel):
     @classmethod
     def log(cls, org_id, *, orgless=False, types=(), since=None, until=None, guest_id=None, meetup_id=None,
             actor_id=None, guest=None, meetup=None, actor=None):
-        """An org's events, newest first, with actor and guest joined, narrowed by API.md's filters (None: not
-        filtered; guest/meetup/actor are a path's scope, the *_id ones the query's, and both must match).
+        """An org's events, newest first, narrowed by API.md's filters (None: not filtered; guest/meetup/actor
+        are a path's scope, the *_id ones the query's, and both must match).
         `orgless` adds events that belong to no org (GUEST_CREATED): they show in guest-scoped lists."""
         where = [(cls.org == org_id) | cls.org.is_null() if orgless else cls.org == org_id]
         where += [cls.event_type.in_(types)] if types else []
@@ -309,8 +310,13 @@ class AuditEvent(BaseModel):
         for field, value in ((cls.guest, guest_id), (cls.guest, guest), (cls.meetup_id, meetup_id),
                              (cls.meetup_id, meetup), (cls.actor, actor_id), (cls.actor, actor)):
             where += [field == value] if value is not None else []
-        return (cls.select(cls, User, Guest).join(User, JOIN.LEFT_OUTER).switch(cls).join(Guest, JOIN.LEFT_OUTER)
-                .where(*where).order_by(cls.timestamp.desc(), cls.id.desc()))
+        return cls.select().where(*where).order_by(cls.timestamp.desc(), cls.id.desc())
+
+    @classmethod
+    def with_people(cls, query):
+        """A log() query with each event's actor and guest joined, to render them without a query each."""
+        return (query.select_extend(User, Guest).join_from(cls, User, JOIN.LEFT_OUTER)
+                .join_from(cls, Guest, JOIN.LEFT_OUTER))
 
     @classmethod
     def list_version(cls, meetup):
