@@ -48,9 +48,10 @@ def endpoint(method, path, *, auth, body=None, query=None, status=200, media="js
     return register
 
 
-def page(query, limit, offset, plural, render):
-    """A paged list: {total, limit, offset, <plural>}."""
-    return {"total": query.count(), "limit": limit, "offset": offset,
+def page(query, limit, offset, plural, render, total=None):
+    """A paged list: {total, limit, offset, <plural>}. `total` is a cheaper query to count, when the page's
+    query joins tables only to render its rows (counting a million joined rows reads a million rows)."""
+    return {"total": (query if total is None else total).count(), "limit": limit, "offset": offset,
             plural: [render(row) for row in query.limit(limit).offset(offset)]}
 
 

@@ -52,7 +52,7 @@ def parse_moment(name, value, errors):
 
 
 def event_json(event):
-    """API.md's Event; `event` comes from AuditEvent.log(), with actor and guest joined."""
+    """API.md's Event; `event` comes from AuditEvent.with_people(), with actor and guest joined."""
     actor, guest = event.actor, event.guest
     return {"id": event.id, "event_type": event.event_type, "timestamp": iso(event.timestamp),
             "org_id": event.org_id and str(event.org_id),
@@ -73,7 +73,7 @@ def events_page(org_id, query, orgless=False, **scope):
     meetup_id = query.meetup_id and str(uuid.UUID(query.meetup_id))
     events = AuditEvent.log(org_id, orgless=orgless, types=types, since=since, until=until,
                             guest_id=query.guest_id, meetup_id=meetup_id, actor_id=query.actor_id, **scope)
-    return page(events, query.limit, query.offset, "events", event_json)
+    return page(AuditEvent.with_people(events), query.limit, query.offset, "events", event_json, total=events)
 
 
 @endpoint("GET", "/organizations/<org_id>/events/", auth=org_admin, query=EventQuery)
