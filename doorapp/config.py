@@ -53,7 +53,8 @@ class Config:
 
 
 def _convert(cls, name, value):
-    kind = {f.name: f.type for f in fields(cls)}[name]
+    setting = {f.name: f for f in fields(cls)}[name]
+    kind = setting.type
     try:
         if kind is int:
             return int(value)
@@ -62,7 +63,7 @@ def _convert(cls, name, value):
         if kind is Path:
             return Path(value)
     except ValueError:
-        raise SystemExit(f"Setting {name.upper()} must be a number, not {value!r}.") from None
+        raise SystemExit(f"Setting {setting.metadata['env']} must be a number, not {value!r}.") from None
     return value
 
 

@@ -1,6 +1,13 @@
 """Test helpers shared by several modules."""
 
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
 from contextlib import contextmanager
+from pathlib import Path
 
 from doorapp.models import db
 
@@ -21,3 +28,57 @@ def assert_query_count(expected):
     finally:
         del db.execute_sql  # the class's method again
     assert len(statements) == expected, f"{len(statements)} statements, not {expected}:\n" + "\n".join(statements)
+
+
+# --- real processes: `doorapp serve` and the one-file executable -----------------------------------------
+
+DOORAPP = str(Path(sys.executable).parent / "doorapp")  # the console script of the venv running the tests
+_NOT_INHERITED = ("DOOR_", "DATABASE_URL", "PLATFORM", "DISPLAY", "WAYLAND_DISPLAY")  # no browser in tests
+
+
+def door_env(**settings):
+    """This environment without Door's settings or a desktop, plus `settings`."""
+    return {**{k: v for k, v in os.environ.items() if not k.startswith(_NOT_INHERITED)}, **settings}
+
+
+class Served:
+    """A server process that printed its URL (the last line `serve` prints when it starts)."""
+
+    def __init__(self, command, env):
+        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True, env=env)
+        self.lines, self.log = [], []
+        threading.Thread(target=lambda: self.log.extend(self.process.stderr), daemon=True).start()
+        for line in self.process.stdout:
+            self.lines.append(line.rstrip("\n"))
+            found = re.search(r"Door is running at (http://\S+?)/? ", line)
+            if found:
+                self.url = found.group(1)
+                break
+        else:
+            raise AssertionError(f"{command} exited with {self.process.wait()} before printing its URL:\n"
+                                 + "".join(self.log))
+        threading.Thread(target=lambda: self.lines.extend(self.process.stdout), daemon=True).start()
+
+    @property
+    def setup_code(self):
+        """The setup code it printed, or None."""
+        codes = [line.removeprefix("Setup code: ") for line in self.lines if line.startswith("Setup code: ")]
+        return codes[0] if codes else None
+
+    def stop(self, signum=signal.SIGTERM):
+        """Send `signum` and return the exit status (TimeoutExpired after 10 s)."""
+        self.process.send_signal(signum)
+        return self.process.wait(timeout=10)
+
+
+@contextmanager
+def served(*command, env=None):
+    """Start `command` (e.g. DOORAPP, "serve", "--port", "0") in a clean environment; killed if still running."""
+    server = Served([str(part) for part in command], door_env(**(env or {})))
+    try:
+        yield server
+    finally:
+        if server.process.poll() is None:
+            server.process.kill()
+            server.process.wait()
