@@ -1,4 +1,4 @@
-"""PyInstaller's entry script, outside the package so that `doorapp` is imported as a package (STYLE.md 11)."""
+"""PyInstaller's entry script, outside the package, so that `doorapp` is imported as a package (STYLE 11)."""
 
 import sys
 

@@ -38,7 +38,8 @@ def parser():
     serve = commands.add_parser("serve", help="run the web service", epilog=EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     serve.add_argument("--host", help="address to listen on (DOOR_HOST; default 127.0.0.1)")
-    serve.add_argument("--port", type=int, help="port to listen on (DOOR_PORT; default 8080; 0 picks a free one)")
+    serve.add_argument("--port", type=int,
+                       help="port to listen on (DOOR_PORT; default 8080; 0 picks a free one)")
     serve.add_argument("--browser", action=argparse.BooleanOptionalAction, default=FROZEN,
                        help="open the start page in the default browser when there is a desktop"
                             f" (default: {'yes' if FROZEN else 'no'})")
@@ -75,7 +76,8 @@ def _app(config):
     from doorapp.migrations import NewerDatabase
     from doorapp.models import db
     try:
-        return create_app(config, before_upgrade=lambda: before_upgrade(config.database_path, config.data_dir))
+        return create_app(config,
+                          before_upgrade=lambda: before_upgrade(config.database_path, config.data_dir))
     except NewerDatabase as error:
         db.close()
         raise SystemExit(str(error)) from None
@@ -141,7 +143,8 @@ def welcome(app, config, server, browser):
 def has_desktop():
     """A browser window can be shown. Not a setting: without a desktop, webbrowser would start a text
     browser (lynx, w3m) in the very console that shows the setup code."""
-    return sys.platform in ("win32", "darwin") or bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    desktop = os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    return sys.platform in ("win32", "darwin") or bool(desktop)
 
 
 def lan_address():

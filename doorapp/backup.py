@@ -79,8 +79,8 @@ def prune(folder, keep=KEEP):
 
 def last_finalized(database_path):
     """The id of the newest MEETUP_FINALIZED event in the SQLite file at `database_path` (0 when none)."""
-    query = AuditEvent.select(fn.MAX(AuditEvent.id)).where(AuditEvent.event_type == AuditType.MEETUP_FINALIZED)
-    sql, params = query.sql()
+    sql, params = (AuditEvent.select(fn.MAX(AuditEvent.id))
+                   .where(AuditEvent.event_type == AuditType.MEETUP_FINALIZED).sql())
     connection = sqlite3.connect(f"file:{database_path}?mode=ro", uri=True)
     try:
         return connection.execute(sql, params).fetchone()[0] or 0

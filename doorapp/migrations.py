@@ -22,7 +22,7 @@ def m0001_initial():
 
 
 def m0002_door_list_order():
-    """The door list (every door polls it) comes in RSVP order per meetup: read it from an index, not a sort."""
+    """The door list (every door polls it) is in RSVP order per meetup: read it from an index, not a sort."""
     db.execute(MeetupGuest.index(MeetupGuest.meetup, MeetupGuest.rsvp_time).safe(True))
 
 

@@ -74,7 +74,7 @@ class Served:
 
 @contextmanager
 def served(*command, env=None):
-    """Start `command` (e.g. DOORAPP, "serve", "--port", "0") in a clean environment; killed if still running."""
+    """Start `command` (DOORAPP, "serve", ...) in a clean environment; killed at the end if still running."""
     server = Served([str(part) for part in command], door_env(**(env or {})))
     try:
         yield server

@@ -1,0 +1,84 @@
+"""Upgrades: a newer Door backs up an older data folder and migrates it; an older Door refuses a newer one."""
+
+import hashlib
+import sqlite3
+import subprocess
+
+import requests
+
+from conftest import PASSWORD
+from doorapp import access
+from doorapp.app import create_app, open_database
+from doorapp.config import Config
+from doorapp.migrations import MIGRATIONS, Migration, m0001_initial, migrate
+from doorapp.models import Org, User, db
+from helpers import DOORAPP, door_env, served
+
+
+def m0001_data_folder(data_dir):
+    """A data folder as Door left it when m0001_initial was its newest migration, with an admin and an org."""
+    open_database(Config(data_dir=data_dir))
+    db.create_tables([Migration])
+    m0001_initial()
+    Migration.create(name="m0001_initial")
+    User.create(username="olga", password_hash=access.hash_secret(PASSWORD), role="SITE_ADMIN",
+                is_approved=True)
+    Org.create(name="Night Owls", slug="night-owls")
+    db.close()
+
+
+def applied(path):
+    with sqlite3.connect(path) as connection:
+        names = [row[0] for row in connection.execute("SELECT name FROM migration ORDER BY name")]
+        indexes = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+    connection.close()
+    return names, "meetup_guest_meetup_id_rsvp_time" in indexes
+
+
+def snapshot(folder):
+    return {p.relative_to(folder): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in folder.rglob("*") if p.is_file()}
+
+
+def test_a_new_database_gets_every_migration_once_and_no_backup(config):
+    create_app(config)
+    assert [m.name for m in Migration.select().order_by(Migration.name)] == [m.__name__ for m in MIGRATIONS]
+    assert migrate() == []
+    assert not (config.data_dir / "backups").exists()
+
+
+def test_migrations_are_named_in_the_order_they_run():
+    names = [m.__name__ for m in MIGRATIONS]
+    assert names == sorted(set(names)) and names[0] == "m0001_initial"
+
+
+def test_a_newer_door_backs_up_an_older_data_folder_then_migrates_it_in_place(tmp_path):
+    m0001_data_folder(tmp_path)
+    assert applied(tmp_path / "door.db") == (["m0001_initial"], False)
+    with served(DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path) as door:
+        token = requests.post(f"{door.url}/auth/token", data={"username": "olga", "password": PASSWORD},
+                              timeout=10).json()["access_token"]
+        orgs = requests.get(f"{door.url}/organizations/", headers={"Authorization": f"Bearer {token}"},
+                            timeout=10)
+        assert [org["name"] for org in orgs.json()["organizations"]] == ["Night Owls"]
+        assert door.setup_code is None
+        assert door.stop() == 0
+    [kept] = (tmp_path / "backups").glob("before-upgrade-*.db")
+    assert f"Upgrading the database; the old one is kept in {kept}" in door.lines
+    assert applied(kept) == (["m0001_initial"], False)
+    assert applied(tmp_path / "door.db") == ([m.__name__ for m in MIGRATIONS], True)
+
+
+def test_an_older_door_refuses_a_newer_data_folder_and_changes_nothing(tmp_path):
+    create_app(Config(data_dir=tmp_path))
+    Migration.create(name="m9999_from_the_future")
+    db.close()
+    before = snapshot(tmp_path)
+    for command in (["serve", "--port", "0"], ["create-admin", "ada", "--password-stdin"]):
+        refused = subprocess.run([DOORAPP, *command, "--data-dir", str(tmp_path)], input=PASSWORD, text=True,
+                                 capture_output=True, env=door_env(), timeout=60, check=False)
+        assert refused.returncode == 1
+        assert "upgraded by a newer version of Door" in refused.stderr
+        assert "m9999_from_the_future" in refused.stderr and "nothing was changed" in refused.stderr
+        assert "Traceback" not in refused.stderr
+        assert snapshot(tmp_path) == before
