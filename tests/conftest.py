@@ -83,13 +83,18 @@ def meetup(org, guest):
 def live_server(app):
     """The app served by waitress on 127.0.0.1 (an ephemeral port) in this process; yields its base URL."""
     server = waitress.create_server(app, host="127.0.0.1", port=0, threads=8)
-    thread = threading.Thread(target=server.run, daemon=True)
+    stop = threading.Event()
+
+    def serve():  # server.run() cannot be stopped from another thread without racing its select()
+        while not stop.is_set():
+            server.asyncore.loop(timeout=0.05, map=server._map, use_poll=True, count=1)
+    thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     host, port = server.getsockname()[:2]
     yield f"http://{host}:{port}"
-    server.close()
-    server.task_dispatcher.shutdown(timeout=5)
+    stop.set()
     thread.join(timeout=5)
+    server.close()
 
 
 @pytest.fixture
