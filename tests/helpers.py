@@ -44,9 +44,9 @@ def door_env(**settings):
 class Served:
     """A server process that printed its URL (the last line `serve` prints when it starts)."""
 
-    def __init__(self, command, env):
+    def __init__(self, command, env, **popen):
         self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, text=True, env=env)
+                                        stderr=subprocess.PIPE, text=True, env=env, **popen)
         self.lines, self.log = [], []
         threading.Thread(target=lambda: self.log.extend(self.process.stderr), daemon=True).start()
         for line in self.process.stdout:
