@@ -25,7 +25,7 @@ BUILT = Path(__file__).parent.parent / "dist" / ("door.exe" if sys.platform == "
 
 @pytest.fixture
 def door(tmp_path):
-    """The executable alone in an empty folder, and an environment with nothing but PATH and an empty TMPDIR."""
+    """The executable alone in an empty folder; an environment of nothing but PATH and an empty TMPDIR."""
     if not BUILT.exists():
         if os.environ.get("DOOR_REQUIRE_EXECUTABLE") == "1":
             pytest.fail(f"{BUILT} is missing: build/build.sh did not build it")
