@@ -85,7 +85,7 @@ export function ask({ title, message, confirm = "OK", cancel = "Cancel", danger 
     const inputField = input ? field(input.label, { name: "value", required: input.required, maxlength: input.maxlength || 500,
       autocomplete: "off", value: input.value || "", placeholder: input.placeholder || "" }) : null;
     const ok = h("button", { type: "submit", class: danger ? "danger" : "primary", value: "ok" }, confirm);
-    const cancelButton = h("button", { type: "button", class: "secondary", onclick: () => dialog.close("") }, cancel);
+    const cancelButton = cancel ? h("button", { type: "button", class: "secondary", onclick: () => dialog.close("") }, cancel) : null;
     const form = h("form", { method: "dialog", novalidate: true },
       h("h2", {}, title),
       message ? (message instanceof Node ? message : h("p", {}, message)) : null,
@@ -117,7 +117,7 @@ export function ask({ title, message, confirm = "OK", cancel = "Cancel", danger 
     document.body.append(dialog);
     dialog.showModal();
     // a dangerous confirmation starts on Cancel, so a second Enter cannot confirm it by accident
-    const focus = form.querySelector("input, select") || (danger ? cancelButton : ok);
+    const focus = form.querySelector("input, select") || (danger && cancelButton ? cancelButton : ok);
     focus.focus();
   });
 }

@@ -7,6 +7,7 @@ import { haystack, search } from "./search.js";
 import { isOrgAdmin, orgPath, session, setOrg } from "./session.js";
 
 const POLL_MS = 1000;
+const MEETUP_EVERY = 10; // polls between two looks at the meetup (finalized elsewhere?)
 const SHOWN = 60; // rows rendered at once; typing narrows the rest down
 const FILTERS = [["all", "All"], ["expected", "Expected"], ["arrived", "Arrived"], ["banned", "Banned"]];
 
@@ -61,12 +62,20 @@ class DoorScreen {
     document.body.dataset.screen = "door";
     this.build();
     this.poll();
-    const timer = setInterval(() => this.poll(), POLL_MS);
+    let ticks = 0;
+    const timer = setInterval(() => {
+      this.poll();
+      // finalizing does not change the list: look at the meetup itself now and then
+      if (++ticks % MEETUP_EVERY === 0) this.reloadMeetup();
+    }, POLL_MS);
     const keys = (event) => this.onKey(event);
+    const visible = () => { if (!document.hidden) this.poll(); };
     document.addEventListener("keydown", keys);
+    document.addEventListener("visibilitychange", visible);
     this.ctx.leave.push(() => {
       clearInterval(timer);
       document.removeEventListener("keydown", keys);
+      document.removeEventListener("visibilitychange", visible);
       document.title = "Door";
       delete document.body.dataset.screen;
     });
@@ -438,9 +447,14 @@ class DoorScreen {
 
   async reloadMeetup() {
     try {
-      this.meetup = await api.get(this.base);
-      this.renderHead();
-      this.renderResults();
+      const meetup = await api.get(this.base);
+      const changed = meetup.is_finalized !== this.meetup.is_finalized || meetup.last_synced_at !== this.meetup.last_synced_at
+        || meetup.name !== this.meetup.name;
+      this.meetup = meetup;
+      if (changed) {
+        this.renderHead();
+        this.renderResults();
+      }
     } catch {
       // the poll reports what matters
     }

@@ -46,7 +46,7 @@ function card(meetup, slot, ctx) {
       h("h2", {}, h("a", { href: `#/meetups/${meetup.id}` }, meetup.name)),
       h("p", { class: "muted" }, formatDate(meetup.date), meetup.is_finalized ? " · " : "",
         meetup.is_finalized ? h("span", { class: "badge" }, "finalized") : null),
-      h("p", { class: "stats" }, `${c.arrived} arrived · ${c.rsvps} RSVPs · ${c.walkins} walk-ins`)),
+      h("p", { class: "stats" }, `${c.arrived} arrived · ${plural(c.rsvps, "RSVP")} · ${plural(c.walkins, "walk-in")}`)),
     h("div", { class: "actions" }, actions));
 }
 
@@ -89,4 +89,8 @@ function shortUrl(url) {
   } catch {
     return url;
   }
+}
+
+function plural(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }

@@ -97,6 +97,6 @@ async function recoveryCode(user) {
         } }, "Copy")),
       copied,
       h("p", { class: "hint" }, "They use it on the sign-in page under “Forgot your password?”.")),
-    confirm: "Done", cancel: "Close",
+    confirm: "Done", cancel: null,
   });
 }

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from browser.support import Browser
+from browser.support import TIMEOUT_MS, Browser
 from doorapp import access
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -26,7 +26,8 @@ def chromium():
         if os.environ.get("DOOR_REQUIRE_BROWSER") == "1":
             pytest.fail(f"{SKIPPED} (DOOR_REQUIRE_BROWSER=1 makes a missing {CHROMIUM} a failure)", pytrace=False)
         pytest.skip(SKIPPED)
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
+    expect.set_options(timeout=TIMEOUT_MS)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         yield browser

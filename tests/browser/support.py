@@ -8,6 +8,7 @@ from doorapp.models import AuditEvent
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
+TIMEOUT_MS = 10_000  # an upper bound for slow, shared CI machines; waits end as soon as the page is ready
 JWT = re.compile(r"^[\w-]+\.[\w-]+\.[\w-]+$")
 
 
@@ -26,7 +27,7 @@ class Browser:
         context = self.chromium.new_context(viewport=viewport, base_url=self.base_url, storage_state=storage,
                                             service_workers="block", permissions=list(permissions),
                                             timezone_id="UTC", locale="en-US")
-        context.set_default_timeout(5000)
+        context.set_default_timeout(TIMEOUT_MS)
         self.contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda error: self.problems.append(f"script error: {error}"))

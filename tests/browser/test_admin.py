@@ -51,6 +51,23 @@ def test_door_staff_see_only_the_door_screens(browser, make_user, org, meetup, t
     expect(page.get_by_role("heading", name="Ban a guest")).to_have_count(0)
 
 
+def test_an_admin_bans_a_guest_looked_up_on_the_platform_then_unbans(browser, make_user, org, token_for):
+    page = browser.page(token=token_for(make_user("olga", org=org, role="ADMIN")), path="/#/bans")
+    page.get_by_label("Find a guest to ban").fill("zoë_m")
+    page.get_by_role("button", name="Look up @zoë_m on the platform").click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog).to_contain_text("Ban Zoë Mîlle-Feuille in Night Owls?")
+    dialog.get_by_label("Reason").fill("Sold fake tickets")
+    dialog.get_by_role("button", name="Ban", exact=True).click()
+    banned = page.locator(".row.banned")
+    expect(banned).to_contain_text("Reason: Sold fake tickets")
+    expect(banned).to_contain_text("by olga")
+    banned.get_by_role("button", name="Unban").click()
+    page.get_by_role("dialog").get_by_role("button", name="Unban").click()
+    expect(page.get_by_text("Nobody is banned here.")).to_be_visible()
+    assert audit_types(guest=1006) == ["GUEST_CREATED", "BAN", "UNBAN"]
+
+
 def test_an_org_admin_adds_promotes_and_removes_a_member(browser, make_user, org, token_for):
     admin = make_user("olga", org=org, role="ADMIN")
     kim = make_user("kim")

@@ -30,6 +30,14 @@ def test_signing_in_keeps_the_token_in_local_storage_across_a_reload(browser, ma
     assert local_storage_token(page) == token
 
 
+def test_a_bookmarked_door_link_opens_after_signing_in(browser, make_user, org, meetup):
+    make_user("sam", org=org)
+    page = browser.page(path=f"/#/meetups/{meetup.id}")
+    sign_in(page, "sam")
+    expect(page.get_by_role("heading", name="Summer social")).to_be_visible()
+    expect(page).to_have_url(f"{browser.base_url}/#/meetups/{meetup.id}")
+
+
 def test_a_wrong_password_shows_the_problem_detail_and_stores_nothing(browser, make_user):
     make_user("sam")
     page = browser.page()
