@@ -224,17 +224,19 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def door_list(cls, meetup):
-        """The meetup's entries as flat dicts with guest, ban in the meetup's org and checker, by rsvp_time,
-        in one query."""
-        checker = User.alias()
-        return (cls.select(Guest.platform_user_id, Guest.username, Guest.displayname, Ban.reason.alias("ban_reason"),
-                           cls.rsvp_time, cls.cancelled_rsvp, cls.is_walkin, cls.has_arrived, cls.arrival_time,
-                           cls.arrival_order, checker.id.alias("checker_id"),
-                           checker.username.alias("checker_username"))
-                .join(Guest).switch(cls)
-                .join(Ban, JOIN.LEFT_OUTER, on=(Ban.guest == cls.guest) & (Ban.org == meetup.org_id)).switch(cls)
-                .join(checker, JOIN.LEFT_OUTER, on=checker.id == cls.checked_in_by)
-                .where(cls.meetup == meetup.id).order_by(cls.rsvp_time, cls.id).dicts())
+        """The meetup's entries by rsvp_time in one query, each with its guest, its checker (or None) and
+        `ban`, the guest's ban in the meetup's org (or None), joined."""
+        return (cls.select(cls, Guest.platform_user_id, Guest.username, Guest.displayname, Ban.id, Ban.reason,
+                           User.id, User.username).join(Guest).switch(cls)
+                .join(Ban, JOIN.LEFT_OUTER, attr="ban",
+                      on=(Ban.guest == cls.guest) & (Ban.org == meetup.org_id))
+                .switch(cls).join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by)
+                .where(cls.meetup == meetup.id).order_by(cls.rsvp_time, cls.id))
+
+    @classmethod
+    def at_door(cls, meetup, guest_id):
+        """The guest's entry on the meetup's list as door_list() gives it, or None when not on the list."""
+        return cls.door_list(meetup).where(cls.guest == guest_id).get_or_none()
 
     @classmethod
     def add_walkin(cls, meetup_id, guest_id):
@@ -247,15 +249,23 @@ class MeetupGuest(BaseModel):
         """Mark the entry arrived with the meetup's next number; False when it already was or the meetup is
         finalized (the UPDATEs decide; the caller rolls back on False, which returns the number)."""
         number = Meetup.next_arrival_order(entry.meetup_id)
-        return number is not None and cls.update(
-            has_arrived=True, arrival_time=utcnow(), arrival_order=number, checked_in_by=user).where(
-            cls.id == entry.id, ~cls.has_arrived).execute() == 1
+        arrival = {"has_arrived": True, "arrival_time": utcnow(), "arrival_order": number,
+                   "checked_in_by": user}
+        if number is None or cls.update(**arrival).where(cls.id == entry.id, ~cls.has_arrived).execute() != 1:
+            return False
+        for name, value in arrival.items():  # the instance now shows the row as stored
+            setattr(entry, name, value)
+        return True
 
     @classmethod
     def undo_check_in(cls, entry):
         """Clear the check-in; its number stays used (the counter never goes back). False when not arrived."""
-        return cls.update(has_arrived=False, arrival_time=None, arrival_order=None, checked_in_by=None).where(
-            cls.id == entry.id, cls.has_arrived).execute() == 1
+        cleared = {"has_arrived": False, "arrival_time": None, "arrival_order": None, "checked_in_by": None}
+        if cls.update(**cleared).where(cls.id == entry.id, cls.has_arrived).execute() != 1:
+            return False
+        for name, value in cleared.items():  # the instance now shows the row as stored
+            setattr(entry, name, value)
+        return True
 
     @classmethod
     def add_rsvps(cls, meetup_id, rows):
@@ -315,7 +325,9 @@ class AuditEvent(BaseModel):
     @classmethod
     def with_people(cls, query):
         """A log() query with each event's actor and guest joined, to render them without a query each."""
-        return (query.select_extend(User, Guest).join_from(cls, User, JOIN.LEFT_OUTER)
+        return (query.select_extend(User.id, User.username, Guest.platform_user_id, Guest.username,
+                                    Guest.displayname)
+                .join_from(cls, User, JOIN.LEFT_OUTER)
                 .join_from(cls, Guest, JOIN.LEFT_OUTER))
 
     @classmethod

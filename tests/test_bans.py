@@ -31,8 +31,9 @@ def events():
 def test_an_admin_bans_a_guest_with_a_reason(boss, boss_user, org, guest):
     reply = boss.patch_json(f"{guest_path(org, guest)}/ban", {"reason": "  Threw a chair  "}).json
     banned_at = reply.pop("banned_at")
-    assert reply == {"platform_user_id": 9007199254740993, "username": "alice", "displayname": "Alice Ångström",
-                     "reason": "Threw a chair", "banned_by": {"id": boss_user.id, "username": "boss"}}
+    assert reply == {"platform_user_id": 9007199254740993, "username": "alice",
+                     "displayname": "Alice Ångström", "reason": "Threw a chair",
+                     "banned_by": {"id": boss_user.id, "username": "boss"}}
     assert banned_at.endswith("Z")
     [event] = events()
     assert (event.event_type, event.actor_id, event.org_id, event.guest_id, event.reason) == (
@@ -69,8 +70,8 @@ def test_ban_refusals(boss, door, org, guest):
         {"loc": ["body", "reason"], "msg": "Field required."}]
     assert boss.patch_json(f"{guest_path(org, guest)}/ban", {"reason": " "}, status=422).json["errors"][0][
         "msg"] == "Must not be blank."
-    assert boss.patch_json(f"{guest_path(org, guest)}/ban", {"reason": "x" * 501}, status=422).json["code"] == (
-        "validation_error")
+    too_long = boss.patch_json(f"{guest_path(org, guest)}/ban", {"reason": "x" * 501}, status=422).json
+    assert too_long["errors"][0]["loc"] == ["body", "reason"]
     assert boss.patch_json(f"/organizations/{org.id}/guests/424242/ban", {"reason": "x"},
                            status=404).json["code"] == "not_found"
     assert door.patch_json(f"{guest_path(org, guest)}/ban", {"reason": "x"},
@@ -85,8 +86,8 @@ def test_ban_refusals(boss, door, org, guest):
 def test_unban_lifts_the_ban_and_logs_what_it_was(boss, boss_user, org, guest):
     boss.patch_json(f"{guest_path(org, guest)}/ban", {"reason": "Threw a chair"})
     reply = boss.patch(f"{guest_path(org, guest)}/unban").json
-    assert reply == {"platform_user_id": 9007199254740993, "username": "alice", "displayname": "Alice Ångström",
-                     "created_at": reply["created_at"]}
+    assert reply == {"platform_user_id": 9007199254740993, "username": "alice",
+                     "displayname": "Alice Ångström", "created_at": reply["created_at"]}
     assert boss.get(f"/organizations/{org.id}/guests/banned").json["total"] == 0
     ban, unban = events()
     assert (unban.event_type, unban.actor_id, unban.guest_id, unban.details) == (

@@ -54,7 +54,8 @@ def add_guests(meetup, ids):
 
 
 def test_twenty_doors_checking_in_one_guest_get_one_200(live_server, meetup, guest, staff):
-    url = f"{live_server}/organizations/{meetup.org_id}/meetups/{meetup.id}/guests/{guest.platform_user_id}/checkin"
+    url = (f"{live_server}/organizations/{meetup.org_id}/meetups/{meetup.id}/guests/"
+           f"{guest.platform_user_id}/checkin")
     replies = at_once(20, lambda i: requests.post(url, json={}, headers=auth(staff), timeout=30))
     assert sorted(r.status_code for r in replies) == [200] + [409] * 19
     refusals = [r.json() for r in replies if r.status_code == 409]
@@ -76,7 +77,8 @@ def test_a_hundred_guests_checked_in_by_sixteen_threads_get_numbers_1_to_100(liv
     with ThreadPoolExecutor(16) as pool:
         numbers = list(pool.map(check_in, range(1, 101)))
     assert sorted(numbers) == list(range(1, 101))
-    stored = [e.arrival_order for e in MeetupGuest.select().where(MeetupGuest.meetup == meetup, MeetupGuest.has_arrived)]
+    arrived = MeetupGuest.select().where(MeetupGuest.meetup == meetup, MeetupGuest.has_arrived)
+    stored = [e.arrival_order for e in arrived]
     assert sorted(stored) == list(range(1, 101))
     assert events("CHECK_IN") == 100
 
@@ -94,8 +96,8 @@ def test_simultaneous_walkins_of_one_guest_add_it_once(live_server, meetup, staf
 def test_simultaneous_bans_of_one_guest_succeed_once(live_server, org, guest, make_user):
     boss = make_user("boss", org=org, role="ADMIN")
     url = f"{live_server}/organizations/{org.id}/guests/{guest.platform_user_id}"
-    replies = at_once(20, lambda i: requests.patch(f"{url}/ban", json={"reason": f"door {i}"}, headers=auth(boss),
-                                                   timeout=30))
+    replies = at_once(20, lambda i: requests.patch(f"{url}/ban", json={"reason": f"door {i}"},
+                                                   headers=auth(boss), timeout=30))
     assert sorted(r.status_code for r in replies) == [200] + [409] * 19
     winner = next(r.json() for r in replies if r.status_code == 200)
     assert Ban.get().reason == winner["reason"] and events("BAN") == 1
@@ -128,7 +130,8 @@ def test_check_ins_racing_finalize_either_land_with_a_number_or_are_refused(live
 @contextmanager
 def door_process(data_dir):
     """`doorapp serve --port 0` on `data_dir` in a process of its own; yields (process, base URL)."""
-    command = [str(Path(sys.executable).parent / "doorapp"), "serve", "--port", "0", "--data-dir", str(data_dir)]
+    command = [str(Path(sys.executable).parent / "doorapp"), "serve", "--port", "0",
+               "--data-dir", str(data_dir)]
     env = {**os.environ, "DOOR_SECRET_KEY": SECRET}
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
     try:
@@ -151,7 +154,8 @@ def prepared_database(data_dir, guests):
     create_app(Config(data_dir=data_dir, secret_key=SECRET))
     org = Org.create(name="Night Owls", slug="night-owls")
     user = User.create(username="sam", password_hash="x", is_approved=True, role="SITE_ADMIN")
-    meetup = Meetup.create(org=org, name="Storm", date=datetime(2026, 12, 5), platform_url="https://x/y/storm")
+    meetup = Meetup.create(org=org, name="Storm", date=datetime(2026, 12, 5),
+                           platform_url="https://x/y/storm")
     add_guests(meetup, guests)
     db.close()
     return meetup, auth(user)
@@ -185,11 +189,12 @@ def test_a_server_killed_mid_storm_keeps_every_check_in_it_confirmed(tmp_path):
     assert 200 <= len(confirmed) < len(guests), "the kill should land in the middle of the storm"
 
     with door_process(data_dir) as (server, url):
-        listed = requests.get(f"{url}/organizations/{meetup.org_id}/meetups/{meetup.id}/guests", headers=headers,
-                              timeout=30).json()["guests"]
+        listed = requests.get(f"{url}/organizations/{meetup.org_id}/meetups/{meetup.id}/guests",
+                              headers=headers, timeout=30).json()["guests"]
         events_listed = requests.get(f"{url}/organizations/{meetup.org_id}/events/?type=CHECK_IN&limit=1",
                                      headers=headers, timeout=30).json()["total"]
-    arrived = {g["guest"]["platform_user_id"]: g["rsvp"]["arrival_order"] for g in listed if g["rsvp"]["has_arrived"]}
+    arrived = {g["guest"]["platform_user_id"]: g["rsvp"]["arrival_order"]
+               for g in listed if g["rsvp"]["has_arrived"]}
     assert {g: arrived.get(g) for g in confirmed} == confirmed  # every confirmed check-in, with its number
     assert sorted(arrived.values()) == list(range(1, len(arrived) + 1))  # unique, no number seen twice
     assert events_listed == len(arrived)  # each check-in committed with its event, or neither

@@ -1,5 +1,8 @@
 """The door: a meetup's guest list (with the ETag doors poll), walk-ins, check-ins and their undo."""
 
+import gzip
+import json
+import threading
 from dataclasses import dataclass
 
 from bottle import request, response
@@ -11,9 +14,14 @@ from doorapp.api.meetups import open_meetup
 from doorapp.audit import AuditType
 from doorapp.bodies import text
 from doorapp.errors import ApiError
-from doorapp.models import AuditEvent, Ban, Guest, Meetup, MeetupGuest, get_or_404, iso
+from doorapp.models import AuditEvent, Guest, Meetup, MeetupGuest, db, get_or_404, iso
 
 ENTRY = "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>"
+# (database, meetup id) -> (ETag, JSON, gzipped JSON) of the door list last rendered. A list of 2,000 takes
+# tens of milliseconds to render and every door polls it, so doors share one rendering while its ETag is
+# current.
+_rendered = {}
+_rendering = threading.Lock()  # a changed list is rendered by one thread while the others wait for it
 
 
 @dataclass
@@ -26,48 +34,79 @@ class UndoIn:
     reason: str = text(max_length=500, doc="Why the check-in is undone; kept in the audit log.")
 
 
-def meetup_guest_json(row):
-    """API.md's MeetupGuest from a MeetupGuest.door_list() row."""
-    checker = row["checker_id"] and {"id": row["checker_id"], "username": row["checker_username"]}
-    return {"guest": {"platform_user_id": row["platform_user_id"], "username": row["username"],
-                      "displayname": row["displayname"], "is_banned": row["ban_reason"] is not None,
-                      "ban_reason": row["ban_reason"]},
-            "rsvp": {"rsvp_time": iso(row["rsvp_time"]), "cancelled_rsvp": row["cancelled_rsvp"],
-                     "is_walkin": row["is_walkin"], "has_arrived": row["has_arrived"],
-                     "arrival_time": iso(row["arrival_time"]), "arrival_order": row["arrival_order"],
-                     "checked_in_by": checker or None}}
+def person(user):
+    return user and {"id": user.id, "username": user.username}
 
 
-def entry_json(meetup, guest):
-    return meetup_guest_json(MeetupGuest.door_list(meetup).where(MeetupGuest.guest == guest).get())
+def meetup_guest_json(entry):
+    """API.md's MeetupGuest from an entry of MeetupGuest.door_list() or .at_door()."""
+    guest, ban = entry.guest, entry.ban
+    return {"guest": {"platform_user_id": guest.platform_user_id, "username": guest.username,
+                      "displayname": guest.displayname, "is_banned": ban is not None,
+                      "ban_reason": ban and ban.reason},
+            "rsvp": {"rsvp_time": iso(entry.rsvp_time), "cancelled_rsvp": entry.cancelled_rsvp,
+                     "is_walkin": entry.is_walkin, "has_arrived": entry.has_arrived,
+                     "arrival_time": iso(entry.arrival_time), "arrival_order": entry.arrival_order,
+                     "checked_in_by": person(entry.checked_in_by)}}
 
 
-def list_entry(meetup, platform_user_id):
-    """The guest and its entry on the (open) meetup's list: 404 not_found / not_on_list."""
-    guest = get_or_404(Guest, platform_user_id, "guest")
-    entry = MeetupGuest.get_or_none(MeetupGuest.meetup == meetup.id, MeetupGuest.guest == guest)
+def listed(meetup, platform_user_id):
+    """The guest's entry on the meetup's list (MeetupGuest.at_door): 404 not_found / not_on_list."""
+    entry = MeetupGuest.at_door(meetup, platform_user_id)
     if entry is None:
-        raise ApiError(404, "not_on_list", f"{guest.username} is not on this meetup's list; add them as a walk-in.")
-    return guest, entry
+        guest = get_or_404(Guest, platform_user_id, "guest")
+        raise ApiError(404, "not_on_list",
+                       f"{guest.username} is not on this meetup's list; add them as a walk-in.")
+    return entry
 
 
-def refuse_check_in(guest, entry):
+def refuse_check_in(meetup, entry):
     """409 already_checked_in with who let the guest in, when, and which number; or meetup_finalized when
-    the meetup was closed meanwhile (the conditional UPDATEs of MeetupGuest.check_in lost a race)."""
-    entry = MeetupGuest.get_by_id(entry.id)
+    the meetup was closed meanwhile (a conditional UPDATE of MeetupGuest.check_in lost a race)."""
+    if not entry.has_arrived:
+        entry = MeetupGuest.at_door(meetup, entry.guest_id)
     if not entry.has_arrived:
         raise ApiError(409, "meetup_finalized", "This meetup is finalized; an admin can unfinalize it.")
-    checker = entry.checked_in_by
     raise ApiError(409, "already_checked_in",
-                   f"{guest.username} was already checked in as number {entry.arrival_order}.",
+                   f"{entry.guest.username} was already checked in as number {entry.arrival_order}.",
                    arrival_time=iso(entry.arrival_time), arrival_order=entry.arrival_order,
-                   checked_in_by=checker and {"id": checker.id, "username": checker.username})
+                   checked_in_by=person(entry.checked_in_by))
+
+
+def door_list_body(meetup, tag, accept_encoding):
+    """The door list as JSON, rendered once per ETag; gzipped (a twentieth of the size) for clients that
+    take it."""
+    key = (db.database, str(meetup.id))
+    with _rendering:
+        cached = _rendered.get(key)
+        if cached is None or cached[0] != tag:
+            guests = [meetup_guest_json(row) for row in MeetupGuest.door_list(meetup)]
+            counts = MeetupGuest.counts([meetup.id])[str(meetup.id)]
+            body = json.dumps({"total": len(guests), "counts": counts, "guests": guests}).encode()
+            if len(_rendered) >= 32:
+                _rendered.clear()
+            cached = _rendered[key] = (tag, body, gzip.compress(body, 6, mtime=0))
+    response.content_type = "application/json"
+    if not accepts_gzip(accept_encoding):
+        return cached[1]
+    response.set_header("Content-Encoding", "gzip")
+    return cached[2]
+
+
+def accepts_gzip(header):
+    """Whether an Accept-Encoding header takes gzip (RFC 9110 section 12.5.3; q=0 refuses it)."""
+    for part in (header or "").split(","):
+        name, _, params = part.partition(";")
+        weight = params.replace(" ", "").lower().removeprefix("q=")
+        if name.strip().lower() in ("gzip", "x-gzip") and weight not in ("0", "0.", "0.0", "0.00", "0.000"):
+            return True
+    return False
 
 
 def etag_matches(header, tag):
     """If-None-Match against our tag (weak comparison, `*` matches anything)."""
     sent = [part.strip().removeprefix("W/") for part in (header or "").split(",")]
-    return "*" in sent or tag in sent
+    return "*" in sent or tag.removeprefix("W/") in sent
 
 
 @endpoint("GET", "/organizations/<org_id>/meetups/<meetup_id>/guests", auth=org_member)
@@ -77,14 +116,14 @@ def list_meetup_guests(org_id, meetup_id):
     The answer carries an ETag; send it back in If-None-Match and an unchanged list answers 304 with
     no body, so a door can poll every second."""
     meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)
-    tag = '"%s.%s.%s"' % tuple(v or 0 for v in AuditEvent.list_version(meetup))
+    tag = 'W/"%s.%s.%s"' % tuple(v or 0 for v in AuditEvent.list_version(meetup))  # weak: one per coding
     response.set_header("ETag", tag)
     response.set_header("Cache-Control", "private, no-cache")
+    response.set_header("Vary", "Accept-Encoding")
     if etag_matches(request.get_header("If-None-Match"), tag):
         response.status = 304
         return None
-    guests = [meetup_guest_json(row) for row in MeetupGuest.door_list(meetup)]
-    return {"total": len(guests), "counts": MeetupGuest.counts([meetup.id])[str(meetup.id)], "guests": guests}
+    return door_list_body(meetup, tag, request.get_header("Accept-Encoding"))
 
 
 @endpoint("POST", ENTRY + "/add-walkin", auth=org_member, status=201)
@@ -95,7 +134,7 @@ def add_walkin(org_id, meetup_id, platform_user_id, user):
     if not MeetupGuest.add_walkin(meetup.id, guest.platform_user_id):
         raise ApiError(409, "already_on_list", f"{guest.username} is already on this meetup's list.")
     audit.record(AuditType.WALKIN, user, org=meetup.org_id, meetup=meetup, guest=guest)
-    return entry_json(meetup, guest)
+    return meetup_guest_json(MeetupGuest.at_door(meetup, guest.platform_user_id))
 
 
 @endpoint("POST", ENTRY + "/checkin", auth=org_member, body=CheckInIn)
@@ -105,26 +144,27 @@ def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
     A guest banned in this organization is refused (409 guest_banned) unless `force` is true; the
     CHECK_IN event then records the override."""
     meetup = open_meetup(org_id, meetup_id)
-    guest, entry = list_entry(meetup, platform_user_id)
+    entry = listed(meetup, platform_user_id)
     if entry.has_arrived:
-        refuse_check_in(guest, entry)
-    ban = Ban.active(meetup.org_id, guest.platform_user_id)
-    if ban and not body.force:
-        raise ApiError(409, "guest_banned", f"{guest.username} is banned here: {ban.reason}", ban_reason=ban.reason)
+        refuse_check_in(meetup, entry)
+    if entry.ban and not body.force:
+        raise ApiError(409, "guest_banned", f"{entry.guest.username} is banned here: {entry.ban.reason}",
+                       ban_reason=entry.ban.reason)
     if not MeetupGuest.check_in(entry, user):
-        refuse_check_in(guest, entry)
-    audit.record(AuditType.CHECK_IN, user, org=meetup.org_id, meetup=meetup, guest=guest,
-                 **({"forced": True} if ban else {}))
-    return entry_json(meetup, guest)
+        refuse_check_in(meetup, entry)
+    audit.record(AuditType.CHECK_IN, user, org=meetup.org_id, meetup=meetup, guest=entry.guest_id,
+                 **({"forced": True} if entry.ban else {}))
+    return meetup_guest_json(entry)
 
 
 @endpoint("PATCH", ENTRY + "/undo-checkin", auth=org_member, body=UndoIn)
 def undo_check_in(org_id, meetup_id, platform_user_id, body, user):
     """Undo a check-in; the reason is required and kept in the log. The arrival number is not reused."""
     meetup = open_meetup(org_id, meetup_id)
-    guest, entry = list_entry(meetup, platform_user_id)
+    entry = listed(meetup, platform_user_id)
+    undone = {"arrival_order": entry.arrival_order, "arrival_time": iso(entry.arrival_time)}
     if not MeetupGuest.undo_check_in(entry):
-        raise ApiError(409, "not_checked_in", f"{guest.username} is not checked in.")
-    audit.record(AuditType.UNDO_CHECK_IN, user, org=meetup.org_id, meetup=meetup, guest=guest, reason=body.reason,
-                 arrival_order=entry.arrival_order, arrival_time=iso(entry.arrival_time))
-    return entry_json(meetup, guest)
+        raise ApiError(409, "not_checked_in", f"{entry.guest.username} is not checked in.")
+    audit.record(AuditType.UNDO_CHECK_IN, user, org=meetup.org_id, meetup=meetup, guest=entry.guest_id,
+                 reason=body.reason, **undone)
+    return meetup_guest_json(entry)

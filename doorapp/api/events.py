@@ -64,7 +64,8 @@ def event_json(event):
 
 
 def events_page(org_id, query, orgless=False, **scope):
-    """One page of the org's log narrowed by the query's filters and the path's `scope` (guest/meetup/actor)."""
+    """One page of the org's log narrowed by the query's filters and the path's `scope` (guest, meetup or
+    actor)."""
     errors = []
     since, until = parse_moment("since", query.since, errors), parse_moment("until", query.until, errors)
     if errors:
