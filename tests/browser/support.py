@@ -23,7 +23,8 @@ class Browser:
     def page(self, token=None, viewport=DESKTOP, path="/", permissions=()):
         storage = {"cookies": [], "origins": []}
         if token:
-            storage["origins"].append({"origin": self.base_url, "localStorage": [{"name": "auth_token", "value": token}]})
+            stored = [{"name": "auth_token", "value": token}]
+            storage["origins"].append({"origin": self.base_url, "localStorage": stored})
         context = self.chromium.new_context(viewport=viewport, base_url=self.base_url, storage_state=storage,
                                             service_workers="block", permissions=list(permissions),
                                             timezone_id="UTC", locale="en-US")
@@ -32,10 +33,14 @@ class Browser:
         page = context.new_page()
         page.on("pageerror", lambda error: self.problems.append(f"script error: {error}"))
         page.on("console", lambda message: self._console(message))
-        page.on("dialog", lambda dialog: (self.problems.append(f"dialog: {dialog.message}"), dialog.dismiss()))
+        page.on("dialog", lambda dialog: self._dialog(dialog))
         if path is not None:
             page.goto(path)
         return page
+
+    def _dialog(self, dialog):
+        self.problems.append(f"dialog: {dialog.message}")
+        dialog.dismiss()
 
     def _console(self, message):
         # failed fetches (4xx answers the app handles) are logged as errors too: only CSP matters here

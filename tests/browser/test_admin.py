@@ -1,4 +1,5 @@
-"""The organizer's and site admin's screens: meetups (finalize), members, staff, recovery, organizations, audit log."""
+"""The organizer's and site admin's screens: meetups (finalize), bans, members, staff and recovery codes,
+organizations, the audit log."""
 
 import re
 from datetime import timedelta
@@ -7,13 +8,13 @@ import pytest
 from playwright.sync_api import expect
 
 from browser.support import PHONE, audit_types, screenshot
-from conftest import PASSWORD
 from doorapp.models import AuditEvent, Meetup, Membership, Org, User, utcnow
 
 pytestmark = pytest.mark.browser
 
 
-def test_an_admin_finalizes_a_meetup_after_confirming_and_the_door_closes(browser, make_user, org, meetup, token_for):
+def test_an_admin_finalizes_a_meetup_after_confirming_and_the_door_closes(browser, make_user, org, meetup,
+                                                                           token_for):
     admin = make_user("olga", org=org, role="ADMIN")
     page = browser.page(token=token_for(admin))
     card = page.locator(f"[data-meetup='{meetup.id}']")
@@ -90,9 +91,11 @@ def test_an_org_admin_adds_promotes_and_removes_a_member(browser, make_user, org
     expect(page.locator(f"[data-user='{admin.id}']").get_by_label("Role of olga")).to_have_value("ADMIN")
 
 
-def test_a_site_admin_approves_staff_and_a_recovery_code_resets_a_password(browser, root, make_user, token_for):
+def test_a_site_admin_approves_staff_and_a_recovery_code_resets_a_password(browser, root, make_user,
+                                                                            token_for):
     newbie = make_user("newbie", is_approved=False)
-    page = browser.page(token=token_for(root), path="/#/staff", permissions=["clipboard-read", "clipboard-write"])
+    page = browser.page(token=token_for(root), path="/#/staff",
+                        permissions=["clipboard-read", "clipboard-write"])
     pending = page.locator("section", has=page.get_by_role("heading", name="Waiting for approval"))
     pending.get_by_role("button", name="Approve").click()
     expect(pending.get_by_text("Nobody is waiting.")).to_be_visible()
@@ -125,7 +128,8 @@ def test_a_site_admin_approves_staff_and_a_recovery_code_resets_a_password(brows
     guest.get_by_label("Username").fill("newbie")
     guest.get_by_label("Recovery code").fill("000000" if code != "000000" else "111111")
     guest.get_by_role("button", name="Check the code").click()
-    expect(guest.get_by_role("alert")).to_have_text("This recovery code is not valid; ask a site admin for a new one.")
+    expect(guest.get_by_role("alert")).to_have_text(
+        "This recovery code is not valid; ask a site admin for a new one.")
     guest.get_by_label("Recovery code").fill(code)
     guest.get_by_role("button", name="Check the code").click()
     new_password = "a brand new passphrase for newbie"
@@ -153,16 +157,19 @@ def test_a_site_admin_creates_an_organization_and_switches_between_them(browser,
     switcher.select_option(label="Night Owls")
     expect(page.get_by_role("heading", name="Meetups of Night Owls")).to_be_visible()
     page.reload()
-    expect(page.get_by_role("heading", name="Meetups of Night Owls")).to_be_visible()  # the choice is remembered
+    # the choice is remembered
+    expect(page.get_by_role("heading", name="Meetups of Night Owls")).to_be_visible()
 
 
 def test_the_audit_log_filters_and_pages(browser, make_user, org, meetup, guest, token_for):
     admin = make_user("olga", org=org, role="ADMIN")
     sam = make_user("sam", org=org)
     start = utcnow() - timedelta(minutes=10)
-    rows = [{"event_type": "CHECK_IN", "timestamp": start + timedelta(seconds=i), "org": org.id, "actor": sam.id,
-             "guest": guest.platform_user_id, "meetup_id": meetup.id, "reason": None, "details": {}} for i in range(55)]
-    rows.append({"event_type": "BAN", "timestamp": start + timedelta(minutes=2), "org": org.id, "actor": admin.id, "meetup_id": None,
+    rows = [{"event_type": "CHECK_IN", "timestamp": start + timedelta(seconds=i), "org": org.id,
+             "actor": sam.id, "guest": guest.platform_user_id, "meetup_id": meetup.id, "reason": None,
+             "details": {}} for i in range(55)]
+    rows.append({"event_type": "BAN", "timestamp": start + timedelta(minutes=2), "org": org.id,
+                 "actor": admin.id, "meetup_id": None,
                  "guest": guest.platform_user_id, "reason": "Rude at the bar", "details": {}})
     AuditEvent.insert_many(rows).execute()
     page = browser.page(token=token_for(admin), path="/#/audit")

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.browser
 
 BIG_ID = 9007199254740995   # demo member "big_id": beyond 2**53, where a JavaScript number loses digits
 MAX_ID = 9223372036854775807  # demo member "max_id"
-ZALGO_ID = 1003               # demo member "zalgo", displayname Z̤͔ͧ̑̓ä͖̭̈̇lͮ̒ͫǧ̗͚̚o̙̔ͮ̇͐̇ (combining marks everywhere)
+ZALGO_ID = 1003               # demo member "zalgo": combining marks all over "Zalgo"
 
 
 @pytest.fixture
@@ -43,7 +43,8 @@ def test_a_door_evening_from_demo_url_to_walk_in(browser, organizer, token_for):
     page.get_by_role("button", name="Sync RSVPs").click()
     expect(page.get_by_role("progressbar")).to_be_visible()
     held[0].continue_()
-    expect(page.get_by_text("Sync done: 5 new, 0 updated, 0 cancelled, 0 skipped; 5 on the list.")).to_be_visible()
+    expect(page.get_by_text("Sync done: 5 new, 0 updated, 0 cancelled, 0 skipped; 5 on the list.")
+           ).to_be_visible()
     expect(counter(page, "rsvps")).to_have_text("5")
     expect(counter(page, "expected")).to_have_text("5")
 
@@ -62,7 +63,8 @@ def test_a_door_evening_from_demo_url_to_walk_in(browser, organizer, token_for):
     # word order does not matter, and a 64-bit id beyond 2**53 reaches the server exactly
     page.keyboard.type("2^53 beyond")
     page.keyboard.press("Enter")
-    expect(page.get_by_text("✓ Beyond 2^53 (a JavaScript number cannot hold this id) checked in: #2")).to_be_visible()
+    expect(page.get_by_text("✓ Beyond 2^53 (a JavaScript number cannot hold this id) checked in: #2")
+           ).to_be_visible()
     assert MeetupGuest.get(MeetupGuest.guest == BIG_ID).arrival_order == 2
 
     # arrows move through the results; Enter checks in the selected one
@@ -134,9 +136,11 @@ def test_a_door_evening_from_demo_url_to_walk_in(browser, organizer, token_for):
     screenshot(phone, "door-search")
 
 
-def test_a_check_in_at_one_door_shows_at_the_other_without_a_reload(browser, make_user, org, meetup, token_for):
-    first = browser.page(token=token_for(make_user("sam", org=org)), path=f"/#/meetups/{meetup.id}")
-    second = browser.page(token=token_for(make_user("kim", org=org)), viewport=PHONE, path=f"/#/meetups/{meetup.id}")
+def test_a_check_in_at_one_door_shows_at_the_other_without_a_reload(browser, make_user, org, meetup,
+                                                                     token_for):
+    door = f"/#/meetups/{meetup.id}"
+    first = browser.page(token=token_for(make_user("sam", org=org)), path=door)
+    second = browser.page(token=token_for(make_user("kim", org=org)), viewport=PHONE, path=door)
     expect(row(second, "alice")).to_contain_text("Expected")
     second.evaluate("window.sameDocument = true")
     first.keyboard.type("angstrom alice")
@@ -162,7 +166,8 @@ def test_walk_ins_of_an_unknown_a_known_and_an_invited_username(browser, make_us
     dialog.get_by_label("Platform username").fill("nobody_at_all")
     dialog.get_by_role("button", name="Add and check in").click()
     expect(dialog.get_by_role("alert")).to_have_text("The platform has no user named 'nobody_at_all'.")
-    dialog.get_by_label("Platform username").fill("bob")  # already a guest of Door: 409 guest_exists carries it
+    # already a guest of Door: POST /guests/ answers 409 guest_exists, which carries the guest
+    dialog.get_by_label("Platform username").fill("bob")
     dialog.get_by_role("button", name="Add and check in").click()
     expect(row(page, "bob")).to_contain_text("#1 arrived")
     assert audit_types(guest=4242) == ["WALKIN", "CHECK_IN"]
@@ -174,10 +179,12 @@ def test_walk_ins_of_an_unknown_a_known_and_an_invited_username(browser, make_us
     expect(counter(page, "rsvps")).to_have_text("1")
 
 
-HOSTILE = "<img src=x onerror=\"document.body.dataset.pwned='yes'\"><script>document.body.dataset.pwned='yes'</script>"
+HOSTILE = ("<img src=x onerror=\"document.body.dataset.pwned='yes'\">"
+           "<script>document.body.dataset.pwned='yes'</script>")
 
 
-def test_a_guest_whose_name_is_html_is_shown_as_text_and_never_runs(browser, make_user, org, meetup, token_for):
+def test_a_guest_whose_name_is_html_is_shown_as_text_and_never_runs(browser, make_user, org, meetup,
+                                                                     token_for):
     villain = Guest.create(platform_user_id=66, username="villain", displayname=HOSTILE)
     MeetupGuest.create(meetup=meetup, guest=villain)
     Ban.create(org=org, guest=villain, reason="<b onmouseover=alert(1)>shouting</b>")
