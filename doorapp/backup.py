@@ -114,6 +114,6 @@ class Scheduler(threading.Thread):
                 log.exception("automatic backup failed")
 
     def stop(self):
-        """Stop, letting a backup in progress finish (it takes well under a second for a door-sized database)."""
+        """Stop; a backup in progress may finish (well under a second for a door-sized database)."""
         self.stopping.set()
         self.join(timeout=5)
