@@ -185,6 +185,21 @@ class Meetup(BaseModel):
         return next((row.last_arrival_order for row in rows), None)
 
     @classmethod
+    def with_list_version(cls, org_id, meetup_id):
+        """The org's meetup, or None, with `list_version`: the ids of the newest events that can change its
+        door list (its own: check-ins, walk-ins, syncs; bans in its org; syncs anywhere, which refresh guest
+        profiles), in one query. Every change writes its event in the same transaction and SQLite hands out
+        ids in commit order, so the version changes whenever the list does."""
+        event, newest = AuditEvent, AuditEvent.newest
+        versions = (newest(event.meetup_id == cls.id).alias("own_events"),
+                    newest(event.org == cls.org, event.event_type.in_(("BAN", "UNBAN"))).alias("ban_events"),
+                    newest(event.event_type == "MEETUP_SYNCED").alias("sync_events"))
+        meetup = cls.select(cls, *versions).where(cls.id == meetup_id, cls.org == org_id).get_or_none()
+        if meetup is not None:
+            meetup.list_version = (meetup.own_events or 0, meetup.ban_events or 0, meetup.sync_events or 0)
+        return meetup
+
+    @classmethod
     def set_finalized(cls, meetup_id, finalized):
         """Finalize or reopen; False when it already was so (the UPDATE decides)."""
         return cls.update(is_finalized=finalized, finalized_at=utcnow() if finalized else None).where(
@@ -223,20 +238,25 @@ class MeetupGuest(BaseModel):
         return {str(mid): found.get(str(mid), dict(empty)) for mid in meetup_ids}
 
     @classmethod
-    def door_list(cls, meetup):
-        """The meetup's entries by rsvp_time in one query, each with its guest, its checker (or None) and
-        `ban`, the guest's ban in the meetup's org (or None), joined."""
-        return (cls.select(cls, Guest.platform_user_id, Guest.username, Guest.displayname, Ban.id, Ban.reason,
-                           User.id, User.username).join(Guest).switch(cls)
-                .join(Ban, JOIN.LEFT_OUTER, attr="ban",
-                      on=(Ban.guest == cls.guest) & (Ban.org == meetup.org_id))
-                .switch(cls).join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by)
-                .where(cls.meetup == meetup.id).order_by(cls.rsvp_time, cls.id))
+    def _at_the_door(cls):
+        """Entries with what the door shows: meetup, guest, checker (or None) and `ban`, the guest's ban in
+        the meetup's org (or None), joined."""
+        return (cls.select(cls, Meetup.id, Meetup.org, Meetup.is_finalized, Guest.platform_user_id,
+                           Guest.username, Guest.displayname, Ban.id, Ban.reason, User.id, User.username)
+                .join(Meetup).switch(cls).join(Guest).switch(cls)
+                .join(Ban, JOIN.LEFT_OUTER, attr="ban", on=(Ban.guest == cls.guest) & (Ban.org == Meetup.org))
+                .switch(cls).join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by))
 
     @classmethod
-    def at_door(cls, meetup, guest_id):
-        """The guest's entry on the meetup's list as door_list() gives it, or None when not on the list."""
-        return cls.door_list(meetup).where(cls.guest == guest_id).get_or_none()
+    def door_list(cls, meetup):
+        """The meetup's entries by rsvp_time, with what the door shows, in one query."""
+        return cls._at_the_door().where(cls.meetup == meetup.id).order_by(cls.rsvp_time, cls.id)
+
+    @classmethod
+    def at_door(cls, org_id, meetup_id, guest_id):
+        """The guest's entry on the org's meetup's list, as door_list() gives it, or None."""
+        return cls._at_the_door().where(cls.meetup == meetup_id, Meetup.org == org_id,
+                                        cls.guest == guest_id).get_or_none()
 
     @classmethod
     def add_walkin(cls, meetup_id, guest_id):
@@ -331,17 +351,8 @@ class AuditEvent(BaseModel):
                 .join_from(cls, Guest, JOIN.LEFT_OUTER))
 
     @classmethod
-    def list_version(cls, meetup):
-        """Ids of the newest events that can change a meetup's door list, in one query: the meetup's own
-        (check-ins, walk-ins, syncs), bans in its org, and syncs anywhere (they refresh guest profiles).
-        Every change writes its event in the same transaction and SQLite hands out ids in commit order,
-        so these change whenever the list does."""
-        def newest(*where):
-            return cls.select(fn.MAX(cls.id)).where(*where)
-        return (Meetup.select(newest(cls.meetup_id == meetup.id),
-                              newest(cls.org == meetup.org_id, cls.event_type.in_(("BAN", "UNBAN"))),
-                              newest(cls.event_type == "MEETUP_SYNCED"))
-                .where(Meetup.id == meetup.id).tuples().get())
+    def newest(cls, *where):
+        return cls.select(fn.MAX(cls.id)).where(*where)
 
 
 class Failure(BaseModel):

@@ -14,9 +14,10 @@ from doorapp.api.meetups import open_meetup
 from doorapp.audit import AuditType
 from doorapp.bodies import text
 from doorapp.errors import ApiError
-from doorapp.models import AuditEvent, Guest, Meetup, MeetupGuest, db, get_or_404, iso
+from doorapp.models import Guest, Meetup, MeetupGuest, db, get_or_404, iso
 
 ENTRY = "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>"
+FINALIZED = "This meetup is finalized; an admin can unfinalize it."
 # (database, meetup id) -> (ETag, JSON, gzipped JSON) of the door list last rendered. A list of 2,000 takes
 # tens of milliseconds to render and every door polls it, so doors share one rendering while its ETag is
 # current.
@@ -50,23 +51,27 @@ def meetup_guest_json(entry):
                      "checked_in_by": person(entry.checked_in_by)}}
 
 
-def listed(meetup, platform_user_id):
-    """The guest's entry on the meetup's list (MeetupGuest.at_door): 404 not_found / not_on_list."""
-    entry = MeetupGuest.at_door(meetup, platform_user_id)
+def door_entry(org_id, meetup_id, platform_user_id):
+    """The guest's entry on the open meetup's list (MeetupGuest.at_door): 404 not_found (meetup, guest),
+    409 meetup_finalized, 404 not_on_list."""
+    entry = MeetupGuest.at_door(org_id, meetup_id, platform_user_id)
     if entry is None:
+        open_meetup(org_id, meetup_id)
         guest = get_or_404(Guest, platform_user_id, "guest")
         raise ApiError(404, "not_on_list",
                        f"{guest.username} is not on this meetup's list; add them as a walk-in.")
+    if entry.meetup.is_finalized:
+        raise ApiError(409, "meetup_finalized", FINALIZED)
     return entry
 
 
-def refuse_check_in(meetup, entry):
+def refuse_check_in(entry):
     """409 already_checked_in with who let the guest in, when, and which number; or meetup_finalized when
     the meetup was closed meanwhile (a conditional UPDATE of MeetupGuest.check_in lost a race)."""
     if not entry.has_arrived:
-        entry = MeetupGuest.at_door(meetup, entry.guest_id)
+        entry = MeetupGuest.at_door(entry.meetup.org_id, entry.meetup_id, entry.guest_id)
     if not entry.has_arrived:
-        raise ApiError(409, "meetup_finalized", "This meetup is finalized; an admin can unfinalize it.")
+        raise ApiError(409, "meetup_finalized", FINALIZED)
     raise ApiError(409, "already_checked_in",
                    f"{entry.guest.username} was already checked in as number {entry.arrival_order}.",
                    arrival_time=iso(entry.arrival_time), arrival_order=entry.arrival_order,
@@ -115,8 +120,10 @@ def list_meetup_guests(org_id, meetup_id):
 
     The answer carries an ETag; send it back in If-None-Match and an unchanged list answers 304 with
     no body, so a door can poll every second."""
-    meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)
-    tag = 'W/"%s.%s.%s"' % tuple(v or 0 for v in AuditEvent.list_version(meetup))  # weak: one per coding
+    meetup = Meetup.with_list_version(org_id, meetup_id)
+    if meetup is None:
+        raise ApiError(404, "not_found", f"No meetup has the id {meetup_id}.")
+    tag = 'W/"%s.%s.%s"' % meetup.list_version  # weak: the same for the plain and the gzipped list
     response.set_header("ETag", tag)
     response.set_header("Cache-Control", "private, no-cache")
     response.set_header("Vary", "Accept-Encoding")
@@ -134,7 +141,7 @@ def add_walkin(org_id, meetup_id, platform_user_id, user):
     if not MeetupGuest.add_walkin(meetup.id, guest.platform_user_id):
         raise ApiError(409, "already_on_list", f"{guest.username} is already on this meetup's list.")
     audit.record(AuditType.WALKIN, user, org=meetup.org_id, meetup=meetup, guest=guest)
-    return meetup_guest_json(MeetupGuest.at_door(meetup, guest.platform_user_id))
+    return meetup_guest_json(MeetupGuest.at_door(org_id, meetup_id, guest.platform_user_id))
 
 
 @endpoint("POST", ENTRY + "/checkin", auth=org_member, body=CheckInIn)
@@ -143,16 +150,15 @@ def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
 
     A guest banned in this organization is refused (409 guest_banned) unless `force` is true; the
     CHECK_IN event then records the override."""
-    meetup = open_meetup(org_id, meetup_id)
-    entry = listed(meetup, platform_user_id)
+    entry = door_entry(org_id, meetup_id, platform_user_id)
     if entry.has_arrived:
-        refuse_check_in(meetup, entry)
+        refuse_check_in(entry)
     if entry.ban and not body.force:
         raise ApiError(409, "guest_banned", f"{entry.guest.username} is banned here: {entry.ban.reason}",
                        ban_reason=entry.ban.reason)
     if not MeetupGuest.check_in(entry, user):
-        refuse_check_in(meetup, entry)
-    audit.record(AuditType.CHECK_IN, user, org=meetup.org_id, meetup=meetup, guest=entry.guest_id,
+        refuse_check_in(entry)
+    audit.record(AuditType.CHECK_IN, user, org=org_id, meetup=meetup_id, guest=entry.guest_id,
                  **({"forced": True} if entry.ban else {}))
     return meetup_guest_json(entry)
 
@@ -160,11 +166,10 @@ def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
 @endpoint("PATCH", ENTRY + "/undo-checkin", auth=org_member, body=UndoIn)
 def undo_check_in(org_id, meetup_id, platform_user_id, body, user):
     """Undo a check-in; the reason is required and kept in the log. The arrival number is not reused."""
-    meetup = open_meetup(org_id, meetup_id)
-    entry = listed(meetup, platform_user_id)
+    entry = door_entry(org_id, meetup_id, platform_user_id)
     undone = {"arrival_order": entry.arrival_order, "arrival_time": iso(entry.arrival_time)}
     if not MeetupGuest.undo_check_in(entry):
         raise ApiError(409, "not_checked_in", f"{entry.guest.username} is not checked in.")
-    audit.record(AuditType.UNDO_CHECK_IN, user, org=meetup.org_id, meetup=meetup, guest=entry.guest_id,
+    audit.record(AuditType.UNDO_CHECK_IN, user, org=org_id, meetup=meetup_id, guest=entry.guest_id,
                  reason=body.reason, **undone)
     return meetup_guest_json(entry)
