@@ -27,7 +27,8 @@ def assert_query_count(expected):
         yield statements
     finally:
         del db.execute_sql  # the class's method again
-    assert len(statements) == expected, f"{len(statements)} statements, not {expected}:\n" + "\n".join(statements)
+    assert len(statements) == expected, (f"{len(statements)} statements, not {expected}:\n"
+                                         + "\n".join(statements))
 
 
 # --- real processes: `doorapp serve` and the one-file executable -----------------------------------------
