@@ -2,8 +2,8 @@
 copied alone into an empty folder, started with no arguments and a bare environment, set up and used for a
 check-in through the API, then stopped with SIGTERM, leaving nothing in the temporary folder.
 
-Skipped when dist/door has not been built, except in CI, where .ci/run builds it and sets
-DOOR_REQUIRE_EXECUTABLE=1 so that a missing executable fails.
+Skipped when dist/door has not been built or is older than doorapp/, except in CI, where .ci/run builds it
+and sets DOOR_REQUIRE_EXECUTABLE=1 so that a missing executable fails.
 """
 
 import os
@@ -30,6 +30,11 @@ def door(tmp_path):
         if os.environ.get("DOOR_REQUIRE_EXECUTABLE") == "1":
             pytest.fail(f"{BUILT} is missing: build/build.sh did not build it")
         pytest.skip(f"{BUILT} is not built; run build/build.sh to smoke-test it")
+    sources = [path for path in (BUILT.parent.parent / "doorapp").rglob("*")
+               if path.is_file() and "__pycache__" not in path.parts]
+    newest = max(path.stat().st_mtime for path in sources)
+    if newest > BUILT.stat().st_mtime and os.environ.get("DOOR_REQUIRE_EXECUTABLE") != "1":
+        pytest.skip(f"{BUILT} is older than doorapp/; run build/build.sh to smoke-test it")
     folder, temp = tmp_path / "venue-laptop", tmp_path / "tmp"
     folder.mkdir()
     temp.mkdir()
