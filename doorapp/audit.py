@@ -6,7 +6,7 @@ from doorapp.models import AuditEvent
 
 
 class AuditType(StrEnum):
-    CHECK_IN = "CHECK_IN"                      # a guest was checked in (details.forced when a ban was overridden)
+    CHECK_IN = "CHECK_IN"                      # a guest was checked in (details.forced: a ban was overridden)
     UNDO_CHECK_IN = "UNDO_CHECK_IN"            # a check-in was undone, with a reason
     WALKIN = "WALKIN"                          # a guest was added to a meetup without an RSVP
     GUEST_CREATED = "GUEST_CREATED"            # a guest was registered from the platform (no org)

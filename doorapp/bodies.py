@@ -1,4 +1,5 @@
-"""Request bodies as dataclasses: parse() validates into one 422 listing every error; json_schema() for OpenAPI."""
+"""Request bodies as dataclasses: parse() validates into one 422 listing every error; json_schema()
+for OpenAPI."""
 
 import types
 import typing
@@ -7,12 +8,18 @@ from dataclasses import MISSING, dataclass, field, fields
 from doorapp.errors import validation_error
 
 _NONE = type(None)
-INT64 = (-2**63, 2**63 - 1)  # what the database stores; larger numbers are 422, never an overflow
+INT64 = (-(2**63), 2**63 - 1)  # what the database stores; larger numbers are 422, never an overflow
 
 
 def text(max_length=None, min_length=1, pattern=None, default=MISSING, strip=True, doc=None):
     """A string field: required and non-blank unless a default is given."""
-    meta = {"max_length": max_length, "min_length": min_length, "pattern": pattern, "strip": strip, "doc": doc}
+    meta = {
+        "max_length": max_length,
+        "min_length": min_length,
+        "pattern": pattern,
+        "strip": strip,
+        "doc": doc,
+    }
     return field(default=default, metadata=meta)
 
 
@@ -53,7 +60,9 @@ def _check(f, value, form=False):
         kind = next(a for a in kind.__args__ if a is not _NONE)
     if typing.get_origin(kind) is typing.Literal:
         choices = typing.get_args(kind)
-        return (value, None) if value in choices else (None, f"Must be one of {', '.join(map(str, choices))}.")
+        return (
+            (value, None) if value in choices else (None, f"Must be one of {', '.join(map(str, choices))}.")
+        )
     if kind is bool:
         if form and value in ("true", "false"):
             return value == "true", None
@@ -75,8 +84,9 @@ def _check(f, value, form=False):
         if meta.get("strip", True):
             value = value.strip()
         if len(value) < (meta.get("min_length") or 0):
-            return None, ("Must not be blank." if not value
-                          else f"Must be at least {meta['min_length']} characters.")
+            return None, (
+                "Must not be blank." if not value else f"Must be at least {meta['min_length']} characters."
+            )
         if meta.get("max_length") and len(value) > meta["max_length"]:
             return None, f"Must be at most {meta['max_length']} characters."
         if meta.get("pattern") and not meta["pattern"].fullmatch(value):

@@ -16,20 +16,30 @@ def _setting(env, help, default=None, default_factory=None):
 
 @dataclass(frozen=True)
 class Config:
-    data_dir: Path = _setting("DOOR_DATA_DIR", "database, secret key, backups, logs",
-                              default_factory=default_data_dir)
+    data_dir: Path = _setting(
+        "DOOR_DATA_DIR", "database, secret key, backups, logs", default_factory=default_data_dir
+    )
     host: str = _setting("DOOR_HOST", "address to listen on; 0.0.0.0 serves the LAN", "127.0.0.1")
     port: int = _setting("DOOR_PORT", "port to listen on", 8080)
-    database_url: str | None = _setting("DATABASE_URL", "the SQLite database as sqlite:///PATH; default <data dir>/door.db (PostgreSQL: not yet)")
+    database_url: str | None = _setting(
+        "DATABASE_URL",
+        "the SQLite database as sqlite:///PATH; default <data dir>/door.db (PostgreSQL: not yet)",
+    )
     secret_key: str | None = _setting(
-        "DOOR_SECRET_KEY", "HS256 signing key (>= 32 bytes); default generated into <data dir>/secret.key")
-    access_token_expire_minutes: int = _setting("ACCESS_TOKEN_EXPIRE_MINUTES", "token lifetime in minutes", 720)
-    platform: str = _setting("PLATFORM", "external platform adapter: demo or rest (meetup is not built yet)", "demo")
+        "DOOR_SECRET_KEY", "HS256 signing key (>= 32 bytes); default generated into <data dir>/secret.key"
+    )
+    access_token_expire_minutes: int = _setting(
+        "ACCESS_TOKEN_EXPIRE_MINUTES", "token lifetime in minutes", 720
+    )
+    platform: str = _setting(
+        "PLATFORM", "external platform adapter: demo or rest (meetup is not built yet)", "demo"
+    )
     platform_api_url: str | None = _setting("PLATFORM_API_URL", "the platform's API base URL")
     platform_web_url: str | None = _setting("PLATFORM_WEB_URL", "where the platform's event pages live")
     platform_timeout: float = _setting("PLATFORM_TIMEOUT", "seconds before a platform call gives up", 10.0)
     trusted_proxies: str = _setting(
-        "DOOR_TRUSTED_PROXIES", "comma-separated addresses/CIDRs whose X-Forwarded-For is believed", "")
+        "DOOR_TRUSTED_PROXIES", "comma-separated addresses/CIDRs whose X-Forwarded-For is believed", ""
+    )
 
     @classmethod
     def from_env(cls, environ=os.environ, **overrides):
@@ -81,7 +91,10 @@ def settings_markdown() -> str:
     """The README's settings table, derived from Config (a test keeps the README in step)."""
     rows = ["| variable | default | meaning |", "|---|---|---|"]
     for f in fields(Config):
-        default = "`./door-data`" if f.name == "data_dir" else (
-            f"`{f.default}`" if f.default not in (None, "") else "–")
+        default = (
+            "`./door-data`"
+            if f.name == "data_dir"
+            else (f"`{f.default}`" if f.default not in (None, "") else "–")
+        )
         rows.append(f"| `{f.metadata['env']}` | {default} | {f.metadata['help']} |")
     return "\n".join(rows)

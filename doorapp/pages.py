@@ -7,8 +7,10 @@ from doorapp import __version__
 from doorapp.paths import resource_dir
 from doorapp.plugin import ApiPlugin
 
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-       "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+)
 _env = jinja2.Environment(loader=jinja2.FileSystemLoader(resource_dir() / "templates"), autoescape=True)
 
 
@@ -27,7 +29,9 @@ def add_routes(app):
     def docs():
         page = _html("docs.html")
         # Swagger UI sets inline styles; the page has no inline script and no server data in markup.
-        response.set_header("Content-Security-Policy", CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'"))
+        response.set_header(
+            "Content-Security-Policy", CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'")
+        )
         return page
 
     def static(path):

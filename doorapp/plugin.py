@@ -36,8 +36,11 @@ class ApiPlugin:
             user = access.current_user(secret, rule)
             rule.enforce(user, args)
             if body:
-                args["body"] = (bodies.parse(body, read_form(), strings=True) if media == "form"
-                                else bodies.parse(body, read_json()))
+                args["body"] = (
+                    bodies.parse(body, read_form(), strings=True)
+                    if media == "form"
+                    else bodies.parse(body, read_json())
+                )
             elif media == "form":
                 read_form()
             if query:
@@ -59,16 +62,25 @@ class ApiPlugin:
                         result = chain(args)
             except ApiError as error:
                 return error.response()
-            except OperationalError as error:  # locked past busy_timeout, or the file is gone: not the client's fault
-                log.error("request %s: database unavailable: %s", request.environ.get("door.request_id"), error)
-                return ApiError(503, "service_unavailable", "The database is unavailable; try again in a moment.",
-                                headers={"Retry-After": "1"}).response()
+            except (
+                OperationalError
+            ) as error:  # locked past busy_timeout, or the file is gone: not the client's fault
+                log.error(
+                    "request %s: database unavailable: %s", request.environ.get("door.request_id"), error
+                )
+                return ApiError(
+                    503,
+                    "service_unavailable",
+                    "The database is unavailable; try again in a moment.",
+                    headers={"Retry-After": "1"},
+                ).response()
             if result is None:
                 return b""
             if isinstance(result, (bytes, str)):
                 return result
             response.content_type = "application/json"
             return json.dumps(result)
+
         return wrapper
 
 
@@ -126,8 +138,11 @@ def read_form():
     """A form-encoded body (OAuth 2.0 password flow); a JSON body is 415."""
     kind = request.content_type.split(";")[0].strip().lower()
     if kind != "application/x-www-form-urlencoded":
-        raise ApiError(415, "unsupported_media_type",
-                       "Send the form as application/x-www-form-urlencoded (OAuth 2.0 password flow).")
+        raise ApiError(
+            415,
+            "unsupported_media_type",
+            "Send the form as application/x-www-form-urlencoded (OAuth 2.0 password flow).",
+        )
     if request.content_length > MAX_BODY:
         raise ApiError(413, "body_too_large", f"The request body is larger than {MAX_BODY // 1024} KiB.")
     try:

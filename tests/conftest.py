@@ -1,4 +1,5 @@
-"""Shared fixtures: an app on a fresh database per test, users, tokens, an org, a guest, a meetup, a live server."""
+"""Shared fixtures: an app on a fresh database per test, users, tokens, an org, a guest, a meetup and
+a live server."""
 
 import threading
 from datetime import datetime
@@ -37,26 +38,34 @@ def client(app):
 @pytest.fixture
 def make_user(app):
     """make_user(name, org=None, role="STAFF", site_admin=False, **fields): an approved user by default."""
+
     def make(name, org=None, role="STAFF", site_admin=False, **fields):
         if PASSWORD not in _HASH:
             _HASH[PASSWORD] = access.hash_secret(PASSWORD)
         fields.setdefault("is_approved", True)
-        user = User.create(username=name, password_hash=_HASH[PASSWORD],
-                           role="SITE_ADMIN" if site_admin else "USER", **fields)
+        user = User.create(
+            username=name,
+            password_hash=_HASH[PASSWORD],
+            role="SITE_ADMIN" if site_admin else "USER",
+            **fields,
+        )
         if org is not None:
             Membership.create(user=user, org=org, role=role)
         return user
+
     return make
 
 
 @pytest.fixture
 def as_user(app):
     """as_user(user): a TestApp that sends that user's bearer token."""
+
     def client_for(user):
         test_app = TestApp(app)
         token = access.issue_token(app.config["door.config"].secret_key, user, 60)
         test_app.authorization = ("Bearer", token)
         return test_app
+
     return client_for
 
 
@@ -73,8 +82,12 @@ def guest(app):
 @pytest.fixture
 def meetup(org, guest):
     """A meetup of `org` with `guest` on its RSVP list."""
-    meetup = Meetup.create(org=org, name="Summer social", date=datetime(2026, 12, 5, 20),
-                           platform_url="https://demo.door.invalid/night-owls/summer-social")
+    meetup = Meetup.create(
+        org=org,
+        name="Summer social",
+        date=datetime(2026, 12, 5, 20),
+        platform_url="https://demo.door.invalid/night-owls/summer-social",
+    )
     MeetupGuest.create(meetup=meetup, guest=guest, rsvp_time=datetime(2026, 11, 20, 10))
     return meetup
 
@@ -88,6 +101,7 @@ def live_server(app):
     def serve():  # server.run() cannot be stopped from another thread without racing its select()
         while not stop.is_set():
             server.asyncore.loop(timeout=0.05, map=server._map, use_poll=True, count=1)
+
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     host, port = server.getsockname()[:2]

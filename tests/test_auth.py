@@ -1,4 +1,5 @@
-"""Accounts: register, sign in, userinfo, recovery codes, first-run setup, and the token rules of SPEC.md section 5."""
+"""Accounts: register, sign in, userinfo, recovery codes, first-run setup, and the token rules of
+SPEC.md section 5."""
 
 from datetime import timedelta
 
@@ -16,29 +17,42 @@ NEW_PASSWORD = "another long enough passphrase"
 
 
 def sign_in(client, username, password=PASSWORD, status=200, **headers):
-    return client.post("/auth/token", {"username": username, "password": password}, headers=headers,
-                       status=status)
+    return client.post(
+        "/auth/token", {"username": username, "password": password}, headers=headers, status=status
+    )
 
 
 # --- register ---------------------------------------------------------------------------------------
 
+
 def test_a_new_account_is_pending_and_never_shows_secrets(client):
     reply = client.post_json("/auth/register", {"username": "dana", "password": PASSWORD}, status=201)
-    assert reply.json == {"id": reply.json["id"], "username": "dana", "role": "USER", "is_approved": False,
-                          "is_disabled": False, "disabled_at": None, "disabled_reason": None,
-                          "created_at": reply.json["created_at"], "org_memberships": []}
+    assert reply.json == {
+        "id": reply.json["id"],
+        "username": "dana",
+        "role": "USER",
+        "is_approved": False,
+        "is_disabled": False,
+        "disabled_at": None,
+        "disabled_reason": None,
+        "created_at": reply.json["created_at"],
+        "org_memberships": [],
+    }
     assert reply.json["created_at"].endswith("Z")
     assert User.get(User.username == "dana").password_hash.startswith("$argon2id$")
     assert sign_in(client, "dana", status=403).json["code"] == "account_pending"
 
 
-@pytest.mark.parametrize("body, fields", [
-    ({}, ["username", "password"]),
-    ({"username": "has space", "password": "x" * 14}, ["username", "password"]),
-    ({"username": "tab\tname", "password": PASSWORD}, ["username"]),
-    ({"username": "x" * 65, "password": "x" * 129}, ["username", "password"]),
-    ({"username": 7, "password": None}, ["username", "password"]),
-])
+@pytest.mark.parametrize(
+    "body, fields",
+    [
+        ({}, ["username", "password"]),
+        ({"username": "has space", "password": "x" * 14}, ["username", "password"]),
+        ({"username": "tab\tname", "password": PASSWORD}, ["username"]),
+        ({"username": "x" * 65, "password": "x" * 129}, ["username", "password"]),
+        ({"username": 7, "password": None}, ["username", "password"]),
+    ],
+)
 def test_register_lists_every_bad_field_at_once(client, body, fields):
     reply = client.post_json("/auth/register", body, status=422)
     assert reply.json["code"] == "validation_error"
@@ -47,31 +61,41 @@ def test_register_lists_every_bad_field_at_once(client, body, fields):
 
 def test_usernames_are_unique_and_case_sensitive(client, make_user):
     make_user("dana")
-    assert client.post_json("/auth/register", {"username": "dana", "password": PASSWORD},
-                            status=409).json["code"] == "username_taken"
+    assert (
+        client.post_json("/auth/register", {"username": "dana", "password": PASSWORD}, status=409).json[
+            "code"
+        ]
+        == "username_taken"
+    )
     client.post_json("/auth/register", {"username": "Dana", "password": PASSWORD}, status=201)
 
 
-@pytest.mark.parametrize("body, content_type, status, code", [
-    (b"{not json", "application/json", 400, "malformed_json"),
-    (b"[1, 2]", "application/json", 422, "validation_error"),
-    (b'"text"', "application/json", 422, "validation_error"),
-    (b'{"username": "\xff"}', "application/json", 400, "malformed_json"),
-    (b"username=x", "text/plain", 415, "unsupported_media_type"),
-    (b'{"username": "' + b"x" * 70000 + b'"}', "application/json", 413, "body_too_large"),
-])
+@pytest.mark.parametrize(
+    "body, content_type, status, code",
+    [
+        (b"{not json", "application/json", 400, "malformed_json"),
+        (b"[1, 2]", "application/json", 422, "validation_error"),
+        (b'"text"', "application/json", 422, "validation_error"),
+        (b'{"username": "\xff"}', "application/json", 400, "malformed_json"),
+        (b"username=x", "text/plain", 415, "unsupported_media_type"),
+        (b'{"username": "' + b"x" * 70000 + b'"}', "application/json", 413, "body_too_large"),
+    ],
+)
 def test_hostile_bodies_get_clear_4xx_answers(client, body, content_type, status, code):
     reply = client.post("/auth/register", body, content_type=content_type, status=status)
     assert reply.json["code"] == code and reply.content_type == "application/problem+json"
 
 
 def test_unknown_fields_are_ignored_and_an_empty_body_is_an_empty_object(client):
-    client.post_json("/auth/register", {"username": "eve", "password": PASSWORD, "role": "SITE_ADMIN"}, status=201)
+    client.post_json(
+        "/auth/register", {"username": "eve", "password": PASSWORD, "role": "SITE_ADMIN"}, status=201
+    )
     assert User.get(User.username == "eve").role == "USER"
     assert client.post("/auth/register", status=422).json["code"] == "validation_error"
 
 
 # --- sign in ----------------------------------------------------------------------------------------
+
 
 def test_sign_in_gives_an_hs256_token_with_the_documented_claims(client, make_user):
     make_user("dana")
@@ -81,15 +105,26 @@ def test_sign_in_gives_an_hs256_token_with_the_documented_claims(client, make_us
     token = reply.json["access_token"]
     assert jwt.get_unverified_header(token)["alg"] == "HS256"
     claims = jwt.decode(token, SECRET, algorithms=["HS256"])
-    assert set(claims) == {"sub", "role", "iat", "exp"} and claims["sub"] == "dana" and claims["role"] == "USER"
+    assert (
+        set(claims) == {"sub", "role", "iat", "exp"} and claims["sub"] == "dana" and claims["role"] == "USER"
+    )
     assert claims["exp"] - claims["iat"] == 720 * 60
 
 
 def test_sign_in_accepts_the_oauth2_extras_and_refuses_json(client, make_user):
     make_user("dana")
-    client.post("/auth/token", {"username": "dana", "password": PASSWORD, "grant_type": "password",
-                                "scope": "", "client_id": "x", "client_secret": "y"},
-                headers={"Authorization": "Basic eDp5"})
+    client.post(
+        "/auth/token",
+        {
+            "username": "dana",
+            "password": PASSWORD,
+            "grant_type": "password",
+            "scope": "",
+            "client_id": "x",
+            "client_secret": "y",
+        },
+        headers={"Authorization": "Basic eDp5"},
+    )
     reply = client.post_json("/auth/token", {"username": "dana", "password": PASSWORD}, status=415)
     assert reply.json["code"] == "unsupported_media_type"
 
@@ -122,50 +157,99 @@ def test_eleventh_failed_sign_in_is_rate_limited_even_after_a_restart(client, ma
 def test_failures_count_per_address_too(client, make_user):
     make_user("dana")
     for n in range(10):
-        client.post("/auth/token", {"username": f"guess{n}", "password": "x"},
-                    extra_environ={"REMOTE_ADDR": "192.0.2.7"}, status=401)
-    client.post("/auth/token", {"username": "dana", "password": PASSWORD},
-                extra_environ={"REMOTE_ADDR": "192.0.2.7"}, status=429)
-    client.post("/auth/token", {"username": "dana", "password": PASSWORD},
-                extra_environ={"REMOTE_ADDR": "192.0.2.8"}, status=200)
+        client.post(
+            "/auth/token",
+            {"username": f"guess{n}", "password": "x"},
+            extra_environ={"REMOTE_ADDR": "192.0.2.7"},
+            status=401,
+        )
+    client.post(
+        "/auth/token",
+        {"username": "dana", "password": PASSWORD},
+        extra_environ={"REMOTE_ADDR": "192.0.2.7"},
+        status=429,
+    )
+    client.post(
+        "/auth/token",
+        {"username": "dana", "password": PASSWORD},
+        extra_environ={"REMOTE_ADDR": "192.0.2.8"},
+        status=200,
+    )
 
 
 def test_trusted_proxy_forwarded_address_is_the_one_counted(tmp_path, make_user, config):
     from dataclasses import replace
+
     proxied = TestApp(create_app(replace(config, trusted_proxies="127.0.0.0/8")))
     make_user("dana")
     for n in range(10):
-        proxied.post("/auth/token", {"username": f"guess{n}", "password": "x"}, status=401,
-                     extra_environ={"REMOTE_ADDR": "127.0.0.1"},
-                     headers={"X-Forwarded-For": "203.0.113.5, 127.0.0.2"})
-    proxied.post("/auth/token", {"username": "dana", "password": PASSWORD}, status=429,
-                 extra_environ={"REMOTE_ADDR": "127.0.0.1"}, headers={"X-Forwarded-For": "203.0.113.5"})
-    proxied.post("/auth/token", {"username": "dana", "password": PASSWORD}, status=200,
-                 extra_environ={"REMOTE_ADDR": "127.0.0.1"}, headers={"X-Forwarded-For": "203.0.113.6"})
+        proxied.post(
+            "/auth/token",
+            {"username": f"guess{n}", "password": "x"},
+            status=401,
+            extra_environ={"REMOTE_ADDR": "127.0.0.1"},
+            headers={"X-Forwarded-For": "203.0.113.5, 127.0.0.2"},
+        )
+    proxied.post(
+        "/auth/token",
+        {"username": "dana", "password": PASSWORD},
+        status=429,
+        extra_environ={"REMOTE_ADDR": "127.0.0.1"},
+        headers={"X-Forwarded-For": "203.0.113.5"},
+    )
+    proxied.post(
+        "/auth/token",
+        {"username": "dana", "password": PASSWORD},
+        status=200,
+        extra_environ={"REMOTE_ADDR": "127.0.0.1"},
+        headers={"X-Forwarded-For": "203.0.113.6"},
+    )
 
 
 # --- tokens on later requests -------------------------------------------------------------------------
 
+
 def test_userinfo_shows_the_signed_in_user_with_memberships(org, make_user, as_user):
     dana = make_user("dana", org=org, role="ADMIN")
     assert as_user(dana).get("/auth/userinfo").json["org_memberships"] == [
-        {"org_id": str(org.id), "org_name": "Night Owls", "org_slug": "night-owls", "role": "ADMIN"}]
+        {"org_id": str(org.id), "org_name": "Night Owls", "org_slug": "night-owls", "role": "ADMIN"}
+    ]
 
 
-@pytest.mark.parametrize("header, code", [
-    (None, "not_authenticated"), ("Bearer", "not_authenticated"), ("Basic eDp5", "not_authenticated"),
-    ("Bearer not.a.token", "invalid_token"),
-    ("Bearer " + jwt.encode({"sub": "dana", "role": "USER", "exp": 9999999999}, "x" * 40, algorithm="HS256"),
-     "invalid_token"),
-    ("Bearer " + jwt.encode({"sub": "dana", "role": "USER", "exp": 9999999999}, SECRET, algorithm="HS512"),
-     "invalid_token"),
-    ("Bearer " + jwt.encode({"sub": "dana", "role": "USER", "exp": 9999999999}, None, algorithm="none"),
-     "invalid_token"),
-    ("Bearer " + jwt.encode({"sub": "ghost", "role": "USER", "exp": 9999999999}, SECRET, algorithm="HS256"),
-     "invalid_token"),
-    ("Bearer " + jwt.encode({"sub": "dana", "role": "ROOT", "exp": 9999999999}, SECRET, algorithm="HS256"),
-     "invalid_token"),
-])
+@pytest.mark.parametrize(
+    "header, code",
+    [
+        (None, "not_authenticated"),
+        ("Bearer", "not_authenticated"),
+        ("Basic eDp5", "not_authenticated"),
+        ("Bearer not.a.token", "invalid_token"),
+        (
+            "Bearer "
+            + jwt.encode({"sub": "dana", "role": "USER", "exp": 9999999999}, "x" * 40, algorithm="HS256"),
+            "invalid_token",
+        ),
+        (
+            "Bearer "
+            + jwt.encode({"sub": "dana", "role": "USER", "exp": 9999999999}, SECRET, algorithm="HS512"),
+            "invalid_token",
+        ),
+        (
+            "Bearer "
+            + jwt.encode({"sub": "dana", "role": "USER", "exp": 9999999999}, None, algorithm="none"),
+            "invalid_token",
+        ),
+        (
+            "Bearer "
+            + jwt.encode({"sub": "ghost", "role": "USER", "exp": 9999999999}, SECRET, algorithm="HS256"),
+            "invalid_token",
+        ),
+        (
+            "Bearer "
+            + jwt.encode({"sub": "dana", "role": "ROOT", "exp": 9999999999}, SECRET, algorithm="HS256"),
+            "invalid_token",
+        ),
+    ],
+)
 def test_bad_tokens_are_401_with_www_authenticate(client, make_user, header, code):
     make_user("dana")
     headers = {"Authorization": header} if header else {}
@@ -175,6 +259,7 @@ def test_bad_tokens_are_401_with_www_authenticate(client, make_user, header, cod
 
 def test_token_expires_after_the_configured_minutes(make_user, config):
     from dataclasses import replace
+
     client = TestApp(create_app(replace(config, access_token_expire_minutes=30)))
     make_user("dana")
     with time_machine.travel(utcnow().replace(microsecond=0), tick=False) as clock:
@@ -198,8 +283,9 @@ def test_role_is_fixed_at_sign_in(client, make_user, as_user):
     client.get("/staff/", headers={"Authorization": f"Bearer {fresh}"})
 
 
-@pytest.mark.parametrize("change, code", [({"is_disabled": True}, "account_disabled"),
-                                          ({"is_approved": False}, "account_pending")])
+@pytest.mark.parametrize(
+    "change, code", [({"is_disabled": True}, "account_disabled"), ({"is_approved": False}, "account_pending")]
+)
 def test_a_still_valid_token_is_refused_once_the_account_changes(make_user, as_user, change, code):
     dana = make_user("dana")
     session = as_user(dana)
@@ -209,6 +295,7 @@ def test_a_still_valid_token_is_refused_once_the_account_changes(make_user, as_u
 
 
 # --- recovery codes ---------------------------------------------------------------------------------------
+
 
 @pytest.fixture
 def admin(make_user, as_user):
@@ -228,36 +315,46 @@ def test_recovery_code_resets_the_password_once(client, admin, make_user):
     stored = User.get_by_id(dana.id)
     assert stored.recovery_code_hash != code and code not in stored.recovery_code_hash
     for _ in range(2):  # verifying does not use it up
-        assert client.post_json("/auth/verify-recovery-code", {"username": "dana", "code": code}).json == {"valid": True}
-    reply = client.post_json("/auth/reset-password", {"username": "dana", "code": code, "new_password": NEW_PASSWORD})
+        assert client.post_json("/auth/verify-recovery-code", {"username": "dana", "code": code}).json == {
+            "valid": True
+        }
+    reply = client.post_json(
+        "/auth/reset-password", {"username": "dana", "code": code, "new_password": NEW_PASSWORD}
+    )
     assert reply.json == {"username": "dana"}
     assert User.get_by_id(dana.id).recovery_code_used
     sign_in(client, "dana", NEW_PASSWORD)
     sign_in(client, "dana", PASSWORD, status=401)
-    again = client.post_json("/auth/reset-password", {"username": "dana", "code": code, "new_password": PASSWORD},
-                             status=400)
+    again = client.post_json(
+        "/auth/reset-password", {"username": "dana", "code": code, "new_password": PASSWORD}, status=400
+    )
     assert again.json["code"] == "invalid_recovery_code"
 
 
 def test_a_bad_new_password_does_not_use_up_the_code(client, admin, make_user):
     code = new_code(admin, make_user("dana"))
-    reply = client.post_json("/auth/reset-password", {"username": "dana", "code": code, "new_password": "short"},
-                             status=422)
+    reply = client.post_json(
+        "/auth/reset-password", {"username": "dana", "code": code, "new_password": "short"}, status=422
+    )
     assert reply.json["errors"][0]["loc"] == ["body", "new_password"]
     client.post_json("/auth/verify-recovery-code", {"username": "dana", "code": code})
 
 
 def test_every_kind_of_bad_code_gets_the_same_answer(client, admin, make_user):
-    dana, erin = make_user("dana"), make_user("erin")
+    dana = make_user("dana")
+    make_user("erin")  # has no code
     code = new_code(admin, dana)
     wrong = "000000" if code != "000000" else "111111"
-    answers = [client.post_json("/auth/verify-recovery-code", body, status=400).json for body in (
-        {"username": "dana", "code": wrong},           # wrong
-        {"username": "Dana", "code": code},            # username is case-sensitive
-        {"username": "nobody", "code": code},          # unknown user
-        {"username": "erin", "code": code},            # no code generated
-        {"username": "dana", "code": "12"},            # malformed
-    )]
+    answers = [
+        client.post_json("/auth/verify-recovery-code", body, status=400).json
+        for body in (
+            {"username": "dana", "code": wrong},  # wrong
+            {"username": "Dana", "code": code},  # username is case-sensitive
+            {"username": "nobody", "code": code},  # unknown user
+            {"username": "erin", "code": code},  # no code generated
+            {"username": "dana", "code": "12"},  # malformed
+        )
+    ]
     assert all(a == answers[0] for a in answers) and answers[0]["code"] == "invalid_recovery_code"
 
 
@@ -278,8 +375,11 @@ def test_a_code_is_valid_for_72_hours_checked_at_use(client, admin, make_user):
         client.post_json("/auth/verify-recovery-code", {"username": "dana", "code": code})
         clock.shift(timedelta(minutes=2))
         client.post_json("/auth/verify-recovery-code", {"username": "dana", "code": code}, status=400)
-        reply = client.post_json("/auth/reset-password",
-                                 {"username": "dana", "code": code, "new_password": NEW_PASSWORD}, status=400)
+        reply = client.post_json(
+            "/auth/reset-password",
+            {"username": "dana", "code": code, "new_password": NEW_PASSWORD},
+            status=400,
+        )
         assert reply.json["code"] == "invalid_recovery_code"
 
 
@@ -294,6 +394,7 @@ def test_five_wrong_attempts_kill_the_code(client, admin, make_user):
 
 
 # --- first run ----------------------------------------------------------------------------------------
+
 
 def test_setup_creates_the_first_site_admin_once(client):
     assert client.get("/setup").json == {"needed": True}
@@ -313,7 +414,10 @@ def test_setup_creates_the_first_site_admin_once(client):
 def test_setup_code_guesses_are_rate_limited(client):
     issue_setup_code()
     for _ in range(10):
-        client.post_json("/setup", {"code": "AAAA-BBBB-CCCC", "username": "root", "password": PASSWORD}, status=403)
-    reply = client.post_json("/setup", {"code": "AAAA-BBBB-CCCC", "username": "root", "password": PASSWORD},
-                             status=429)
+        client.post_json(
+            "/setup", {"code": "AAAA-BBBB-CCCC", "username": "root", "password": PASSWORD}, status=403
+        )
+    reply = client.post_json(
+        "/setup", {"code": "AAAA-BBBB-CCCC", "username": "root", "password": PASSWORD}, status=429
+    )
     assert reply.json["code"] == "rate_limited"

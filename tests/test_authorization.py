@@ -10,22 +10,31 @@ from doorapp.api import ROUTES
 from doorapp.models import Org
 
 SPEC_ROLES = {
-    ("POST", "/auth/register"): "public", ("POST", "/auth/token"): "public",
-    ("GET", "/auth/userinfo"): "signed_in", ("POST", "/auth/verify-recovery-code"): "public",
+    ("POST", "/auth/register"): "public",
+    ("POST", "/auth/token"): "public",
+    ("GET", "/auth/userinfo"): "signed_in",
+    ("POST", "/auth/verify-recovery-code"): "public",
     ("POST", "/auth/reset-password"): "public",
-    ("GET", "/organizations/"): "site_admin", ("POST", "/organizations/"): "site_admin",
-    ("GET", "/organizations/<org_id>"): "org_member", ("PATCH", "/organizations/<org_id>"): "site_admin",
+    ("GET", "/organizations/"): "site_admin",
+    ("POST", "/organizations/"): "site_admin",
+    ("GET", "/organizations/<org_id>"): "org_member",
+    ("PATCH", "/organizations/<org_id>"): "site_admin",
     ("GET", "/organizations/<org_id>/members"): "org_admin",
     ("POST", "/organizations/<org_id>/members/<user_id>"): "org_admin",
     ("PATCH", "/organizations/<org_id>/members/<user_id>"): "org_admin",
     ("DELETE", "/organizations/<org_id>/members/<user_id>"): "org_admin",
     ("GET", "/users/"): "signed_in",
-    ("GET", "/staff/"): "site_admin", ("GET", "/staff/pending"): "site_admin",
-    ("PATCH", "/staff/<user_id>/approve"): "site_admin", ("PATCH", "/staff/<user_id>/role"): "site_admin",
-    ("PATCH", "/staff/<user_id>/disable"): "site_admin", ("PATCH", "/staff/<user_id>/enable"): "site_admin",
+    ("GET", "/staff/"): "site_admin",
+    ("GET", "/staff/pending"): "site_admin",
+    ("PATCH", "/staff/<user_id>/approve"): "site_admin",
+    ("PATCH", "/staff/<user_id>/role"): "site_admin",
+    ("PATCH", "/staff/<user_id>/disable"): "site_admin",
+    ("PATCH", "/staff/<user_id>/enable"): "site_admin",
     ("POST", "/staff/<user_id>/recovery-code"): "site_admin",
-    ("GET", "/guests/"): "signed_in", ("POST", "/guests/"): "signed_in",
-    ("GET", "/guests/<platform_user_id>"): "signed_in", ("GET", "/guests/by-username/<username>"): "signed_in",
+    ("GET", "/guests/"): "signed_in",
+    ("POST", "/guests/"): "signed_in",
+    ("GET", "/guests/<platform_user_id>"): "signed_in",
+    ("GET", "/guests/by-username/<username>"): "signed_in",
     ("GET", "/organizations/<org_id>/guests/banned"): "org_member",
     ("PATCH", "/organizations/<org_id>/guests/<platform_user_id>/ban"): "org_admin",
     ("PATCH", "/organizations/<org_id>/guests/<platform_user_id>/unban"): "org_admin",
@@ -36,33 +45,60 @@ SPEC_ROLES = {
     ("GET", "/organizations/<org_id>/meetups/<meetup_id>/guests"): "org_member",
     ("PATCH", "/organizations/<org_id>/meetups/<meetup_id>/finalize"): "org_admin",
     ("PATCH", "/organizations/<org_id>/meetups/<meetup_id>/unfinalize"): "org_admin",
-    ("POST", "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>/add-walkin"): "org_member",
+    (
+        "POST",
+        "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>/add-walkin",
+    ): "org_member",
     ("POST", "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>/checkin"): "org_member",
-    ("PATCH", "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>/undo-checkin"): "org_member",
+    (
+        "PATCH",
+        "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>/undo-checkin",
+    ): "org_member",
     ("GET", "/organizations/<org_id>/events/"): "org_admin",
     ("GET", "/organizations/<org_id>/events/meetups/<meetup_id>"): "org_member",
     ("GET", "/organizations/<org_id>/events/guests/<guest_id>"): "org_member",
     ("GET", "/organizations/<org_id>/events/staff/<staff_id>"): "org_member",
-    ("GET", "/ping"): "public", ("GET", "/health"): "public", ("HEAD", "/health"): "public",
+    ("GET", "/ping"): "public",
+    ("GET", "/health"): "public",
+    ("HEAD", "/health"): "public",
     # API.md additions
-    ("GET", "/setup"): "public", ("POST", "/setup"): "public", ("GET", "/platform"): "signed_in",
+    ("GET", "/setup"): "public",
+    ("POST", "/setup"): "public",
+    ("GET", "/platform"): "signed_in",
     ("GET", "/openapi.json"): "public",
 }
 
 CALLERS = ["anonymous", "pending", "disabled", "outsider", "staff", "other_org_admin", "admin", "site_admin"]
-CHAIN_CODES = {"not_authenticated", "invalid_token", "account_pending", "account_disabled",
-               "site_admin_required", "not_org_member", "org_admin_required"}
+CHAIN_CODES = {
+    "not_authenticated",
+    "invalid_token",
+    "account_pending",
+    "account_disabled",
+    "site_admin_required",
+    "not_org_member",
+    "org_admin_required",
+}
 
 # What each caller gets from each rule: None means the chain lets it through.
 EXPECTED = {
     "public": {c: None for c in CALLERS},
-    "signed_in": {"anonymous": "not_authenticated", "pending": "account_pending",
-                  "disabled": "account_disabled", **{c: None for c in CALLERS[3:]}},
+    "signed_in": {
+        "anonymous": "not_authenticated",
+        "pending": "account_pending",
+        "disabled": "account_disabled",
+        **{c: None for c in CALLERS[3:]},
+    },
 }
-EXPECTED["site_admin"] = {**EXPECTED["signed_in"], **{c: "site_admin_required" for c in CALLERS[3:7]},
-                          "site_admin": None}
-EXPECTED["org_member"] = {**EXPECTED["signed_in"], "outsider": "not_org_member",
-                          "other_org_admin": "not_org_member"}
+EXPECTED["site_admin"] = {
+    **EXPECTED["signed_in"],
+    **{c: "site_admin_required" for c in CALLERS[3:7]},
+    "site_admin": None,
+}
+EXPECTED["org_member"] = {
+    **EXPECTED["signed_in"],
+    "outsider": "not_org_member",
+    "other_org_admin": "not_org_member",
+}
 EXPECTED["org_admin"] = {**EXPECTED["org_member"], "staff": "org_admin_required"}
 
 
@@ -84,9 +120,15 @@ def callers(org, meetup, guest, make_user, as_user, client):
     }
     target = make_user("target", org=org)
     sessions = {"anonymous": client, **{name: as_user(user) for name, user in users.items()}}
-    values = {"org_id": str(org.id), "meetup_id": str(meetup.id), "user_id": str(target.id),
-              "staff_id": str(target.id), "platform_user_id": str(guest.platform_user_id),
-              "guest_id": str(guest.platform_user_id), "username": guest.username}
+    values = {
+        "org_id": str(org.id),
+        "meetup_id": str(meetup.id),
+        "user_id": str(target.id),
+        "staff_id": str(target.id),
+        "platform_user_id": str(guest.platform_user_id),
+        "guest_id": str(guest.platform_user_id),
+        "username": guest.username,
+    }
     return sessions, values
 
 
@@ -97,8 +139,13 @@ def test_each_caller_gets_what_the_rule_says(callers, route):
     for name, value in values.items():
         path = path.replace(f"<{name}>", value)
     for caller in CALLERS:
-        reply = sessions[caller].request(path, method=route.method, expect_errors=True,
-                                         headers={"Content-Type": "application/json"}, body=b"{}")
+        reply = sessions[caller].request(
+            path,
+            method=route.method,
+            expect_errors=True,
+            headers={"Content-Type": "application/json"},
+            body=b"{}",
+        )
         code = reply.json.get("code") if reply.content_type == "application/problem+json" else None
         expected = EXPECTED[route.config["auth"].name][caller]
         assert reply.status_int < 500, (caller, reply.text)

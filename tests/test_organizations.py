@@ -20,11 +20,16 @@ def last_event():
 
 
 def test_site_admin_creates_lists_and_edits_organizations(admin, root):
-    created = admin.post_json("/organizations/", {"name": "Night Owls", "slug": "night-owls"}, status=201).json
+    created = admin.post_json(
+        "/organizations/", {"name": "Night Owls", "slug": "night-owls"}, status=201
+    ).json
     assert set(created) == {"id", "name", "slug", "created_at"}
     admin.post_json("/organizations/", {"name": "Early Birds", "slug": "early-birds"}, status=201)
     listed = admin.get("/organizations/").json
-    assert listed["total"] == 2 and [o["name"] for o in listed["organizations"]] == ["Early Birds", "Night Owls"]
+    assert listed["total"] == 2 and [o["name"] for o in listed["organizations"]] == [
+        "Early Birds",
+        "Night Owls",
+    ]
     edited = admin.patch_json(f"/organizations/{created['id']}", {"slug": "owls"}).json
     assert edited["slug"] == "owls" and edited["name"] == "Night Owls"
     event = last_event()
@@ -32,14 +37,21 @@ def test_site_admin_creates_lists_and_edits_organizations(admin, root):
     assert event.details == {"changes": {"slug": {"old": "night-owls", "new": "owls"}}}
 
 
-@pytest.mark.parametrize("body, code", [({"name": "Night Owls", "slug": "other"}, "org_name_taken"),
-                                        ({"name": "Other", "slug": "night-owls"}, "org_slug_taken")])
+@pytest.mark.parametrize(
+    "body, code",
+    [
+        ({"name": "Night Owls", "slug": "other"}, "org_name_taken"),
+        ({"name": "Other", "slug": "night-owls"}, "org_slug_taken"),
+    ],
+)
 def test_names_and_slugs_are_unique(admin, org, body, code):
     assert admin.post_json("/organizations/", body, status=409).json["code"] == code
 
 
-@pytest.mark.parametrize("body, fields", [({"name": "x", "slug": "Bad Slug"}, ["name", "slug"]),
-                                         ({"name": "  ", "slug": "a"}, ["name", "slug"])])
+@pytest.mark.parametrize(
+    "body, fields",
+    [({"name": "x", "slug": "Bad Slug"}, ["name", "slug"]), ({"name": "  ", "slug": "a"}, ["name", "slug"])],
+)
 def test_bad_org_fields(admin, body, fields):
     reply = admin.post_json("/organizations/", body, status=422)
     assert [e["loc"][1] for e in reply.json["errors"]] == fields
@@ -63,25 +75,43 @@ def test_org_admin_manages_members_with_audit_events(org, make_user, as_user):
     added = session.post_json(f"/organizations/{org.id}/members/{sam.id}", {"role": "STAFF"}, status=201).json
     assert added == {"user_id": sam.id, "username": "sam", "role": "STAFF"}
     assert (last_event().event_type, last_event().details["role"]) == ("MEMBER_ADDED", "STAFF")
-    assert session.post_json(f"/organizations/{org.id}/members/{sam.id}", {"role": "STAFF"},
-                             status=409).json["code"] == "already_member"
-    assert session.patch_json(f"/organizations/{org.id}/members/{sam.id}", {"role": "ADMIN"}).json["role"] == "ADMIN"
+    assert (
+        session.post_json(f"/organizations/{org.id}/members/{sam.id}", {"role": "STAFF"}, status=409).json[
+            "code"
+        ]
+        == "already_member"
+    )
+    assert (
+        session.patch_json(f"/organizations/{org.id}/members/{sam.id}", {"role": "ADMIN"}).json["role"]
+        == "ADMIN"
+    )
     assert last_event().details == {"user_id": sam.id, "username": "sam", "old": "STAFF", "new": "ADMIN"}
     members = session.get(f"/organizations/{org.id}/members").json
-    assert members == {"total": 2, "members": [{"user_id": boss.id, "username": "boss", "role": "ADMIN"},
-                                               {"user_id": sam.id, "username": "sam", "role": "ADMIN"}]}
+    assert members == {
+        "total": 2,
+        "members": [
+            {"user_id": boss.id, "username": "boss", "role": "ADMIN"},
+            {"user_id": sam.id, "username": "sam", "role": "ADMIN"},
+        ],
+    }
     session.delete(f"/organizations/{org.id}/members/{sam.id}", status=204)
     assert last_event().event_type == "MEMBER_REMOVED"
     assert session.delete(f"/organizations/{org.id}/members/{sam.id}", status=404).json["code"] == "not_found"
-    assert session.post_json(f"/organizations/{org.id}/members/999", {"role": "STAFF"},
-                             status=404).json["code"] == "not_found"
+    assert (
+        session.post_json(f"/organizations/{org.id}/members/999", {"role": "STAFF"}, status=404).json["code"]
+        == "not_found"
+    )
 
 
-def test_org_admin_cannot_demote_or_remove_themselves_but_a_site_admin_can(org, make_user, as_user, admin, root):
+def test_org_admin_cannot_demote_or_remove_themselves_but_a_site_admin_can(
+    org, make_user, as_user, admin, root
+):
     boss = make_user("boss", org=org, role="ADMIN")
     session = as_user(boss)
-    for reply in (session.patch_json(f"/organizations/{org.id}/members/{boss.id}", {"role": "STAFF"}, status=409),
-                  session.delete(f"/organizations/{org.id}/members/{boss.id}", status=409)):
+    for reply in (
+        session.patch_json(f"/organizations/{org.id}/members/{boss.id}", {"role": "STAFF"}, status=409),
+        session.delete(f"/organizations/{org.id}/members/{boss.id}", status=409),
+    ):
         assert reply.json["code"] == "cannot_modify_self"
     Membership.create(user=root, org=org, role="ADMIN")
     admin.patch_json(f"/organizations/{org.id}/members/{root.id}", {"role": "STAFF"})
@@ -95,9 +125,14 @@ def test_user_search_finds_approved_enabled_users_case_insensitively(make_user, 
     make_user("danny_gone", is_disabled=True)
     make_user("100%_dan")
     found = as_user(me).get("/users/", {"q": "DAN"}).json
-    assert found == {"total": 3, "users": [{"id": found["users"][0]["id"], "username": "100%_dan"},
-                                           {"id": me.id, "username": "Dana"},
-                                           {"id": found["users"][2]["id"], "username": "danaparker"}]}
+    assert found == {
+        "total": 3,
+        "users": [
+            {"id": found["users"][0]["id"], "username": "100%_dan"},
+            {"id": me.id, "username": "Dana"},
+            {"id": found["users"][2]["id"], "username": "danaparker"},
+        ],
+    }
     assert as_user(me).get("/users/", {"q": "%"}).json["total"] == 1  # % is literal, not a wildcard
 
 

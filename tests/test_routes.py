@@ -8,9 +8,18 @@ from openapi_spec_validator import validate
 
 from doorapp.api import ROUTES
 
-PUBLIC = {("POST", "/auth/register"), ("POST", "/auth/token"), ("POST", "/auth/verify-recovery-code"),
-          ("POST", "/auth/reset-password"), ("GET", "/setup"), ("POST", "/setup"), ("GET", "/ping"),
-          ("GET", "/health"), ("HEAD", "/health"), ("GET", "/openapi.json")}
+PUBLIC = {
+    ("POST", "/auth/register"),
+    ("POST", "/auth/token"),
+    ("POST", "/auth/verify-recovery-code"),
+    ("POST", "/auth/reset-password"),
+    ("GET", "/setup"),
+    ("POST", "/setup"),
+    ("GET", "/ping"),
+    ("GET", "/health"),
+    ("HEAD", "/health"),
+    ("GET", "/openapi.json"),
+}
 PAGES = {"/", "/docs", "/static/<path:path>"}
 
 
@@ -40,8 +49,9 @@ def test_a_route_without_a_rule_is_refused(app):
         app.router.match({"PATH_INFO": "/sneaky", "REQUEST_METHOD": "GET"})[0].call()
 
 
-@pytest.mark.parametrize("route", [r for r in ROUTES if not r.config["auth"].public],
-                         ids=lambda r: f"{r.method} {r.path}")
+@pytest.mark.parametrize(
+    "route", [r for r in ROUTES if not r.config["auth"].public], ids=lambda r: f"{r.method} {r.path}"
+)
 def test_every_private_route_answers_401_to_an_anonymous_client(client, route):
     reply = client.request(sample_path(route), method=route.method, status=401, expect_errors=True)
     assert reply.json["code"] == "not_authenticated"
@@ -49,19 +59,27 @@ def test_every_private_route_answers_401_to_an_anonymous_client(client, route):
     assert reply.content_type == "application/problem+json"
 
 
-@pytest.mark.parametrize("route", [r for r in ROUTES if r.config["auth"].name == "org_admin"],
-                         ids=lambda r: f"{r.method} {r.path}")
+@pytest.mark.parametrize(
+    "route", [r for r in ROUTES if r.config["auth"].name == "org_admin"], ids=lambda r: f"{r.method} {r.path}"
+)
 def test_every_org_admin_route_answers_403_to_staff(org, make_user, as_user, route):
     staff = as_user(make_user("sam", org=org, role="STAFF"))
-    reply = staff.request(sample_path(route, str(org.id)), method=route.method, status=403, expect_errors=True)
+    reply = staff.request(
+        sample_path(route, str(org.id)), method=route.method, status=403, expect_errors=True
+    )
     assert reply.json["code"] == "org_admin_required"
 
 
 def test_the_error_body_is_one_rfc9457_shape(client):
     reply = client.get("/no/such/page", status=404)
     assert reply.content_type == "application/problem+json"
-    assert reply.json == {"type": "about:blank", "title": "Not Found", "status": 404,
-                          "detail": "There is nothing at /no/such/page.", "code": "not_found"}
+    assert reply.json == {
+        "type": "about:blank",
+        "title": "Not Found",
+        "status": 404,
+        "detail": "There is nothing at /no/such/page.",
+        "code": "not_found",
+    }
 
 
 def test_a_wrong_method_is_405_with_allow(client):
@@ -73,6 +91,7 @@ def test_a_wrong_method_is_405_with_allow(client):
 def test_a_crash_is_a_500_problem_without_exception_text(app, client):
     def boom():
         raise RuntimeError("secret internals")
+
     app.route("/boom", "GET", boom, skip=True)
     reply = client.get("/boom", status=500, expect_errors=True)
     assert reply.json["code"] == "internal_error"
@@ -82,7 +101,10 @@ def test_a_crash_is_a_500_problem_without_exception_text(app, client):
 def test_every_answer_carries_a_request_id_and_echoes_the_clients(client):
     assert re.fullmatch(r"[0-9a-f]{32}", client.get("/ping").headers["X-Request-ID"])
     assert client.get("/ping", headers={"X-Request-ID": "door-42"}).headers["X-Request-ID"] == "door-42"
-    assert client.get("/nope", headers={"X-Request-ID": "door-43"}, status=404).headers["X-Request-ID"] == "door-43"
+    assert (
+        client.get("/nope", headers={"X-Request-ID": "door-43"}, status=404).headers["X-Request-ID"]
+        == "door-43"
+    )
 
 
 def test_openapi_is_valid_and_lists_every_route_with_its_errors(client, app):

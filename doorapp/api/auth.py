@@ -20,7 +20,9 @@ RECOVERY_MAX_FAILURES = 5
 
 
 def username_field():
-    return text(max_length=64, pattern=USERNAME, strip=False, doc="1-64 characters, no spaces or control characters.")
+    return text(
+        max_length=64, pattern=USERNAME, strip=False, doc="1-64 characters, no spaces or control characters."
+    )
 
 
 def password_field():
@@ -61,14 +63,29 @@ def users_json(users):
     """API.md's User for each user, with their memberships loaded in one query."""
     users = list(users)
     memberships = {}
-    for m in (Membership.select(Membership, Org).join(Org)
-              .where(Membership.user.in_([u.id for u in users])).order_by(Org.name)):
+    for m in (
+        Membership.select(Membership, Org)
+        .join(Org)
+        .where(Membership.user.in_([u.id for u in users]))
+        .order_by(Org.name)
+    ):
         memberships.setdefault(m.user_id, []).append(
-            {"org_id": str(m.org.id), "org_name": m.org.name, "org_slug": m.org.slug, "role": m.role})
-    return [{"id": u.id, "username": u.username, "role": u.role, "is_approved": u.is_approved,
-             "is_disabled": u.is_disabled, "disabled_at": iso(u.disabled_at),
-             "disabled_reason": u.disabled_reason, "created_at": iso(u.created_at),
-             "org_memberships": memberships.get(u.id, [])} for u in users]
+            {"org_id": str(m.org.id), "org_name": m.org.name, "org_slug": m.org.slug, "role": m.role}
+        )
+    return [
+        {
+            "id": u.id,
+            "username": u.username,
+            "role": u.role,
+            "is_approved": u.is_approved,
+            "is_disabled": u.is_disabled,
+            "disabled_at": iso(u.disabled_at),
+            "disabled_reason": u.disabled_reason,
+            "created_at": iso(u.created_at),
+            "org_memberships": memberships.get(u.id, []),
+        }
+        for u in users
+    ]
 
 
 def user_json(user):
@@ -107,8 +124,11 @@ def issue_token(body):
     minutes = config.access_token_expire_minutes
     response.set_header("Cache-Control", "no-store")
     response.set_header("Pragma", "no-cache")
-    return {"access_token": access.issue_token(config.secret_key, user, minutes), "token_type": "bearer",
-            "expires_in": minutes * 60}
+    return {
+        "access_token": access.issue_token(config.secret_key, user, minutes),
+        "token_type": "bearer",
+        "expires_in": minutes * 60,
+    }
 
 
 @endpoint("GET", "/auth/userinfo", auth=signed_in)
@@ -122,18 +142,24 @@ def _recovery_user(body):
     address = access.client_address(access.trusted_networks(settings().trusted_proxies))
     access.check_rate(f"recovery-addr:{address}")
     user = User.get_or_none(User.username == body.username)
-    live = (user is not None and user.recovery_code_hash is not None and not user.recovery_code_used
-            and user.recovery_code_failures < RECOVERY_MAX_FAILURES
-            and user.recovery_code_created_at + RECOVERY_VALIDITY > utcnow())
+    live = (
+        user is not None
+        and user.recovery_code_hash is not None
+        and not user.recovery_code_used
+        and user.recovery_code_failures < RECOVERY_MAX_FAILURES
+        and user.recovery_code_created_at + RECOVERY_VALIDITY > utcnow()
+    )
     matches = access.verify_secret(user.recovery_code_hash if live else None, body.code)
     if not (live and matches):
         access.record_failure(f"recovery-addr:{address}")
         if live:
             with write():
                 User.update(recovery_code_failures=User.recovery_code_failures + 1).where(
-                    User.id == user.id, User.recovery_code_hash == user.recovery_code_hash).execute()
-        raise ApiError(400, "invalid_recovery_code",
-                       "This recovery code is not valid; ask a site admin for a new one.")
+                    User.id == user.id, User.recovery_code_hash == user.recovery_code_hash
+                ).execute()
+        raise ApiError(
+            400, "invalid_recovery_code", "This recovery code is not valid; ask a site admin for a new one."
+        )
     return user
 
 
@@ -150,11 +176,19 @@ def reset_password(body):
     user = _recovery_user(body)
     password_hash = access.hash_secret(body.new_password)
     with write():
-        changed = User.update(password_hash=password_hash, recovery_code_used=True).where(
-            User.id == user.id, User.recovery_code_hash == user.recovery_code_hash,
-            ~User.recovery_code_used).execute()
+        changed = (
+            User.update(password_hash=password_hash, recovery_code_used=True)
+            .where(
+                User.id == user.id,
+                User.recovery_code_hash == user.recovery_code_hash,
+                ~User.recovery_code_used,
+            )
+            .execute()
+        )
     if not changed:  # a new code was issued, or the code was used, meanwhile
-        raise ApiError(400, "invalid_recovery_code", "This recovery code is not valid; ask a site admin for a new one.")
+        raise ApiError(
+            400, "invalid_recovery_code", "This recovery code is not valid; ask a site admin for a new one."
+        )
     return {"username": user.username}
 
 
@@ -202,7 +236,9 @@ def create_first_admin(body):
     stored = Setting.get_or_none(Setting.key == "setup_code")
     if not access.verify_secret(stored and stored.value, body.code.strip().upper()):
         access.record_failure(f"setup-addr:{address}")
-        raise ApiError(403, "invalid_setup_code", "The setup code is wrong; it is printed where Door was started.")
+        raise ApiError(
+            403, "invalid_setup_code", "The setup code is wrong; it is printed where Door was started."
+        )
     password_hash = access.hash_secret(body.password)
     with write():
         if _site_admin_exists():

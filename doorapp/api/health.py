@@ -23,7 +23,11 @@ def _database():
         db.execute_sql("SELECT 1").fetchone()
     except Exception as error:  # any database failure is reported, never raised: this is the health check
         return {"status": "unhealthy", "latency_ms": None, "message": type(error).__name__}
-    return {"status": "healthy", "latency_ms": round((time.perf_counter() - started) * 1000, 2), "message": "ok"}
+    return {
+        "status": "healthy",
+        "latency_ms": round((time.perf_counter() - started) * 1000, 2),
+        "message": "ok",
+    }
 
 
 def _platform():

@@ -32,7 +32,9 @@ def _other_user(user_id, user, action):
     """The target account; 409 when a site admin would do `action` to themselves."""
     target = get_or_404(User, user_id, "user")
     if target.id == user.id:
-        raise ApiError(409, "cannot_modify_self", f"You cannot {action} your own account; ask another site admin.")
+        raise ApiError(
+            409, "cannot_modify_self", f"You cannot {action} your own account; ask another site admin."
+        )
     return target
 
 
@@ -53,7 +55,11 @@ def list_pending_staff():
 @endpoint("PATCH", "/staff/<user_id>/approve", auth=site_admin, body=ApprovalIn)
 def approve_staff(user_id, body, user):
     """Approve an account, or revoke its approval ({"is_approved": false})."""
-    target = get_or_404(User, user_id, "user") if body.is_approved else _other_user(user_id, user, "revoke approval of")
+    target = (
+        get_or_404(User, user_id, "user")
+        if body.is_approved
+        else _other_user(user_id, user, "revoke approval of")
+    )
     target.is_approved = body.is_approved
     target.save()
     return user_json(target)
@@ -62,7 +68,11 @@ def approve_staff(user_id, body, user):
 @endpoint("PATCH", "/staff/<user_id>/role", auth=site_admin, body=RoleIn)
 def change_staff_role(user_id, body, user):
     """Change the global role (USER or SITE_ADMIN); it takes effect at the user's next sign-in."""
-    target = get_or_404(User, user_id, "user") if body.role == "SITE_ADMIN" else _other_user(user_id, user, "demote")
+    target = (
+        get_or_404(User, user_id, "user")
+        if body.role == "SITE_ADMIN"
+        else _other_user(user_id, user, "demote")
+    )
     target.role = body.role
     target.save()
     return user_json(target)
@@ -92,7 +102,7 @@ def enable_staff(user_id):
 
 @endpoint("POST", "/staff/<user_id>/recovery-code", auth=site_admin, status=201, tx=False)
 def create_recovery_code(user_id):
-    """Generate a 6-digit recovery code, valid 72 hours; shown only in this answer. Replaces any earlier code."""
+    """Generate a 6-digit recovery code, valid 72 hours, shown only here; it replaces any earlier one."""
     code = f"{secrets.randbelow(1_000_000):06d}"
     code_hash = access.hash_secret(code)  # slow on purpose: outside the write lock
     with write():
@@ -100,5 +110,8 @@ def create_recovery_code(user_id):
         target.recovery_code_hash, target.recovery_code_used = code_hash, False
         target.recovery_code_created_at, target.recovery_code_failures = utcnow(), 0
         target.save()
-    return {"username": target.username, "code": code,
-            "expires_at": iso(target.recovery_code_created_at + RECOVERY_VALIDITY)}
+    return {
+        "username": target.username,
+        "code": code,
+        "expires_at": iso(target.recovery_code_created_at + RECOVERY_VALIDITY),
+    }
