@@ -54,6 +54,7 @@ class DoorScreen {
     this.fetchId = 0; // stale-response guard: answers to requests older than `floor` are dropped
     this.floor = 0;
     this.polling = false;
+    this.pollError = null;
     this.searchTimer = null;
   }
 
@@ -150,6 +151,7 @@ class DoorScreen {
     const id = ++this.fetchId;
     try {
       const answer = await api.get(`${this.base}/guests`, { etag: this.etag });
+      this.pollError = null;
       if (id < this.floor || !this.ctx.alive || answer.notModified) return;
       this.entries = answer.data.guests;
       this.hays = this.entries.map(haystack);
@@ -159,6 +161,10 @@ class DoorScreen {
       this.renderResults();
     } catch (error) {
       if (error.status === 404 && this.ctx.alive) this.ctx.navigate("#/meetups");
+      else if (error.status >= 400 && error.status !== 401 && this.pollError !== error.detail) {
+        this.pollError = error.detail; // say it once, not every second
+        this.announce(error.detail, "error");
+      }
       // a lost connection shows the banner (api.js); the next tick tries again
     } finally {
       this.polling = false;
