@@ -42,7 +42,8 @@ def run_prepared(statements):
 
 def get_or_404(model, key, what=None, **where):
     """The row with this primary key (and these column values), or 404 not_found."""
-    row = model.get_or_none(model._meta.primary_key == key, *(getattr(model, k) == v for k, v in where.items()))
+    conditions = [getattr(model, name) == value for name, value in where.items()]
+    row = model.get_or_none(model._meta.primary_key == key, *conditions)
     if row is None:
         raise ApiError(404, "not_found", f"No {what or model.__name__.lower()} has the id {key}.")
     return row
@@ -111,7 +112,8 @@ class Guest(BaseModel):
     def upsert(cls, rows):
         """The insert of guests [(platform_user_id, username, displayname)] that refreshes known ones."""
         return (cls.insert_many(rows, fields=[cls.platform_user_id, cls.username, cls.displayname])
-                .on_conflict(conflict_target=[cls.platform_user_id], preserve=[cls.username, cls.displayname]))
+                .on_conflict(conflict_target=[cls.platform_user_id],
+                             preserve=[cls.username, cls.displayname]))
 
     @classmethod
     def profiles_of(cls, ids):
@@ -289,7 +291,7 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def add_rsvps(cls, meetup_id, rows):
-        """The insert of RSVPs [(platform_user_id, rsvp_time)] that leaves guests already on the list alone."""
+        """The insert of RSVPs [(platform_user_id, rsvp_time)] leaving guests already on the list alone."""
         return (cls.insert_many([(meetup_id, guest_id, at) for guest_id, at in rows],
                                 fields=[cls.meetup, cls.guest, cls.rsvp_time])
                 .on_conflict_ignore())
