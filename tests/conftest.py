@@ -70,6 +70,18 @@ def as_user(app):
 
 
 @pytest.fixture
+def root(make_user):
+    """An approved SITE_ADMIN."""
+    return make_user("root", site_admin=True)
+
+
+@pytest.fixture
+def admin(root, as_user):
+    """A client signed in as `root`, the site admin."""
+    return as_user(root)
+
+
+@pytest.fixture
 def org(app):
     return Org.create(name="Night Owls", slug="night-owls")
 

@@ -297,11 +297,6 @@ def test_a_still_valid_token_is_refused_once_the_account_changes(make_user, as_u
 # --- recovery codes ---------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def admin(make_user, as_user):
-    return as_user(make_user("root", site_admin=True))
-
-
 def new_code(admin, user):
     reply = admin.post(f"/staff/{user.id}/recovery-code", status=201)
     assert set(reply.json) == {"username", "code", "expires_at"}

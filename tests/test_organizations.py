@@ -5,16 +5,6 @@ import pytest
 from doorapp.models import AuditEvent, Membership
 
 
-@pytest.fixture
-def root(make_user):
-    return make_user("root", site_admin=True)
-
-
-@pytest.fixture
-def admin(root, as_user):
-    return as_user(root)
-
-
 def last_event():
     return AuditEvent.select().order_by(AuditEvent.id.desc()).first()
 

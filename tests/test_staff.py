@@ -5,16 +5,6 @@ import pytest
 from doorapp.models import User
 
 
-@pytest.fixture
-def root(make_user):
-    return make_user("root", site_admin=True)
-
-
-@pytest.fixture
-def admin(root, as_user):
-    return as_user(root)
-
-
 def test_lists_all_staff_and_the_pending_ones(admin, make_user, org):
     make_user("dana", org=org, role="ADMIN")
     make_user("erin", is_approved=False)
