@@ -5,8 +5,10 @@ import http.client
 from datetime import datetime, timedelta
 
 import pytest
+from webtest import TestApp
 
 from doorapp.access import issue_token
+from doorapp.app import create_app
 from doorapp.models import AuditEvent, Ban, Guest, Meetup, MeetupGuest, Org
 from tests.conftest import SECRET
 from tests.helpers import assert_query_count
@@ -130,13 +132,18 @@ def test_the_etag_changes_with_every_change_to_the_list(door, boss, meetup, gues
     assert len(set(seen)) == len(seen) - 1
 
 
-def test_the_etag_changes_when_a_sync_anywhere_refreshes_a_guest_profile(door, meetup, guest):
+def test_the_etag_changes_when_another_orgs_sync_renames_a_guest(config, fake_platform, door, meetup, guest,
+                                                                 make_user, as_user):
     tag = door.get(f"{base(meetup)}/guests").headers["ETag"]
-    other = Meetup.create(org=Org.create(name="Other", slug="other"), name="x", date=datetime(2026, 1, 1),
-                          platform_url="https://demo.door.invalid/other/x")
-    # what a sync of another org's meetup writes when the platform renamed alice (done by the sync endpoint)
-    Guest.update(displayname="Alice A.").where(Guest.platform_user_id == guest.platform_user_id).execute()
-    AuditEvent.create(event_type="MEETUP_SYNCED", org=other.org, meetup_id=other.id)
+    fake_platform.add_user(guest.platform_user_id, "alice", "Alice A.")  # renamed on the platform
+    fake_platform.add_event("early-birds", "brunch", "Brunch", "2026-12-06T10:00:00Z",
+                            [guest.platform_user_id])
+    other = Org.create(name="Early Birds", slug="early-birds")
+    theirs = TestApp(create_app(fake_platform.configure(config)))  # the same database, on the fake platform
+    theirs.authorization = as_user(make_user("eve", org=other)).authorization
+    url = f"{fake_platform.web_url}/early-birds/brunch"
+    created = theirs.post_json(f"/organizations/{other.id}/meetups/", {"platform_url": url}, status=201).json
+    theirs.post(f"/organizations/{other.id}/meetups/{created['id']}/sync")
     reply = door.get(f"{base(meetup)}/guests", headers={"If-None-Match": tag})
     assert reply.status_int == 200 and reply.json["guests"][0]["guest"]["displayname"] == "Alice A."
 
