@@ -25,8 +25,8 @@ def moment_field(doc):
 class EventQuery:
     type: str | None = text(default=None, max_length=1000, pattern=TYPES,
                             doc="Comma-separated event types: " + ", ".join(AuditType) + ".")
-    since: str | None = moment_field("ISO 8601; events at or after it (UTC without an offset; a date: its start).")
-    until: str | None = moment_field("ISO 8601; events at or before it (UTC without an offset; a date: its end).")
+    since: str | None = moment_field("ISO 8601 (UTC if no offset); events at or after it; a date: its start.")
+    until: str | None = moment_field("ISO 8601 (UTC if no offset); events at or before it; a date: its end.")
     guest_id: int | None = number(default=None)
     meetup_id: str | None = text(default=None, pattern=UUID, doc="A meetup id (UUID).")
     actor_id: int | None = number(default=None)
