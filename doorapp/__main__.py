@@ -137,7 +137,10 @@ def welcome(app, config, server, browser):
     # Last, so whoever reads the output (a person, a test) has everything above once this line is there.
     print(f"Door is running at {url}  (Ctrl-C stops it)", flush=True)
     if browser and has_desktop():
-        threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+        # The code rides in the fragment, which the browser never sends: a double-clicked Door with no
+        # terminal to read the code from still lands on a filled-in setup form.
+        opened = f"{url}#/setup/{code}" if code else url
+        threading.Thread(target=webbrowser.open, args=(opened,), daemon=True).start()
 
 
 def has_desktop():

@@ -19,7 +19,7 @@ const ROUTES = [
   [/^signin$/, auth.signIn],
   [/^register$/, auth.register],
   [/^forgot$/, auth.forgot],
-  [/^setup$/, auth.setup],
+  [/^setup(?:\/([A-Za-z0-9-]{1,64}))?$/, auth.setup], // #/setup/CODE: the code pre-filled, as serve opens it
   [/^meetups$/, meetups.list, "org"],
   [/^meetups\/([0-9a-fA-F-]{36})$/, door.screen],
   [/^bans$/, bans.list, "org"],
@@ -48,11 +48,12 @@ async function route() {
   current.alive = false;
   const name = routeName();
   const signedIn = Boolean(session.user);
-  if (!signedIn && !PUBLIC.has(name)) {
+  const isPublic = PUBLIC.has(name.split("/")[0]);
+  if (!signedIn && !isPublic) {
     if (name) sessionStorage.setItem(AFTER_SIGN_IN, "#/" + name);
     return navigate((await setupNeeded()) ? "#/setup" : "#/signin");
   }
-  if (signedIn && PUBLIC.has(name)) return navigate("#/");
+  if (signedIn && isPublic) return navigate("#/");
   if (!name) return navigate(home());
   const match = ROUTES.map(([pattern, screen, needs]) => [name.match(pattern), screen, needs]).find(([m]) => m);
   const view = h("div", { class: "view" });

@@ -113,7 +113,7 @@ function newPassword(box, username, code) {
   form.elements.new_password.focus();
 }
 
-export async function setup(view) {
+export async function setup(view, [code] = []) {
   const { needed } = await api.get("/setup", { auth: false });
   if (!needed) {
     view.append(card("Door is set up", h("p", {}, "Door already has a site admin."),
@@ -141,5 +141,10 @@ export async function setup(view) {
     });
   });
   view.append(card("First-run setup", form, h("p", { class: "links" }, h("a", { href: "#/signin" }, "Sign in instead"))));
-  form.elements.code.focus();
+  if (code) {
+    form.elements.code.value = code;
+    form.elements.username.focus();
+  } else {
+    form.elements.code.focus();
+  }
 }

@@ -121,3 +121,16 @@ def test_first_run_setup_takes_the_printed_code_and_signs_the_site_admin_in(brow
     expect(page.get_by_role("heading", name="Organizations", exact=True)).to_be_visible()
     assert User.get(User.username == "founder").role == "SITE_ADMIN"
     assert JWT.match(local_storage_token(page))
+
+
+def test_the_start_page_opened_by_serve_has_the_setup_code_filled_in(browser, root):
+    root.delete_instance()  # a fresh install: `serve` opens /#/setup/<code> when there is a desktop
+    code = issue_setup_code()
+    page = browser.page(path=f"/#/setup/{code}")
+    expect(page.get_by_label("Setup code")).to_have_value(code)
+    expect(page.get_by_label("Username")).to_be_focused()
+    page.get_by_label("Username").fill("founder")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Create the site admin").click()
+    expect(page.get_by_role("heading", name="Organizations", exact=True)).to_be_visible()
+    assert User.get(User.username == "founder").role == "SITE_ADMIN"
