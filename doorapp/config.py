@@ -31,12 +31,17 @@ class Config:
     access_token_expire_minutes: int = _setting(
         "ACCESS_TOKEN_EXPIRE_MINUTES", "token lifetime in minutes", 720
     )
-    platform: str = _setting(
-        "PLATFORM", "external platform adapter: demo or rest (meetup is not built yet)", "demo"
+    platform: str = _setting("PLATFORM", "external platform adapter: demo, rest or meetup", "demo")
+    platform_api_url: str | None = _setting(
+        "PLATFORM_API_URL", "the platform's API base URL (meetup: default https://api.meetup.com/gql-ext)"
     )
-    platform_api_url: str | None = _setting("PLATFORM_API_URL", "the platform's API base URL")
-    platform_web_url: str | None = _setting("PLATFORM_WEB_URL", "where the platform's event pages live")
+    platform_web_url: str | None = _setting(
+        "PLATFORM_WEB_URL", "where the platform's event pages live (meetup: default https://www.meetup.com)"
+    )
     platform_timeout: float = _setting("PLATFORM_TIMEOUT", "seconds before a platform call gives up", 10.0)
+    meetup_token: str | None = _setting(
+        "MEETUP_TOKEN", "PLATFORM=meetup: the OAuth access token of a Meetup Pro organizer (kept secret)"
+    )
     trusted_proxies: str = _setting(
         "DOOR_TRUSTED_PROXIES", "comma-separated addresses/CIDRs whose X-Forwarded-For is believed", ""
     )

@@ -178,6 +178,11 @@ class Meetup(BaseModel):
         return cls.select().where(cls.org == org_id).order_by(cls.date.desc(), cls.created_at.desc())
 
     @classmethod
+    def newest_urls(cls, limit):
+        """The platform URLs of the `limit` newest meetups of every org, newest date first (as tuples)."""
+        return cls.select(cls.platform_url).order_by(cls.date.desc()).limit(limit).tuples()
+
+    @classmethod
     def next_arrival_order(cls, meetup_id):
         """Advance the meetup's arrival counter and return the new number; None once it is finalized. The
         UPDATE holds the row's write lock, so two check-ins never get the same number, and a rolled-back

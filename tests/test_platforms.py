@@ -80,7 +80,7 @@ def test_rest_lists_no_example_urls(member, fake):
 
 @pytest.mark.parametrize("adapter", ["demo"])
 @pytest.mark.parametrize("settings, message", [
-    ({"platform": "meetup"}, "PLATFORM=meetup (Meetup.com) is not supported yet"),
+    ({"platform": "meetup"}, "PLATFORM=meetup needs MEETUP_TOKEN"),
     ({"platform": "facebook"}, "PLATFORM must be demo, rest or meetup"),
     ({"platform": "rest"}, "PLATFORM=rest needs PLATFORM_API_URL and PLATFORM_WEB_URL"),
 ])

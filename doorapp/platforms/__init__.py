@@ -87,17 +87,27 @@ class Platform:
         """Event URLs to paste when trying the service (the demo community's); empty for real platforms."""
         return []
 
+    def web_path(self, url):
+        """The path of `url` below `web_url` (http or https, the same host and port), or None for any other
+        URL; the query and fragment are dropped."""
+        try:
+            parts, web = urlsplit(url.strip()), urlsplit(self.web_url)
+        except ValueError:  # e.g. a broken IPv6 host
+            return None
+        prefix = web.path.rstrip("/")
+        if (parts.scheme.lower() not in ("http", "https") or parts.netloc.lower() != web.netloc.lower()
+                or not parts.path.startswith(prefix + "/")):
+            return None
+        return parts.path[len(prefix):]
+
     def event_ref(self, url):
         """(normalised URL, community, thread) of an event URL of this platform; 422 for anything else."""
-        parts = urlsplit(url.strip())
-        web = urlsplit(self.web_url)
-        path = parts.path
-        if (parts.scheme.lower() not in ("http", "https") or parts.netloc.lower() != web.netloc.lower()
-                or not path.startswith(web.path.rstrip("/") + "/")):
-            raise _bad_url(f"Must be an event URL on {self.web_url}.")
-        match = _EVENT_PATH.fullmatch(path[len(web.path.rstrip("/")):])
+        path = self.web_path(url)
+        if path is None:
+            raise bad_url(f"Must be an event URL on {self.web_url}.")
+        match = _EVENT_PATH.fullmatch(path)
         if not match:
-            raise _bad_url(f"Must be an event URL like {self.web_url.rstrip('/')}/community/event.")
+            raise bad_url(f"Must be an event URL like {self.web_url.rstrip('/')}/community/event.")
         community, thread = match.group(2), match.group(3)
         return f"{self.web_url.rstrip('/')}/{community}/{thread}", community, thread
 
@@ -143,7 +153,8 @@ class Platform:
         raise NotImplementedError
 
 
-def _bad_url(message):
+def bad_url(message):
+    """422 for a `platform_url` that is not an event URL of the platform."""
     return validation_error([(("body", "platform_url"), message)])
 
 
@@ -157,6 +168,6 @@ def load(config):
         from doorapp.platforms.rest import RestPlatform
         return RestPlatform(config)
     if name == "meetup":
-        raise SystemExit("PLATFORM=meetup (Meetup.com) is not supported yet; "
-                         "use PLATFORM=demo or PLATFORM=rest.")
+        from doorapp.platforms.meetup import MeetupPlatform
+        return MeetupPlatform(config)
     raise SystemExit(f"PLATFORM must be demo, rest or meetup, not {config.platform!r}.")
