@@ -4,7 +4,7 @@
 import { api } from "./api.js";
 import { ask, clear, formatDate, formatTime, h, toast } from "./dom.js";
 import { haystack, search } from "./search.js";
-import { isOrgAdmin, orgPath, session, setOrg } from "./session.js";
+import { isOrgAdmin, orgPath, platformInfo, session, setOrg } from "./session.js";
 
 const POLL_MS = 1000;
 const MEETUP_EVERY = 10; // polls between two looks at the meetup (finalized elsewhere?)
@@ -379,10 +379,13 @@ class DoorScreen {
 
   async walkIn() {
     let entry = null;
+    // Meetup.com has no lookup by username: its guests are named by member id or profile URL.
+    const meetup = (await platformInfo().catch(() => ({}))).adapter === "meetup";
+    const asked = meetup ? "Meetup member id or profile URL" : "Platform username";
     await ask({
       title: "Add a walk-in",
-      message: "A guest without an RSVP. Enter their username on the platform; they are added and checked in.",
-      input: { label: "Platform username", required: true, maxlength: 255 },
+      message: `A guest without an RSVP. Enter their ${meetup ? "Meetup member id or profile URL" : "username on the platform"}; they are added and checked in.`,
+      input: { label: asked, required: true, maxlength: 255 },
       confirm: "Add and check in",
       action: async (username) => {
         let guest;
