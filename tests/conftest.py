@@ -82,6 +82,30 @@ def admin(root, as_user):
 
 
 @pytest.fixture
+def boss_user(org, make_user):
+    """An ADMIN of `org`."""
+    return make_user("boss", org=org, role="ADMIN")
+
+
+@pytest.fixture
+def boss(boss_user, as_user):
+    """A client signed in as `boss_user`."""
+    return as_user(boss_user)
+
+
+@pytest.fixture
+def staff(org, make_user):
+    """A STAFF member of `org`."""
+    return make_user("sam", org=org, role="STAFF")
+
+
+@pytest.fixture
+def door(staff, as_user):
+    """A client signed in as `staff`: the door."""
+    return as_user(staff)
+
+
+@pytest.fixture
 def org(app):
     return Org.create(name="Night Owls", slug="night-owls")
 

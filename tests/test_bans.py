@@ -1,23 +1,7 @@
 """Bans: admins ban and unban per organization; members read the banned list."""
 
-import pytest
 
 from doorapp.models import AuditEvent, Ban, Guest, Org
-
-
-@pytest.fixture
-def boss_user(org, make_user):
-    return make_user("boss", org=org, role="ADMIN")
-
-
-@pytest.fixture
-def boss(boss_user, as_user):
-    return as_user(boss_user)
-
-
-@pytest.fixture
-def door(org, make_user, as_user):
-    return as_user(make_user("sam", org=org, role="STAFF"))
 
 
 def guest_path(org, guest):

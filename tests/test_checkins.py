@@ -14,21 +14,6 @@ from tests.conftest import SECRET
 from tests.helpers import assert_query_count
 
 
-@pytest.fixture
-def staff(org, make_user):
-    return make_user("sam", org=org, role="STAFF")
-
-
-@pytest.fixture
-def door(staff, as_user):
-    return as_user(staff)
-
-
-@pytest.fixture
-def boss(org, make_user, as_user):
-    return as_user(make_user("boss", org=org, role="ADMIN"))
-
-
 def base(meetup):
     return f"/organizations/{meetup.org_id}/meetups/{meetup.id}"
 

@@ -10,26 +10,6 @@ from doorapp.models import AuditEvent, Guest, Meetup, Org, db
 from tests.helpers import assert_query_count
 
 
-@pytest.fixture
-def boss_user(org, make_user):
-    return make_user("boss", org=org, role="ADMIN")
-
-
-@pytest.fixture
-def boss(boss_user, as_user):
-    return as_user(boss_user)
-
-
-@pytest.fixture
-def staff(org, make_user):
-    return make_user("sam", org=org, role="STAFF")
-
-
-@pytest.fixture
-def door(staff, as_user):
-    return as_user(staff)
-
-
 def log(org):
     return f"/organizations/{org.id}/events/"
 
