@@ -7,7 +7,6 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 
-import pytest
 import requests
 
 from doorapp import access
@@ -16,11 +15,6 @@ from doorapp.config import Config
 from doorapp.models import AuditEvent, Ban, Guest, Meetup, MeetupGuest, Org, User, db
 from tests.conftest import SECRET
 from tests.helpers import DOORAPP, served
-
-
-@pytest.fixture
-def staff(org, make_user):
-    return make_user("sam", org=org)
 
 
 def auth(user):
