@@ -8,7 +8,7 @@ import pytest
 import time_machine
 from webtest import TestApp
 
-from conftest import PASSWORD, SECRET
+from tests.conftest import PASSWORD, SECRET
 from doorapp.api.auth import issue_setup_code
 from doorapp.app import create_app
 from doorapp.models import User, utcnow

@@ -8,7 +8,7 @@ import time
 
 import requests
 
-from conftest import PASSWORD
+from tests.conftest import PASSWORD
 from doorapp.backup import KEEP, Scheduler, backup, backups_dir, due
 from doorapp.models import AuditEvent
 from helpers import DOORAPP, door_env, served

@@ -10,7 +10,7 @@ import jwt
 import pytest
 import requests
 
-from conftest import PASSWORD, SECRET
+from tests.conftest import PASSWORD, SECRET
 from doorapp import __version__
 from doorapp.config import Config
 from helpers import DOORAPP, door_env, served

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from conftest import PASSWORD
+from tests.conftest import PASSWORD
 from doorapp import __version__
 from helpers import Served
 

@@ -6,7 +6,7 @@ import subprocess
 
 import requests
 
-from conftest import PASSWORD
+from tests.conftest import PASSWORD
 from doorapp import access
 from doorapp.app import create_app, open_database
 from doorapp.config import Config

@@ -3,7 +3,7 @@
 from oauthlib.oauth2 import LegacyApplicationClient
 from requests_oauthlib import OAuth2Session
 
-from conftest import PASSWORD
+from tests.conftest import PASSWORD
 
 
 def test_password_flow_with_requests_oauthlib(live_server, make_user, monkeypatch):
