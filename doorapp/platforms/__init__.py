@@ -5,6 +5,7 @@ Every adapter offers `name`, `web_url`, `example_urls()`, `event_url(url)`, `eve
 404 `platform_user_not_found` / `platform_event_not_found`, 502 `platform_error`, 504 `platform_unreachable`.
 """
 
+import json
 import re
 import threading
 import time
@@ -12,13 +13,16 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from urllib.parse import urlsplit
 
+import requests
+from requests.adapters import HTTPAdapter
+
 from doorapp.errors import ApiError, validation_error
 
 PROBE_INTERVAL = 5.0   # seconds between reachability probes (API.md Health)
 FIRST_PROBE_WAIT = 0.5  # how long the very first /health waits for a probe before saying "unknown"
 ERRORS = ("platform_user_not_found", "platform_event_not_found", "platform_error", "platform_unreachable")
+MAX_BODY = 32 << 20  # an answer larger than this is not one we can use
 _PART = r"[A-Za-z0-9_-]+"
-_EVENT_PATH = re.compile(rf"/(\+?)({_PART})/({_PART})/?")
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,9 @@ class Platform:
     """What every adapter shares: event-URL parsing against `web_url`, and a cached health probe."""
     name = ""
     web_url = ""
+    event_path = re.compile(rf"/\+?({_PART})/({_PART})/?")  # below web_url: (community, thread)
+    event_form = "{web}/{0}/{1}"                              # the normalised URL of those two
+    event_example = "an event URL like {web}/community/event"
 
     def __init__(self):
         self._health_lock = threading.Lock()
@@ -102,14 +109,13 @@ class Platform:
 
     def event_ref(self, url):
         """(normalised URL, community, thread) of an event URL of this platform; 422 for anything else."""
-        path = self.web_path(url)
+        web, path = self.web_url.rstrip("/"), self.web_path(url)
         if path is None:
             raise bad_url(f"Must be an event URL on {self.web_url}.")
-        match = _EVENT_PATH.fullmatch(path)
+        match = self.event_path.fullmatch(path)
         if not match:
-            raise bad_url(f"Must be an event URL like {self.web_url.rstrip('/')}/community/event.")
-        community, thread = match.group(2), match.group(3)
-        return f"{self.web_url.rstrip('/')}/{community}/{thread}", community, thread
+            raise bad_url(f"Must be {self.event_example.format(web=web)}.")
+        return (self.event_form.format(*match.groups(), web=web), *match.groups())
 
     def event_url(self, url):
         """The normalised event URL (API.md: no `+`, trailing slash, query or fragment; case kept)."""
@@ -151,6 +157,53 @@ class Platform:
     def probe(self):
         """Check reachability once: return a short message, or raise the adapter's ApiError."""
         raise NotImplementedError
+
+
+class HttpPlatform(Platform):
+    """An adapter over HTTP: one requests Session, and calls bounded by PLATFORM_TIMEOUT as a whole
+    (connect, wait and read), not only per socket read, so a platform that trickles its answer cannot hold
+    a request longer than the timeout either."""
+
+    def __init__(self, config, headers=None):
+        super().__init__()
+        self.timeout = float(config.platform_timeout)
+        self.session = requests.Session()
+        self.session.headers.update({"Accept": "application/json", **(headers or {})})
+        self.session.mount("http://", HTTPAdapter(pool_maxsize=16))
+        self.session.mount("https://", HTTPAdapter(pool_maxsize=16))
+
+    def call(self, method, url, errors=None, **send):
+        """The JSON answer of one call, or PLATFORM.md's 502/504 (`errors`: the ApiError for a status
+        other than 200 that means more than "HTTP n"); never longer than the timeout."""
+        deadline = time.monotonic() + self.timeout
+        try:
+            reply = self.session.request(method, url, timeout=self.timeout, stream=True, **send)
+            with reply:
+                if reply.status_code in (errors or {}):
+                    raise errors[reply.status_code]
+                if reply.status_code != 200:
+                    raise platform_error(f"HTTP {reply.status_code}")
+                body = _read(reply, deadline)
+        except requests.Timeout:
+            raise unreachable(f"no answer within {self.timeout:g} s") from None
+        except requests.RequestException as error:
+            raise unreachable(type(error).__name__) from None
+        try:
+            return json.loads(body)
+        except ValueError:
+            raise platform_error("a body that is not JSON") from None
+
+
+def _read(reply, deadline):
+    chunks, size = [], 0
+    for chunk in reply.iter_content(64 * 1024):
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise platform_error("an answer too large to read")
+        if time.monotonic() > deadline:
+            raise requests.Timeout()
+    return b"".join(chunks)
 
 
 def bad_url(message):

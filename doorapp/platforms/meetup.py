@@ -31,20 +31,13 @@ Not done: the token is not refreshed (when it expires every call is 502 until ME
 Meetup's point budget is not tracked and RATE_LIMITED is not retried.
 """
 
-import json
 import re
 import threading
-import time
 from collections import OrderedDict
-
-import requests
-from requests.adapters import HTTPAdapter
 
 from doorapp.api import INT64
 from doorapp.errors import ApiError
-from doorapp.platforms import (Event, Platform, Profile, Rsvp, bad_url, event_not_found, parse_time,
-                               platform_error, unreachable)
-from doorapp.platforms.rest import _read  # the same read, bounded in size and time
+from doorapp.platforms import Event, HttpPlatform, Profile, Rsvp, event_not_found, parse_time, platform_error
 
 API_URL = "https://api.meetup.com/gql-ext"
 WEB_URL = "https://www.meetup.com"
@@ -77,38 +70,24 @@ QUERIES = {
 }
 
 
-class MeetupPlatform(Platform):
+class MeetupPlatform(HttpPlatform):
     name = "meetup"
+    event_path = _EVENT_PATH
+    event_form = "{web}/{0}/events/{1}"
+    event_example = "a Meetup event URL like {web}/group-name/events/123456789/"
 
     def __init__(self, config):
-        super().__init__()
+        super().__init__(config, {"Authorization": f"Bearer {config.meetup_token}"})
         if not config.meetup_token:
             raise SystemExit("PLATFORM=meetup needs MEETUP_TOKEN (the OAuth access token of a Meetup Pro "
                              "organizer).")
         self.api_url = config.platform_api_url or API_URL
         self.web_url = (config.platform_web_url or WEB_URL).rstrip("/")
-        self.timeout = float(config.platform_timeout)
-        self.session = requests.Session()
-        self.session.headers.update({"Accept": "application/json",
-                                     "Authorization": f"Bearer {config.meetup_token}"})
-        self.session.mount("http://", HTTPAdapter(pool_maxsize=16))
-        self.session.mount("https://", HTTPAdapter(pool_maxsize=16))
         self._lock = threading.Lock()
         self._members = OrderedDict()  # id -> Profile, the REMEMBERED last seen on RSVP lists
         self._groups_seen = {}         # lower-case urlname -> urlname, of events read
 
     # --- URLs ----------------------------------------------------------------------------------------
-
-    def event_ref(self, url):
-        """(normalised URL, group, event id) of a Meetup event URL; 422 for anything else."""
-        path = self.web_path(url)
-        if path is None:
-            raise bad_url(f"Must be an event URL on {self.web_url}.")
-        match = _EVENT_PATH.fullmatch(path)
-        if not match:
-            raise bad_url(f"Must be a Meetup event URL like {self.web_url}/group-name/events/123456789/.")
-        group, event_id = match.groups()
-        return f"{self.web_url}/{group}/events/{event_id}", group, event_id
 
     def member_ref(self, text):
         """The member id given as digits or as a profile URL; 404 for anything else."""
@@ -232,25 +211,8 @@ class MeetupPlatform(Platform):
 
     def _query(self, name, **variables):
         """The `data` of one GraphQL query, or PLATFORM.md's 502/504; never longer than the timeout."""
-        deadline = time.monotonic() + self.timeout
         payload = {"operationName": name, "query": QUERIES[name], "variables": variables}
-        try:
-            reply = self.session.post(self.api_url, json=payload, timeout=self.timeout, stream=True)
-            with reply:
-                if reply.status_code in (401, 403):
-                    raise ApiError(502, "platform_error", f"Meetup refused MEETUP_TOKEN (HTTP "
-                                   f"{reply.status_code}): it has expired or been revoked; set a new one.")
-                if reply.status_code != 200:
-                    raise platform_error(f"HTTP {reply.status_code}")
-                body = _read(reply, deadline)
-        except requests.Timeout:
-            raise unreachable(f"no answer within {self.timeout:g} s") from None
-        except requests.RequestException as error:
-            raise unreachable(type(error).__name__) from None
-        try:
-            answer = json.loads(body)
-        except ValueError:
-            raise platform_error("a body that is not JSON") from None
+        answer = self.call("POST", self.api_url, json=payload, errors={s: _refused(s) for s in (401, 403)})
         if not isinstance(answer, dict):
             raise platform_error("an answer that is not an object")
         absent = _check_errors(answer.get("errors"))
@@ -334,6 +296,11 @@ def _member_id(value):
     if not isinstance(value, int) or isinstance(value, bool) or not 0 < value <= INT64[1]:
         raise platform_error("a member id that is not a 64-bit number")
     return value
+
+
+def _refused(status):
+    return ApiError(502, "platform_error", f"Meetup refused MEETUP_TOKEN (HTTP {status}): it has expired or "
+                    f"been revoked; set a new one.")
 
 
 def _no_member(member_id):

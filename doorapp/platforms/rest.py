@@ -1,45 +1,32 @@
-"""`rest`: the community-platform REST protocol of PLATFORM.md, over one requests Session.
+"""`rest`: the community-platform REST protocol of PLATFORM.md, over one requests Session (HttpPlatform)."""
 
-Every call is bounded by PLATFORM_TIMEOUT as a whole (connect, wait and read), not only per socket read,
-so a platform that trickles its answer cannot hold a request longer than the timeout either.
-"""
-
-import json
-import time
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import quote
 
 import requests
-from requests.adapters import HTTPAdapter
 
 from doorapp.api import INT64
-from doorapp.platforms import (Event, Platform, Profile, Rsvp, event_not_found, parse_time,
+from doorapp.platforms import (Event, HttpPlatform, Profile, Rsvp, event_not_found, parse_time,
                                platform_error, unreachable, user_not_found)
 
 BATCH = 30           # ids per GET /users?ids= (PLATFORM.md)
 WORKERS = 4          # profile batches fetched at once
-MAX_BODY = 32 << 20  # an answer larger than this is not one we can use
 
 
-class RestPlatform(Platform):
+class RestPlatform(HttpPlatform):
     name = "rest"
 
     def __init__(self, config):
-        super().__init__()
+        super().__init__(config)
         if not config.platform_api_url or not config.platform_web_url:
             raise SystemExit("PLATFORM=rest needs PLATFORM_API_URL and PLATFORM_WEB_URL.")
         self.api_url = config.platform_api_url.rstrip("/")
         self.web_url = config.platform_web_url.rstrip("/")
-        self.timeout = float(config.platform_timeout)
-        self.session = requests.Session()
-        self.session.headers["Accept"] = "application/json"
-        self.session.mount("http://", HTTPAdapter(pool_maxsize=16))
-        self.session.mount("https://", HTTPAdapter(pool_maxsize=16))
 
     def profile(self, username):
         if username in (".", ".."):  # would be read as a path step, not a name
             raise user_not_found(username)
-        data = self._get(f"/users/{quote(username, safe='')}", not_found=lambda: user_not_found(username))
+        data = self._get(f"/users/{quote(username, safe='')}", errors={404: user_not_found(username)})
         return _profile(data)
 
     def profiles(self, ids):
@@ -66,7 +53,7 @@ class RestPlatform(Platform):
     def event(self, url):
         normalised, community, thread = self.stored_event_ref(url)
         path = f"/communities/{community}/threads/{thread}"
-        data = self._get(path, not_found=lambda: event_not_found(normalised))
+        data = self._get(path, errors={404: event_not_found(normalised)})
         if not isinstance(data, dict):
             raise platform_error("a thread that is not an object")
         event = data.get("event")
@@ -94,37 +81,9 @@ class RestPlatform(Platform):
             raise platform_error(f"HTTP {reply.status_code}")
         return f"HTTP {reply.status_code}"
 
-    def _get(self, path, params=None, not_found=None):
-        """The JSON answer of GET {api}{path}, or PLATFORM.md's 404/502/504; never longer than the timeout."""
-        deadline = time.monotonic() + self.timeout
-        try:
-            reply = self.session.get(self.api_url + path, params=params, timeout=self.timeout, stream=True)
-            with reply:
-                if reply.status_code == 404 and not_found:
-                    raise not_found()
-                if reply.status_code != 200:
-                    raise platform_error(f"HTTP {reply.status_code}")
-                body = _read(reply, deadline)
-        except requests.Timeout:
-            raise unreachable(f"no answer within {self.timeout:g} s") from None
-        except requests.RequestException as error:
-            raise unreachable(type(error).__name__) from None
-        try:
-            return json.loads(body)
-        except ValueError:
-            raise platform_error("a body that is not JSON") from None
-
-
-def _read(reply, deadline):
-    chunks, size = [], 0
-    for chunk in reply.iter_content(64 * 1024):
-        chunks.append(chunk)
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise platform_error("an answer too large to read")
-        if time.monotonic() > deadline:
-            raise requests.Timeout()
-    return b"".join(chunks)
+    def _get(self, path, params=None, errors=None):
+        """The JSON answer of GET {api}{path} (HttpPlatform.call)."""
+        return self.call("GET", self.api_url + path, params=params, errors=errors)
 
 
 def _user_id(value):
