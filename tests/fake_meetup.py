@@ -14,13 +14,11 @@ Like Meetup, it answers errors as HTTP 200 with an `errors` array, wants `Author
 """
 
 import json
-import threading
 from dataclasses import replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-KINDS = {"DoorEvent": "event", "DoorMembers": "members", "DoorPing": "ping"}
-FAULTS = ("500", "401", "garbage", "shape", "errors", "rate_limited", "not_found", "null", "loop", "stall",
-          "drop")
+from fake_server import FakeHandler, FakeServer
+
+OPERATIONS = {"DoorEvent": "event", "DoorMembers": "members", "DoorPing": "ping"}  # name -> kind of call
 NEEDS = {  # what each operation's query must ask for, so a query that drifts from the fields read fails
     "event": ("event(id: $id)", "title", "dateTime", "eventUrl", "urlname", "timezone",
               "rsvps(first: $first, after: $after, filter: {rsvpStatus: $statuses})", "hasNextPage",
@@ -31,43 +29,22 @@ NEEDS = {  # what each operation's query must ask for, so a query that drifts fr
 }
 DEFAULT_STATUSES = ("YES", "ATTENDED")
 PATH = "/gql-ext"
-STALL_LIMIT = 30.0  # a stalled answer waits for release() at most this long
 
 
-class FakeMeetup:
+class FakeMeetup(FakeServer):
+    KINDS = tuple(OPERATIONS.values())  # calls(kind) gives the variables of each
+    FAULTS = ("500", "401", "garbage", "shape", "errors", "rate_limited", "not_found", "null", "loop",
+              "stall", "drop")
+    path = PATH
     web_url = "https://www.meetup.com"
     token = "fake-meetup-token"
 
     def __init__(self):
+        super().__init__(_handler(self))
         self.members = {}   # id -> {"id": "<digits>", "name", "username"}
         self.groups = {}    # urlname -> {"timezone", "members": set of ids}
         self.events = {}    # id -> {"title", "dateTime", "group", "rsvps": [(member id, status, updated)]}
         self.page_cap = 50  # the most RSVPs one page holds
-        self.faults = {}    # kind -> (fault, number of calls of that kind still answered normally)
-        self.requests = []  # (kind, variables) in arrival order
-        self.stalled = 0
-        self._lock = threading.Condition()
-        self._release = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
-
-    @property
-    def api_url(self):
-        return f"http://127.0.0.1:{self._server.server_address[1]}{PATH}"
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop()
-
-    def stop(self):
-        self._release.set()
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
 
     def configure(self, config, timeout=2.0):
         """`config` with PLATFORM=meetup pointed at this fake."""
@@ -97,44 +74,6 @@ class FakeMeetup:
             updated = updated[0] if updated else f"2026-11-20T10:{n % 60:02d}:00+01:00"
             entries.append((member_id, status, updated))
         self.events[event_id]["rsvps"] = entries
-
-    # --- faults -------------------------------------------------------------------------------------
-
-    def fail(self, kind, fault, after=0):
-        """Answer calls of `kind` with `fault` from now on, after `after` more normal answers."""
-        assert kind in KINDS.values() and fault in FAULTS, (kind, fault)
-        if fault == "stall":
-            self._release.clear()
-        self.faults[kind] = (fault, after)
-
-    def heal(self):
-        self.faults.clear()
-        self._release.set()
-
-    def wait_stalled(self, count=1, timeout=10.0):
-        with self._lock:
-            return self._lock.wait_for(lambda: self.stalled >= count, timeout)
-
-    def calls(self, kind):
-        """The variables of every call of `kind`, in arrival order."""
-        return [variables for k, variables in self.requests if k == kind]
-
-    def _fault_for(self, kind, variables):
-        with self._lock:
-            self.requests.append((kind, variables))
-            fault, after = self.faults.get(kind, (None, 0))
-            if fault and after:
-                self.faults[kind] = (fault, after - 1)
-                return None
-            return fault
-
-    def _stall(self):
-        with self._lock:
-            self.stalled += 1
-            self._lock.notify_all()
-        self._release.wait(STALL_LIMIT)
-        with self._lock:
-            self.stalled -= 1
 
     # --- answers --------------------------------------------------------------------------------------
 
@@ -181,28 +120,20 @@ ERRORS = {
 
 
 def _handler(fake):
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        disable_nagle_algorithm = True
-
-        def log_message(self, *args):
-            pass
-
+    class Handler(FakeHandler):
         def do_POST(self):
             payload = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
             if self.path != PATH:
                 return self._send(404, {"message": "no such endpoint"})
-            kind = KINDS.get(payload.get("operationName"))
+            kind = OPERATIONS.get(payload.get("operationName"))
             query, variables = payload.get("query") or "", payload.get("variables") or {}
             if kind is None or not all(part in query for part in NEEDS[kind]):
                 return self._send(200, {"errors": [{"message": "Cannot query that",
                                                     "extensions": {"code": "GRAPHQL_VALIDATION_FAILED"}}]})
-            fault = fake._fault_for(kind, variables)
+            fault = fake.fault_for(kind, variables)
             if fault == "drop":
                 self.close_connection = True
                 return
-            if fault == "stall":
-                fake._stall()
             if self.headers.get("Authorization") != f"Bearer {fake.token}" or fault == "401":
                 return self._send(401, {"errors": [{"message": "Unauthorized"}]})
             if fault == "500":
@@ -215,15 +146,4 @@ def _handler(fake):
                 return self._send(200, {"errors": [ERRORS[fault]], "data": None})
             answer = {"event": fake._event, "members": fake._members, "ping": fake._ping}[kind]
             self._send(200, {"data": answer(variables, fault)})
-
-        def _send(self, status, body, content_type="application/json"):
-            data = body if isinstance(body, bytes) else json.dumps(body).encode()
-            try:
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-            except OSError:  # the client gave up (a timeout test): nothing to answer
-                self.close_connection = True
     return Handler

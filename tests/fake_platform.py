@@ -8,53 +8,25 @@ ephemeral port), driven by the tests and by bench/sync: users, events, RSVP list
         config = fake.configure(config)       # PLATFORM=rest pointed at this fake
 """
 
-import json
-import threading
 from dataclasses import replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
 
-FAULTS = ("404", "500", "garbage", "shape", "stall", "drop")
-KINDS = ("user", "users", "thread", "head")
+from fake_server import FakeHandler, FakeServer
+
 API_PREFIX = "/api/v1"
 MAX_IDS = 30        # PLATFORM.md: at most 30 ids a call; more is answered 400, so batching is checked
-STALL_LIMIT = 30.0  # a stalled answer waits for release() at most this long
 
 
-class FakePlatform:
+class FakePlatform(FakeServer):
+    KINDS = ("user", "users", "thread", "head")   # calls(kind) gives the path with query of each
+    FAULTS = ("404", "500", "garbage", "shape", "stall", "drop")
+    path = API_PREFIX
     web_url = "https://community.test"
 
     def __init__(self):
+        super().__init__(_handler(self))
         self.users = {}     # id -> {"id", "username", "displayname"}
         self.threads = {}   # (community, thread) -> the thread's JSON
-        self.faults = {}    # kind -> (fault, number of calls of that kind still answered normally)
-        self.requests = []  # (kind, path with query) in arrival order
-        self.stalled = 0    # answers being held right now
-        self._lock = threading.Condition()
-        self._release = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
-
-    @property
-    def api_url(self):
-        return f"http://127.0.0.1:{self._server.server_address[1]}{API_PREFIX}"
-
-    def __enter__(self):
-        self.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop()
-
-    def start(self):
-        self._thread.start()
-
-    def stop(self):
-        self._release.set()
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
 
     def configure(self, config, timeout=2.0):
         """`config` with PLATFORM=rest pointed at this fake."""
@@ -82,57 +54,9 @@ class FakePlatform:
         self.threads[(community, thread)]["event"]["rsvps"] = {
             str(n): {"userId": user_id, "joinedAt": joined} for n, (user_id, joined) in enumerate(pairs)}
 
-    # --- faults -------------------------------------------------------------------------------------
-
-    def fail(self, kind, fault, after=0):
-        """Answer calls of `kind` with `fault` from now on, after `after` more normal answers."""
-        assert kind in KINDS and fault in FAULTS, (kind, fault)
-        if fault == "stall":
-            self._release.clear()
-        self.faults[kind] = (fault, after)
-
-    def heal(self):
-        self.faults.clear()
-        self.release()
-
-    def release(self):
-        """Let every held answer go on (with the real data)."""
-        self._release.set()
-
-    def wait_stalled(self, count=1, timeout=10.0):
-        """Block until `count` answers are being held; False on timeout."""
-        with self._lock:
-            return self._lock.wait_for(lambda: self.stalled >= count, timeout)
-
-    def calls(self, kind):
-        return [path for k, path in self.requests if k == kind]
-
-    def _fault_for(self, kind, path):
-        with self._lock:
-            self.requests.append((kind, path))
-            fault, after = self.faults.get(kind, (None, 0))
-            if fault and after:
-                self.faults[kind] = (fault, after - 1)
-                return None
-            return fault
-
-    def _stall(self):
-        with self._lock:
-            self.stalled += 1
-            self._lock.notify_all()
-        self._release.wait(STALL_LIMIT)
-        with self._lock:
-            self.stalled -= 1
-
 
 def _handler(fake):
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        disable_nagle_algorithm = True  # headers and body are two writes: no 40 ms delayed-ACK stall
-
-        def log_message(self, *args):
-            pass
-
+    class Handler(FakeHandler):
         def do_HEAD(self):
             self._answer("head", lambda: (200, {}))
 
@@ -150,12 +74,10 @@ def _handler(fake):
                 self._send(404, {"error": "no such endpoint"})
 
         def _answer(self, kind, real):
-            fault = fake._fault_for(kind, self.path)
+            fault = fake.fault_for(kind, self.path)
             if fault == "drop":
                 self.close_connection = True
                 return
-            if fault == "stall":
-                fake._stall()
             status, body = real()
             if fault == "404":
                 status, body = 404, {"error": "not found"}
@@ -181,18 +103,6 @@ def _handler(fake):
         def _thread(self, community, thread):
             found = fake.threads.get((community, thread))
             return (200, found) if found else (404, {"error": "no such thread"})
-
-        def _send(self, status, body, content_type="application/json"):
-            data = body if isinstance(body, bytes) else json.dumps(body).encode()
-            try:
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                if self.command != "HEAD":
-                    self.wfile.write(data)
-            except OSError:  # the client gave up (a timeout test): nothing to answer
-                self.close_connection = True
     return Handler
 
 
