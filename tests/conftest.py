@@ -148,6 +148,13 @@ def live_server(app):
 
 
 @pytest.fixture
+def platform_timeout():
+    """PLATFORM_TIMEOUT for a module's `fake.configure(config, timeout=platform_timeout)`; a test lowers it
+    with `@pytest.mark.parametrize("platform_timeout", [0.3])`."""
+    return 2.0
+
+
+@pytest.fixture
 def fake_platform():
     """The fake `rest` platform of tests/fake_platform.py on 127.0.0.1; a module that wants the app on it
     overrides `config` with `fake_platform.configure(config)`."""

@@ -31,6 +31,11 @@ def assert_query_count(expected):
                                          + "\n".join(statements))
 
 
+def create_meetup(client, org, url, status=201):
+    """POST /organizations/{org}/meetups/ from the event at `url`; the WebTest response."""
+    return client.post_json(f"/organizations/{org.id}/meetups/", {"platform_url": url}, status=status)
+
+
 # --- real processes: `doorapp serve` and the one-file executable -----------------------------------------
 
 DOORAPP = str(Path(sys.executable).parent / "doorapp")  # the console script of the venv running the tests

@@ -14,16 +14,12 @@ from doorapp.app import create_app
 from doorapp.errors import ApiError
 from doorapp.models import AuditEvent, Guest, Meetup, MeetupGuest
 from fake_meetup import FakeMeetup
+from tests.helpers import create_meetup
 
 WEB = "https://www.meetup.com"
 MAX = 9223372036854775807
 SUMMER = f"{WEB}/night-owls/events/301234567"
 STATUSES = ["YES", "WAITLIST", "ATTENDED"]
-
-
-@pytest.fixture
-def platform_timeout():
-    return 2.0
 
 
 @pytest.fixture
@@ -53,17 +49,8 @@ def fake(fake_meetup):
     return fake_meetup
 
 
-@pytest.fixture
-def member(org, make_user, as_user):
-    return as_user(make_user("sam", org=org))
-
-
-def create(member, org, url, status=201):
-    return member.post_json(f"/organizations/{org.id}/meetups/", {"platform_url": url}, status=status)
-
-
-def sync(member, org, meetup, status=200):
-    return member.post(f"/organizations/{org.id}/meetups/{meetup['id']}/sync", status=status).json
+def sync(door, org, meetup, status=200):
+    return door.post(f"/organizations/{org.id}/meetups/{meetup['id']}/sync", status=status).json
 
 
 def stored_meetup(org, url=SUMMER, date=datetime(2026, 12, 5, 20)):
@@ -77,8 +64,8 @@ def audit_types():
 
 # --- start-up ---------------------------------------------------------------------------------------
 
-def test_the_platform_is_meetup_with_no_example_urls(member, fake):
-    assert member.get("/platform").json == {"adapter": "meetup", "web_url": WEB, "example_urls": []}
+def test_the_platform_is_meetup_with_no_example_urls(door, fake):
+    assert door.get("/platform").json == {"adapter": "meetup", "web_url": WEB, "example_urls": []}
 
 
 def test_meetup_without_a_token_stops_the_start(config):
@@ -105,8 +92,8 @@ def test_the_urls_default_to_meetup_com(config):
     ("http://www.meetup.com/night-owls/events/301234567/", SUMMER),
     (f"{WEB}/Night-Owls/events/301234567/", f"{WEB}/Night-Owls/events/301234567"),  # case is kept
 ])
-def test_event_urls_are_normalised(member, org, fake, url, stored):
-    assert create(member, org, url).json["platform_url"] == stored
+def test_event_urls_are_normalised(door, org, fake, url, stored):
+    assert create_meetup(door, org, url).json["platform_url"] == stored
 
 
 @pytest.mark.parametrize("url", [
@@ -128,38 +115,38 @@ def test_event_urls_are_normalised(member, org, fake, url, stored):
     "https://[::1/night-owls/events/301234567/",                  # not even a URL
     "summer social",
 ])
-def test_anything_but_a_meetup_event_url_is_422(member, org, fake, url):
-    reply = create(member, org, url, status=422).json
+def test_anything_but_a_meetup_event_url_is_422(door, org, fake, url):
+    reply = create_meetup(door, org, url, status=422).json
     assert reply["code"] == "validation_error" and reply["errors"][0]["loc"] == ["body", "platform_url"]
     assert fake.calls("event") == [] and Meetup.select().count() == 0
 
 
 # --- meetups: create and sync ------------------------------------------------------------------------
 
-def test_a_meetup_takes_the_events_title_and_start_in_utc(member, org, fake):
-    meetup = create(member, org, f"{SUMMER}/").json
+def test_a_meetup_takes_the_events_title_and_start_in_utc(door, org, fake):
+    meetup = create_meetup(door, org, f"{SUMMER}/").json
     assert (meetup["name"], meetup["date"]) == ("Summer social", "2026-12-05T20:00:00Z")
     assert meetup["platform_url"] == SUMMER
     assert fake.calls("event") == [{"id": "301234567", "first": 200, "after": None, "statuses": STATUSES}]
     assert audit_types() == ["MEETUP_CREATED"]
 
 
-def test_a_sync_reads_yes_waitlist_and_attended_with_members_from_the_rsvp_list(member, org, fake):
-    meetup = create(member, org, SUMMER).json
-    assert sync(member, org, meetup) == {"inserted": 3, "updated": 0, "cancelled": 0, "skipped": 0,
+def test_a_sync_reads_yes_waitlist_and_attended_with_members_from_the_rsvp_list(door, org, fake):
+    meetup = create_meetup(door, org, SUMMER).json
+    assert sync(door, org, meetup) == {"inserted": 3, "updated": 0, "cancelled": 0, "skipped": 0,
                                          "total": 3}
-    rows = member.get(f"/organizations/{org.id}/meetups/{meetup['id']}/guests").json["guests"]
+    rows = door.get(f"/organizations/{org.id}/meetups/{meetup['id']}/guests").json["guests"]
     assert [(r["guest"]["platform_user_id"], r["guest"]["username"], r["guest"]["displayname"],
              r["rsvp"]["rsvp_time"]) for r in rows] == [
         (11, "alice", "Alice Ångström", "2026-11-20T09:00:00Z"),
         (MAX, str(MAX), "Max Int64", "2026-11-20T09:02:00Z"),    # no username: the id stands in
         (12, "12", "Bob <b>", "2026-11-21T08:30:00Z")]            # `updated` is the RSVP time
-    assert member.get(f"/guests/{MAX}").json["platform_user_id"] == MAX
+    assert door.get(f"/guests/{MAX}").json["platform_user_id"] == MAX
     assert fake.calls("members") == []  # the profiles came with the RSVP list
     assert audit_types() == ["MEETUP_CREATED", "MEETUP_SYNCED"]
 
 
-def test_a_sync_follows_every_page_of_a_long_rsvp_list(member, org, fake):
+def test_a_sync_follows_every_page_of_a_long_rsvp_list(door, org, fake):
     fake.page_cap = 7  # whatever the adapter asks for, so it must follow pageInfo
     people = list(range(1000, 1045))
     for n in people:
@@ -167,17 +154,17 @@ def test_a_sync_follows_every_page_of_a_long_rsvp_list(member, org, fake):
     rsvps = ([(n, "YES") for n in people[:40]] + [(n, "WAITLIST") for n in people[40:43]]
              + [(n, "NO") for n in people[43:]] + [(99999, "YES")])  # 99999: a deleted member (null)
     fake.add_event("night-owls", "302", "Tech conference", "2027-01-16T09:00:00Z", rsvps)
-    meetup = create(member, org, f"{WEB}/night-owls/events/302/").json
+    meetup = create_meetup(door, org, f"{WEB}/night-owls/events/302/").json
     pages = fake.calls("event")
     assert [p["after"] for p in pages] == [None] + [f"cursor-{7 * n}" for n in range(1, 7)]  # 7 pages
-    assert sync(member, org, meetup) == {"inserted": 43, "updated": 0, "cancelled": 0, "skipped": 0,
+    assert sync(door, org, meetup) == {"inserted": 43, "updated": 0, "cancelled": 0, "skipped": 0,
                                          "total": 43}
     assert len(fake.calls("event")) == 14 and fake.calls("members") == []
     assert Guest.get_by_id(1001).username == "m1001" and Guest.get_by_id(1002).username == "1002"
 
     fake.add_member(1003, "Member 1003 (renamed)", "m1003", groups=["night-owls"])
     fake.set_rsvps("302", [(n, "YES") for n in people[2:44]])  # 1000 and 1001 left, 1043 joined
-    assert sync(member, org, meetup) == {"inserted": 1, "updated": 1, "cancelled": 2, "skipped": 0,
+    assert sync(door, org, meetup) == {"inserted": 1, "updated": 1, "cancelled": 2, "skipped": 0,
                                          "total": 44}
     assert Guest.get_by_id(1003).displayname == "Member 1003 (renamed)"
     assert [e.details["inserted"] for e in AuditEvent.select().where(AuditEvent.event_type == "MEETUP_SYNCED")
@@ -188,10 +175,10 @@ def test_a_sync_follows_every_page_of_a_long_rsvp_list(member, org, fake):
 
 @pytest.mark.parametrize("given", ["15", " 15 ", f"{WEB}/members/15/", f"{WEB}/members/15",
                                    f"{WEB}/es-ES/members/15/?from=share#top", "http://www.meetup.com/members/15/"])
-def test_a_guest_is_registered_by_member_id_or_profile_url(member, org, fake, given):
+def test_a_guest_is_registered_by_member_id_or_profile_url(door, org, fake, given):
     stored_meetup(org)                                                                  # newest: asked first
     stored_meetup(org, f"{WEB}/Day-Larks/events/777", datetime(2026, 11, 1, 18))
-    reply = member.post_json("/guests/", {"username": given}, status=201).json
+    reply = door.post_json("/guests/", {"username": given}, status=201).json
     assert (reply["platform_user_id"], reply["username"], reply["displayname"]) == (15, "15", "Walk In")
     assert fake.calls("members") == [{"urlname": "night-owls", "ids": ["15"], "first": 1},
                                      {"urlname": "Day-Larks", "ids": ["15"], "first": 1}]
@@ -199,20 +186,20 @@ def test_a_guest_is_registered_by_member_id_or_profile_url(member, org, fake, gi
     assert (event.event_type, event.guest_id) == ("GUEST_CREATED", 15)
 
 
-def test_a_member_seen_on_an_rsvp_list_is_registered_without_a_lookup(member, org, fake):
-    create(member, org, SUMMER)  # reads the RSVP list, not synced
-    reply = member.post_json("/guests/", {"username": "12"}, status=201).json
+def test_a_member_seen_on_an_rsvp_list_is_registered_without_a_lookup(door, org, fake):
+    create_meetup(door, org, SUMMER)  # reads the RSVP list, not synced
+    reply = door.post_json("/guests/", {"username": "12"}, status=201).json
     assert (reply["platform_user_id"], reply["username"], reply["displayname"]) == (12, "12", "Bob <b>")
     assert fake.calls("members") == []
-    again = member.post_json("/guests/", {"username": f"{WEB}/members/12/"}, status=409).json
+    again = door.post_json("/guests/", {"username": f"{WEB}/members/12/"}, status=409).json
     assert again["code"] == "guest_exists" and again["guest"]["platform_user_id"] == 12
     assert audit_types() == ["MEETUP_CREATED", "GUEST_CREATED"]
 
 
-def test_a_member_of_a_group_met_only_on_the_platform_is_found_too(member, org, fake):
+def test_a_member_of_a_group_met_only_on_the_platform_is_found_too(door, org, fake):
     fake.add_event("Day-Larks", "55", "Dawn walk", "2026-12-06T07:00:00-05:00", [])
-    create(member, org, f"{WEB}/day-larks/events/55")  # the URL's case differs from the group's urlname
-    assert member.post_json("/guests/", {"username": "15"}, status=201).json["displayname"] == "Walk In"
+    create_meetup(door, org, f"{WEB}/day-larks/events/55")  # the URL's case differs from the group's urlname
+    assert door.post_json("/guests/", {"username": "15"}, status=201).json["displayname"] == "Walk In"
     assert [c["urlname"] for c in fake.calls("members")] == ["Day-Larks"]  # as Meetup spells it
 
 
@@ -226,16 +213,16 @@ def test_a_member_of_a_group_met_only_on_the_platform_is_found_too(member, org, 
     ("99999999999999999999", False),            # past 64 bits
     ("777", True),                              # a member of none of the groups
 ])
-def test_anything_but_a_member_of_a_known_group_is_platform_user_not_found(member, org, fake, given, asks):
+def test_anything_but_a_member_of_a_known_group_is_platform_user_not_found(door, org, fake, given, asks):
     stored_meetup(org)
-    reply = member.post_json("/guests/", {"username": given}, status=404).json
+    reply = door.post_json("/guests/", {"username": given}, status=404).json
     assert reply["code"] == "platform_user_not_found" and reply["detail"]
     assert bool(fake.calls("members")) == asks
     assert Guest.select().count() == 0 and AuditEvent.select().count() == 0
 
 
-def test_without_any_meetup_no_group_is_asked(member, fake):
-    reply = member.post_json("/guests/", {"username": "11"}, status=404).json
+def test_without_any_meetup_no_group_is_asked(door, fake):
+    reply = door.post_json("/guests/", {"username": "11"}, status=404).json
     assert reply["code"] == "platform_user_not_found" and "groups of the meetups" in reply["detail"]
     assert fake.calls("members") == []
 
@@ -251,15 +238,15 @@ def test_profiles_not_on_the_last_rsvp_list_are_looked_up_in_the_groups(app, org
 
 # --- faults -------------------------------------------------------------------------------------------
 
-def call(member, org, endpoint):
+def call(door, org, endpoint):
     if endpoint == "create guest":
         stored_meetup(org)
-        return member.post_json("/guests/", {"username": "11"}, expect_errors=True)
+        return door.post_json("/guests/", {"username": "11"}, expect_errors=True)
     if endpoint == "create meetup":
-        return member.post_json(f"/organizations/{org.id}/meetups/", {"platform_url": SUMMER},
+        return door.post_json(f"/organizations/{org.id}/meetups/", {"platform_url": SUMMER},
                                 expect_errors=True)
     meetup = stored_meetup(org)
-    return member.post(f"/organizations/{org.id}/meetups/{meetup.id}/sync", expect_errors=True)
+    return door.post(f"/organizations/{org.id}/meetups/{meetup.id}/sync", expect_errors=True)
 
 
 NOT_FOUND = {"create guest": "platform_user_not_found"}
@@ -274,12 +261,12 @@ ANSWERS = {"null": 404, "not_found": 404, "stall": 504, "drop": 504}
 
 @pytest.mark.parametrize("platform_timeout", [0.3])
 @pytest.mark.parametrize("endpoint, kind, fault, after", CASES, ids=lambda v: str(v))
-def test_each_platform_failure_has_its_documented_answer_and_stores_nothing(member, org, fake, endpoint, kind,
+def test_each_platform_failure_has_its_documented_answer_and_stores_nothing(door, org, fake, endpoint, kind,
                                                                              fault, after):
     fake.page_cap = 1  # three RSVPs: three pages
     fake.fail(kind, fault, after=after)
     started = time.monotonic()
-    reply = call(member, org, endpoint)
+    reply = call(door, org, endpoint)
     status = ANSWERS.get(fault, 502)
     code = {404: NOT_FOUND.get(endpoint, "platform_event_not_found"), 502: "platform_error",
             504: "platform_unreachable"}[status]
@@ -313,11 +300,11 @@ def test_a_token_meetup_no_longer_accepts_is_a_platform_error(config, fake):
     assert "MEETUP_TOKEN" in failure.value.detail
 
 
-def test_an_unreachable_address_is_504(member, org, fake):
+def test_an_unreachable_address_is_504(door, org, fake):
     stored_meetup(org)
     fake.stop()  # nobody listens there any more: connection refused
-    assert member.post_json("/guests/", {"username": "11"}, status=504).json["code"] == "platform_unreachable"
-    reply = create(member, org, f"{WEB}/night-owls/events/302", status=504).json
+    assert door.post_json("/guests/", {"username": "11"}, status=504).json["code"] == "platform_unreachable"
+    reply = create_meetup(door, org, f"{WEB}/night-owls/events/302", status=504).json
     assert reply["code"] == "platform_unreachable"
 
 

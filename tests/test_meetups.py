@@ -15,11 +15,6 @@ URL = f"{WEB}/night-owls/summer-social"
 
 
 @pytest.fixture
-def platform_timeout():
-    return 2.0
-
-
-@pytest.fixture
 def config(config, fake_platform, platform_timeout):
     return fake_platform.configure(config, timeout=platform_timeout)
 

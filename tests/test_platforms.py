@@ -18,6 +18,7 @@ from doorapp.app import create_app
 from doorapp.errors import ApiError
 from doorapp.models import AuditEvent, Guest, Meetup, MeetupGuest
 from doorapp.platforms import demo
+from tests.helpers import create_meetup
 
 WEB = "https://community.test"  # FakePlatform.web_url
 
@@ -26,11 +27,6 @@ WEB = "https://community.test"  # FakePlatform.web_url
 def adapter():
     """Which platform the app runs on; a test says `@pytest.mark.parametrize("adapter", ["demo"])`."""
     return "rest"
-
-
-@pytest.fixture
-def platform_timeout():
-    return 2.0
 
 
 @pytest.fixture
@@ -53,20 +49,11 @@ def fake(fake_platform):
     return fake_platform
 
 
-@pytest.fixture
-def member(org, make_user, as_user):
-    return as_user(make_user("sam", org=org))
-
-
-def create(member, org, url, status=201):
-    return member.post_json(f"/organizations/{org.id}/meetups/", {"platform_url": url}, status=status)
-
-
 # --- choosing the adapter -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("adapter", ["demo"])
-def test_demo_is_the_default_and_lists_its_event_urls(member):
-    assert member.get("/platform").json == {
+def test_demo_is_the_default_and_lists_its_event_urls(door):
+    assert door.get("/platform").json == {
         "adapter": "demo", "web_url": "https://demo.door.invalid",
         "example_urls": ["https://demo.door.invalid/night-owls/board-games",
                          "https://demo.door.invalid/night-owls/book-circle",
@@ -74,8 +61,8 @@ def test_demo_is_the_default_and_lists_its_event_urls(member):
                          "https://demo.door.invalid/night-owls/tech-conference"]}
 
 
-def test_rest_lists_no_example_urls(member, fake):
-    assert member.get("/platform").json == {"adapter": "rest", "web_url": WEB, "example_urls": []}
+def test_rest_lists_no_example_urls(door, fake):
+    assert door.get("/platform").json == {"adapter": "rest", "web_url": WEB, "example_urls": []}
 
 
 @pytest.mark.parametrize("adapter", ["demo"])
@@ -112,15 +99,15 @@ def test_serve_prints_the_demo_event_urls(tmp_path):
 # --- the demo community ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("adapter", ["demo"])
-def test_every_demo_event_syncs_with_its_size_of_rsvp_list(member, org):
-    urls = member.get("/platform").json["example_urls"]
+def test_every_demo_event_syncs_with_its_size_of_rsvp_list(door, org):
+    urls = door.get("/platform").json["example_urls"]
     sizes = []
     for url in urls:
-        meetup = create(member, org, url).json
-        sizes.append(member.post(f"/organizations/{org.id}/meetups/{meetup['id']}/sync").json["inserted"])
+        meetup = create_meetup(door, org, url).json
+        sizes.append(door.post(f"/organizations/{org.id}/meetups/{meetup['id']}/sync").json["inserted"])
     assert sizes == [5, 40, 250, 2000]
     assert Guest.get_by_id(1001).displayname == "<img src=x onerror=alert(1)>"
-    shown = member.get("/guests/9223372036854775807").json
+    shown = door.get("/guests/9223372036854775807").json
     assert shown["platform_user_id"] == 9223372036854775807 and shown["username"] == "max_id"
 
 
@@ -143,9 +130,9 @@ def test_demo_names_are_varied_and_the_same_on_every_start():
     ("https://demo.door.invalid/night-owls/no-such-event", "platform_event_not_found"),
     ("https://demo.door.invalid/day-larks/summer-social", "platform_event_not_found"),
 ])
-def test_demo_answers_not_found_like_a_real_platform(member, org, url, code):
-    assert create(member, org, url, status=404).json["code"] == code
-    reply = member.post_json("/guests/", {"username": "nobody_here"}, status=404)
+def test_demo_answers_not_found_like_a_real_platform(door, org, url, code):
+    assert create_meetup(door, org, url, status=404).json["code"] == code
+    reply = door.post_json("/guests/", {"username": "nobody_here"}, status=404)
     assert reply.json["code"] == "platform_user_not_found"
 
 
@@ -166,8 +153,8 @@ def test_demo_is_always_healthy(client):
     ("http://community.test/night-owls/summer-social", f"{WEB}/night-owls/summer-social"),
     (f"{WEB}/+Night-Owls/Winter-Ball/", f"{WEB}/Night-Owls/Winter-Ball"),  # case is kept
 ])
-def test_event_urls_are_normalised(member, org, fake, url, stored):
-    assert create(member, org, url).json["platform_url"] == stored
+def test_event_urls_are_normalised(door, org, fake, url, stored):
+    assert create_meetup(door, org, url).json["platform_url"] == stored
 
 
 @pytest.mark.parametrize("url", [
@@ -187,8 +174,8 @@ def test_event_urls_are_normalised(member, org, fake, url, stored):
     "javascript:alert(1)//community.test/night-owls/summer-social",
     "summer social",
 ])
-def test_anything_but_an_event_url_of_the_platform_is_422(member, org, fake, url):
-    reply = create(member, org, url, status=422).json
+def test_anything_but_an_event_url_of_the_platform_is_422(door, org, fake, url):
+    reply = create_meetup(door, org, url, status=422).json
     assert reply["code"] == "validation_error" and reply["errors"][0]["loc"] == ["body", "platform_url"]
     assert fake.calls("thread") == [] and Meetup.select().count() == 0
 
@@ -241,15 +228,15 @@ def test_health_is_answered_from_the_last_probe_while_the_platform_hangs(client,
 
 # --- every platform endpoint against every fault ----------------------------------------------------
 
-def call(member, org, endpoint):
+def call(door, org, endpoint):
     if endpoint == "create guest":
-        return member.post_json("/guests/", {"username": "alice"}, expect_errors=True)
+        return door.post_json("/guests/", {"username": "alice"}, expect_errors=True)
     if endpoint == "create meetup":
-        return member.post_json(f"/organizations/{org.id}/meetups/",
+        return door.post_json(f"/organizations/{org.id}/meetups/",
                                 {"platform_url": f"{WEB}/night-owls/summer-social"}, expect_errors=True)
     meetup = Meetup.create(org=org, name="x", date=datetime(2026, 12, 5, 20),
                            platform_url=f"{WEB}/night-owls/summer-social")
-    return member.post(f"/organizations/{org.id}/meetups/{meetup.id}/sync", expect_errors=True)
+    return door.post(f"/organizations/{org.id}/meetups/{meetup.id}/sync", expect_errors=True)
 
 
 CASES = [
@@ -268,11 +255,11 @@ CASES = [
 
 @pytest.mark.parametrize("platform_timeout", [0.3])
 @pytest.mark.parametrize("endpoint, kind, fault, status, code", CASES, ids=lambda v: str(v))
-def test_each_platform_failure_has_its_documented_answer_and_stores_nothing(member, org, fake, endpoint, kind,
+def test_each_platform_failure_has_its_documented_answer_and_stores_nothing(door, org, fake, endpoint, kind,
                                                                              fault, status, code):
     fake.fail(kind, fault)
     started = time.monotonic()
-    reply = call(member, org, endpoint)
+    reply = call(door, org, endpoint)
     assert (reply.status_int, reply.json["code"]) == (status, code)
     assert reply.content_type == "application/problem+json" and reply.json["detail"]
     assert time.monotonic() - started < 10  # bounded by PLATFORM_TIMEOUT, never a hang
@@ -281,21 +268,21 @@ def test_each_platform_failure_has_its_documented_answer_and_stores_nothing(memb
     assert AuditEvent.select().count() == 0
 
 
-def test_an_unreachable_address_is_504(member, org, config, fake):
+def test_an_unreachable_address_is_504(door, org, config, fake):
     fake.stop()  # nobody listens there any more: connection refused
-    reply = member.post_json("/guests/", {"username": "alice"}, status=504).json
+    reply = door.post_json("/guests/", {"username": "alice"}, status=504).json
     assert reply["code"] == "platform_unreachable"
-    reply = create(member, org, f"{WEB}/night-owls/summer-social", status=504).json
+    reply = create_meetup(door, org, f"{WEB}/night-owls/summer-social", status=504).json
     assert reply["code"] == "platform_unreachable"
 
 
-def test_a_failing_later_profile_batch_fails_the_whole_sync(member, org, fake):
+def test_a_failing_later_profile_batch_fails_the_whole_sync(door, org, fake):
     for n in range(100, 190):
         fake.add_user(n, f"user{n}", f"User {n}")
     fake.set_rsvps("night-owls", "summer-social", range(100, 190))
-    meetup = create(member, org, f"{WEB}/night-owls/summer-social").json
+    meetup = create_meetup(door, org, f"{WEB}/night-owls/summer-social").json
     fake.fail("users", "500", after=2)  # the third batch of 30 fails
-    reply = member.post(f"/organizations/{org.id}/meetups/{meetup['id']}/sync", status=502).json
+    reply = door.post(f"/organizations/{org.id}/meetups/{meetup['id']}/sync", status=502).json
     assert reply["code"] == "platform_error"
     assert Guest.select().count() == 0 and MeetupGuest.select().count() == 0
-    assert member.get(f"/organizations/{org.id}/meetups/{meetup['id']}").json["last_synced_at"] is None
+    assert door.get(f"/organizations/{org.id}/meetups/{meetup['id']}").json["last_synced_at"] is None
