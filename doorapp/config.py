@@ -1,7 +1,7 @@
 """Settings: one frozen Config, read from the environment by from_env(); nothing else reads os.environ."""
 
 import os
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 
 from doorapp.paths import default_data_dir
@@ -82,24 +82,23 @@ def _convert(cls, name, value):
     return value
 
 
+def _default(f):
+    """A setting's default as text, or None when it has none to show."""
+    if f.name == "data_dir":
+        return "./door-data; the executable: door-data beside it"
+    return None if f.default in (None, "", MISSING) else str(f.default)
+
+
 def settings_help() -> str:
     """The settings table for --help, derived from Config."""
-    lines = []
-    for f in fields(Config):
-        default = f.default if f.default is not None and not callable(f.default_factory) else None
-        suffix = f" (default {default})" if default not in (None, "") else ""
-        lines.append(f"  {f.metadata['env']:<28} {f.metadata['help']}{suffix}")
-    return "\n".join(lines)
+    return "\n".join(f"  {f.metadata['env']:<28} {f.metadata['help']}"
+                     + (f" (default {_default(f)})" if _default(f) else "") for f in fields(Config))
 
 
 def settings_markdown() -> str:
     """The README's settings table, derived from Config (a test keeps the README in step)."""
     rows = ["| variable | default | meaning |", "|---|---|---|"]
     for f in fields(Config):
-        default = (
-            "`./door-data`"
-            if f.name == "data_dir"
-            else (f"`{f.default}`" if f.default not in (None, "") else "–")
-        )
+        default = f"`{_default(f)}`" if _default(f) else "–"
         rows.append(f"| `{f.metadata['env']}` | {default} | {f.metadata['help']} |")
     return "\n".join(rows)
