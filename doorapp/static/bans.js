@@ -1,6 +1,6 @@
 // Guests banned in the current organization; admins ban (with a reason) and unban.
 import { api, query } from "./api.js";
-import { ask, clear, formatDate, h, toast } from "./dom.js";
+import { ask, clear, formatDate, h, liveSearch, toast } from "./dom.js";
 import { isOrgAdmin, orgPath, session } from "./session.js";
 
 export async function list(view, params, ctx) {
@@ -36,22 +36,12 @@ function banForm(changed) {
   const results = h("ul", { class: "rows picker" });
   const input = h("input", { type: "search", placeholder: "Name or platform username", autocomplete: "off",
     autocapitalize: "none", spellcheck: "false", "aria-label": "Find a guest to ban" });
-  let fetchId = 0;
-  let timer = null;
-  async function lookup() {
-    const q = input.value.trim();
-    const id = ++fetchId;
-    if (!q) return results.replaceChildren();
-    try {
-      const { guests } = await api.get("/guests/" + query({ q, limit: 10 }));
-      if (id !== fetchId) return; // a newer search has started: drop this answer
-      clear(results, guests.map((g) => pick(g)),
-        h("li", { class: "row" }, h("div", { class: "who muted" }, guests.length ? "Not the one?" : "Not known to Door yet."),
-          h("div", { class: "act" }, h("button", { type: "button", class: "secondary", onclick: () => fromPlatform(q) }, `Look up @${q} on the platform`))));
-    } catch (error) {
-      if (id === fetchId) clear(results, h("li", { class: "alert error" }, error.detail));
-    }
-  }
+  liveSearch(input, results, async (q) => {
+    const { guests } = await api.get("/guests/" + query({ q, limit: 10 }));
+    return [...guests.map((g) => pick(g)),
+      h("li", { class: "row" }, h("div", { class: "who muted" }, guests.length ? "Not the one?" : "Not known to Door yet."),
+        h("div", { class: "act" }, h("button", { type: "button", class: "secondary", onclick: () => fromPlatform(q) }, `Look up @${q} on the platform`)))];
+  });
   async function fromPlatform(username) {
     try {
       await ban(await api.post("/guests/", { username }));
@@ -80,9 +70,5 @@ function banForm(changed) {
       changed();
     }
   }
-  input.addEventListener("input", () => {
-    clearTimeout(timer);
-    timer = setTimeout(lookup, 200);
-  });
   return h("section", { class: "panel" }, h("h2", {}, "Ban a guest"), input, results);
 }

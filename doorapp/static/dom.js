@@ -158,6 +158,23 @@ export async function copyText(text, input) {
   }
 }
 
+// Search as you type: `find(q)` answers the rows to show in `results` for the input's text, 200 ms after
+// the last key; an answer overtaken by a newer search is dropped (Datasette's fetchId), an error shown.
+export function liveSearch(input, results, find) {
+  let fetchId = 0;
+  input.addEventListener("input", debounce(async () => {
+    const q = input.value.trim();
+    const id = ++fetchId;
+    if (!q) return results.replaceChildren();
+    try {
+      const rows = await find(q);
+      if (id === fetchId) clear(results, rows);
+    } catch (error) {
+      if (id === fetchId) clear(results, h("li", { class: "alert error" }, error.detail || String(error)));
+    }
+  }, 200));
+}
+
 export function debounce(fn, ms) {
   let timer = null;
   return (...args) => {

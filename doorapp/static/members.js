@@ -1,6 +1,6 @@
 // Members of the current organization (org admins): add by user search, change the role, remove.
 import { api, query } from "./api.js";
-import { ask, clear, h, toast } from "./dom.js";
+import { ask, clear, h, liveSearch, toast } from "./dom.js";
 import { orgPath, session } from "./session.js";
 
 const ROLES = [["STAFF", "Staff"], ["ADMIN", "Admin"]];
@@ -54,23 +54,13 @@ function addForm(changed) {
   const role = roleSelect("STAFF", null, "Role for the new member");
   const input = h("input", { type: "search", placeholder: "Search users by username", autocomplete: "off",
     autocapitalize: "none", spellcheck: "false", "aria-label": "Find a user to add" });
-  let fetchId = 0;
-  let timer = null;
-  async function lookup() {
-    const q = input.value.trim();
-    const id = ++fetchId;
-    if (!q) return results.replaceChildren();
-    try {
-      const { users } = await api.get("/users/" + query({ q }));
-      if (id !== fetchId) return; // a newer search has started
-      clear(results, users.length ? users.map((u) => h("li", { class: "row" },
-        h("div", { class: "who" }, h("span", { class: "name" }, u.username)),
-        h("div", { class: "act" }, h("button", { type: "button", class: "primary", onclick: () => add(u) }, "Add")))) :
-        h("li", { class: "muted" }, "No approved user matches. New staff register first and are approved by a site admin."));
-    } catch (error) {
-      if (id === fetchId) clear(results, h("li", { class: "alert error" }, error.detail));
-    }
-  }
+  liveSearch(input, results, async (q) => {
+    const { users } = await api.get("/users/" + query({ q }));
+    return users.length ? users.map((u) => h("li", { class: "row" },
+      h("div", { class: "who" }, h("span", { class: "name" }, u.username)),
+      h("div", { class: "act" }, h("button", { type: "button", class: "primary", onclick: () => add(u) }, "Add")))) :
+      h("li", { class: "muted" }, "No approved user matches. New staff register first and are approved by a site admin.");
+  });
   async function add(user) {
     try {
       await api.post(orgPath(`/members/${user.id}`), { role: role.value });
@@ -82,10 +72,6 @@ function addForm(changed) {
       toast(error.detail, "error");
     }
   }
-  input.addEventListener("input", () => {
-    clearTimeout(timer);
-    timer = setTimeout(lookup, 200);
-  });
   return h("section", { class: "panel" }, h("h2", {}, "Add a member"),
     h("div", { class: "inline" }, input, role), results);
 }
