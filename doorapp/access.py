@@ -10,7 +10,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from bottle import request
 
 from doorapp.errors import ApiError
-from doorapp.models import Failure, Membership, User, utcnow, write
+from doorapp.models import Failure, User, utcnow, write
 
 hasher = PasswordHasher()  # argon2id with the library's RFC 9106 defaults
 _DUMMY_HASH = hasher.hash("a password nobody has, to spend the same time on unknown names")
@@ -56,12 +56,13 @@ def _claims(secret):
     return claims
 
 
-def current_user(secret, rule):
-    """The signed-in user with `token_role` set from the token, or None for public rules (401 if absent)."""
+def current_user(secret, rule, org_id=None):
+    """The signed-in user with `token_role` set from the token, or None for public rules (401 if absent).
+    With `org_id`, the user's role there (or None) comes in the same query as `org_role`."""
     if rule.public:
         return None
     claims = _claims(secret)
-    user = User.get_or_none(User.username == claims["sub"])
+    user = User.signed_in(claims["sub"], org_id)
     if user is None:
         raise ApiError(401, "invalid_token", "The account of this token no longer exists; sign in again.")
     user.token_role = claims["role"]
@@ -107,7 +108,7 @@ def _site_admin(user, args):
 
 def _org_role(needed):
     def check(user, args):
-        role = Membership.role_of(user.id, args["org_id"])
+        role = user.org_role
         if role is None:
             return ApiError(403, "not_org_member", "You are not a member of this organization.")
         if needed == "ADMIN" and role != "ADMIN":

@@ -75,6 +75,20 @@ class User(BaseModel):
                 .order_by(cls.username).limit(limit))
 
 
+    @classmethod
+    def signed_in(cls, username, org_id=None):
+        """The user of a token, with `org_role`: their role in the org `org_id`, loaded in the same query
+        (None when not a member, or no org asked for)."""
+        if org_id is None:
+            user = cls.get_or_none(cls.username == username)
+            if user is not None:
+                user.org_role = None
+            return user
+        on = (Membership.user == cls.id) & (Membership.org == org_id)
+        return (cls.select(cls, Membership.role.alias("org_role")).join(Membership, JOIN.LEFT_OUTER, on=on)
+                .where(cls.username == username).objects().get_or_none())
+
+
 class Org(BaseModel):
     id = UUIDField(primary_key=True, default=uuid.uuid4)
     name = CharField(max_length=128, unique=True)
@@ -89,11 +103,6 @@ class Membership(BaseModel):
 
     class Meta:
         indexes = ((("user", "org"), True),)
-
-    @classmethod
-    def role_of(cls, user_id, org_id):
-        row = cls.get_or_none(cls.user == user_id, cls.org == org_id)
-        return row and row.role
 
 
 class Guest(BaseModel):

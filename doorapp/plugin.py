@@ -33,7 +33,7 @@ class ApiPlugin:
 
         def chain(args):
             args = path_args(args)
-            user = access.current_user(secret, rule)
+            user = access.current_user(secret, rule, args.get("org_id"))
             rule.enforce(user, args)
             if body:
                 args["body"] = (
