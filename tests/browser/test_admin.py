@@ -77,10 +77,10 @@ def test_an_org_admin_adds_promotes_and_removes_a_member(browser, make_user, org
     page.locator(".picker").get_by_role("button", name="Add").click()
     member = page.locator(f"[data-user='{kim.id}']")
     expect(member.get_by_label("Role of kim")).to_have_value("STAFF")
-    assert Membership.role_of(kim.id, org.id) == "STAFF"
+    assert Membership.get(user=kim, org=org).role == "STAFF"
     member.get_by_label("Role of kim").select_option("ADMIN")
     expect(page.get_by_text("kim is now an admin.")).to_be_visible()
-    assert Membership.role_of(kim.id, org.id) == "ADMIN"
+    assert Membership.get(user=kim, org=org).role == "ADMIN"
     member.get_by_role("button", name="Remove").click()
     page.get_by_role("dialog").get_by_role("button", name="Remove").click()
     expect(member).to_have_count(0)
