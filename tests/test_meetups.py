@@ -30,22 +30,12 @@ def fake(fake_platform):
     return fake_platform
 
 
-@pytest.fixture
-def sam(org, make_user):
-    return make_user("sam", org=org)
+def create(door, org, url=URL, status=201, **body):
+    return door.post_json(f"/organizations/{org.id}/meetups/", {"platform_url": url, **body}, status=status)
 
 
-@pytest.fixture
-def member(sam, as_user):
-    return as_user(sam)
-
-
-def create(member, org, url=URL, status=201, **body):
-    return member.post_json(f"/organizations/{org.id}/meetups/", {"platform_url": url, **body}, status=status)
-
-
-def sync(member, meetup, status=200):
-    return member.post(f"/organizations/{meetup['org_id']}/meetups/{meetup['id']}/sync", status=status).json
+def sync(door, meetup, status=200):
+    return door.post(f"/organizations/{meetup['org_id']}/meetups/{meetup['id']}/sync", status=status).json
 
 
 def entries(meetup):
@@ -61,29 +51,29 @@ def synced_events():
 
 # --- create, list, get --------------------------------------------------------------------------
 
-def test_a_meetup_takes_name_and_date_from_the_platform(member, sam, org, fake):
-    reply = create(member, org, f"{WEB}/+night-owls/summer-social/?ref=mail").json
+def test_a_meetup_takes_name_and_date_from_the_platform(door, staff, org, fake):
+    reply = create(door, org, f"{WEB}/+night-owls/summer-social/?ref=mail").json
     assert reply == {"id": reply["id"], "org_id": str(org.id), "name": "Summer social",
                      "date": "2026-12-05T20:00:00Z", "platform_url": URL, "is_finalized": False,
                      "finalized_at": None, "created_at": reply["created_at"], "last_synced_at": None,
                      "counts": {"rsvps": 0, "cancelled": 0, "walkins": 0, "arrived": 0}}
     event = AuditEvent.get()
     assert (event.event_type, event.actor_id, str(event.org_id), str(event.meetup_id)) == \
-        ("MEETUP_CREATED", sam.id, str(org.id), reply["id"])
+        ("MEETUP_CREATED", staff.id, str(org.id), reply["id"])
     assert event.details == {"platform_url": URL}
-    assert member.get(f"/organizations/{org.id}/meetups/{reply['id']}").json == reply
+    assert door.get(f"/organizations/{org.id}/meetups/{reply['id']}").json == reply
 
 
-def test_a_given_name_overrides_the_title_and_dates_are_stored_in_utc(member, org, fake):
-    reply = create(member, org, f"{WEB}/night-owls/winter-ball", name="  Ball of the year ").json
+def test_a_given_name_overrides_the_title_and_dates_are_stored_in_utc(door, org, fake):
+    reply = create(door, org, f"{WEB}/night-owls/winter-ball", name="  Ball of the year ").json
     assert (reply["name"], reply["date"]) == ("Ball of the year", "2027-01-20T18:30:00Z")
-    assert create(member, org, URL, name="").json["name"] == "Summer social"
+    assert create(door, org, URL, name="").json["name"] == "Summer social"
 
 
-def test_the_same_event_twice_in_one_org_is_409_but_another_org_may_have_it(member, org, fake, make_user,
+def test_the_same_event_twice_in_one_org_is_409_but_another_org_may_have_it(door, org, fake, make_user,
                                                                            as_user):
-    first = create(member, org).json
-    reply = create(member, org, f"{WEB}/+night-owls/summer-social/", status=409).json
+    first = create(door, org).json
+    reply = create(door, org, f"{WEB}/+night-owls/summer-social/", status=409).json
     assert reply["code"] == "duplicate_meetup" and reply["meetup"]["id"] == first["id"]
     assert len(fake.calls("thread")) == 1 and Meetup.select().count() == 1
     other = Org.create(name="Day Larks", slug="day-larks")
@@ -91,43 +81,43 @@ def test_the_same_event_twice_in_one_org_is_409_but_another_org_may_have_it(memb
     assert Meetup.select().count() == 2
 
 
-def test_an_event_the_platform_does_not_have_is_404(member, org, fake):
+def test_an_event_the_platform_does_not_have_is_404(door, org, fake):
     fake.add_thread("night-owls", "welcome", "Welcome")
     for url in (f"{WEB}/night-owls/nothing-here", f"{WEB}/night-owls/welcome"):
-        assert create(member, org, url, status=404).json["code"] == "platform_event_not_found"
+        assert create(door, org, url, status=404).json["code"] == "platform_event_not_found"
     assert Meetup.select().count() == 0 and AuditEvent.select().count() == 0
 
 
 @pytest.mark.parametrize("body, field", [({}, "platform_url"), ({"platform_url": ""}, "platform_url"),
                                          ({"platform_url": URL, "name": "x" * 256}, "name"),
                                          ({"platform_url": 5}, "platform_url")])
-def test_a_bad_body_is_422(member, org, fake, body, field):
-    reply = member.post_json(f"/organizations/{org.id}/meetups/", body, status=422).json
+def test_a_bad_body_is_422(door, org, fake, body, field):
+    reply = door.post_json(f"/organizations/{org.id}/meetups/", body, status=422).json
     assert reply["errors"][0]["loc"] == ["body", field]
 
 
-def test_meetups_are_listed_newest_date_first_with_counts(member, org, fake):
+def test_meetups_are_listed_newest_date_first_with_counts(door, org, fake):
     fake.add_event("night-owls", "autumn", "Autumn", "2026-10-01T18:00:00Z", [1])
-    summer, winter, autumn = (create(member, org, f"{WEB}/night-owls/{t}").json
+    summer, winter, autumn = (create(door, org, f"{WEB}/night-owls/{t}").json
                               for t in ("summer-social", "winter-ball", "autumn"))
-    sync(member, summer)
+    sync(door, summer)
     Meetup.create(org=Org.create(name="Others", slug="others"), name="not ours", date=datetime(2030, 1, 1),
                   platform_url=URL)
     with assert_query_count(4):  # user with membership, org, meetups, and one query for all the counts
-        reply = member.get(f"/organizations/{org.id}/meetups/").json
+        reply = door.get(f"/organizations/{org.id}/meetups/").json
     assert reply["total"] == 3
     assert [m["id"] for m in reply["meetups"]] == [winter["id"], summer["id"], autumn["id"]]
     assert reply["meetups"][1]["counts"] == {"rsvps": 5, "cancelled": 0, "walkins": 0, "arrived": 0}
     assert reply["meetups"][1]["last_synced_at"] is not None
 
 
-def test_a_meetup_of_another_org_is_404(member, org, fake, make_user, as_user):
+def test_a_meetup_of_another_org_is_404(door, org, fake, make_user, as_user):
     other = Org.create(name="Day Larks", slug="day-larks")
     theirs = create(as_user(make_user("lee", org=other)), other).json
-    reply = member.get(f"/organizations/{org.id}/meetups/{theirs['id']}", status=404)
+    reply = door.get(f"/organizations/{org.id}/meetups/{theirs['id']}", status=404)
     assert reply.json["code"] == "not_found"
-    member.post(f"/organizations/{org.id}/meetups/{theirs['id']}/sync", status=404)
-    assert member.get(f"/organizations/{other.id}/meetups/", status=403).json["code"] == "not_org_member"
+    door.post(f"/organizations/{org.id}/meetups/{theirs['id']}/sync", status=404)
+    assert door.get(f"/organizations/{other.id}/meetups/", status=403).json["code"] == "not_org_member"
 
 
 def test_a_site_admin_gets_404_for_an_org_that_does_not_exist(make_user, as_user, fake):
@@ -140,42 +130,42 @@ def test_a_site_admin_gets_404_for_an_org_that_does_not_exist(make_user, as_user
 
 # --- sync ---------------------------------------------------------------------------------------
 
-def test_the_first_sync_adds_every_rsvp_with_its_guest(member, sam, org, fake):
-    meetup = create(member, org).json
-    assert sync(member, meetup) == {"inserted": 5, "updated": 0, "cancelled": 0, "skipped": 0, "total": 5}
+def test_the_first_sync_adds_every_rsvp_with_its_guest(door, staff, org, fake):
+    meetup = create(door, org).json
+    assert sync(door, meetup) == {"inserted": 5, "updated": 0, "cancelled": 0, "skipped": 0, "total": 5}
     assert Guest.get_by_id(3).displayname == "User 3"
     assert MeetupGuest.get(MeetupGuest.guest == 3).rsvp_time == datetime(2026, 11, 23, 10)
     event = AuditEvent.select().where(AuditEvent.event_type == "MEETUP_SYNCED").get()
-    assert (event.actor_id, str(event.org_id), str(event.meetup_id)) == (sam.id, str(org.id), meetup["id"])
+    assert (event.actor_id, str(event.org_id), str(event.meetup_id)) == (staff.id, str(org.id), meetup["id"])
     assert event.details == {"inserted": 5, "updated": 0, "cancelled": 0, "skipped": 0, "total": 5}
     assert AuditEvent.select().where(AuditEvent.event_type == "GUEST_CREATED").count() == 0
-    shown = member.get(f"/organizations/{org.id}/meetups/{meetup['id']}").json
+    shown = door.get(f"/organizations/{org.id}/meetups/{meetup['id']}").json
     assert shown["counts"]["rsvps"] == 5 and shown["last_synced_at"]
-    assert sync(member, meetup) == {"inserted": 0, "updated": 0, "cancelled": 0, "skipped": 0, "total": 5}
+    assert sync(door, meetup) == {"inserted": 0, "updated": 0, "cancelled": 0, "skipped": 0, "total": 5}
 
 
-def test_sync_follows_the_platform_list(member, org, fake):
-    meetup = create(member, org).json
-    sync(member, meetup)
+def test_sync_follows_the_platform_list(door, org, fake):
+    meetup = create(door, org).json
+    sync(door, meetup)
     fake.set_rsvps("night-owls", "summer-social", [1, 2, 3, 6])   # 4 and 5 left, 6 joined
     fake.add_user(2, "user2", "User Two (renamed)")
-    assert sync(member, meetup) == {"inserted": 1, "updated": 1, "cancelled": 2, "skipped": 0, "total": 6}
+    assert sync(door, meetup) == {"inserted": 1, "updated": 1, "cancelled": 2, "skipped": 0, "total": 6}
     assert Guest.get_by_id(2).displayname == "User Two (renamed)"
     assert entries(meetup)[4] == (True, False, False) and entries(meetup)[6] == (False, False, False)
     fake.set_rsvps("night-owls", "summer-social", [1, 2, 3, 4, 6])  # 4 came back
-    assert sync(member, meetup) == {"inserted": 0, "updated": 1, "cancelled": 0, "skipped": 0, "total": 6}
+    assert sync(door, meetup) == {"inserted": 0, "updated": 1, "cancelled": 0, "skipped": 0, "total": 6}
     assert entries(meetup)[4] == (False, False, False) and entries(meetup)[5] == (True, False, False)
     assert [d["cancelled"] for d in synced_events()] == [0, 2, 0]
 
 
-def test_sync_never_cancels_a_walkin_nor_touches_check_ins(member, org, fake):
-    meetup = create(member, org).json
-    sync(member, meetup)
+def test_sync_never_cancels_a_walkin_nor_touches_check_ins(door, org, fake):
+    meetup = create(door, org).json
+    sync(door, meetup)
     Guest.create(platform_user_id=99, username="walker", displayname="Walk In")
-    member.post(f"/organizations/{org.id}/meetups/{meetup['id']}/guests/99/add-walkin", status=201)
-    arrived = member.post_json(f"/organizations/{org.id}/meetups/{meetup['id']}/guests/1/checkin", {}).json
+    door.post(f"/organizations/{org.id}/meetups/{meetup['id']}/guests/99/add-walkin", status=201)
+    arrived = door.post_json(f"/organizations/{org.id}/meetups/{meetup['id']}/guests/1/checkin", {}).json
     fake.set_rsvps("night-owls", "summer-social", [2, 3])
-    assert sync(member, meetup)["cancelled"] == 3  # 1, 4, 5; not the walk-in
+    assert sync(door, meetup)["cancelled"] == 3  # 1, 4, 5; not the walk-in
     assert entries(meetup)[99] == (False, True, False)
     assert entries(meetup)[1] == (True, False, True)  # cancelled on the platform, but still checked in
     row = MeetupGuest.get(MeetupGuest.guest == 1)
@@ -183,44 +173,44 @@ def test_sync_never_cancels_a_walkin_nor_touches_check_ins(member, org, fake):
                                                         arrived["rsvp"]["checked_in_by"]["id"])
 
 
-def test_rsvps_without_a_profile_are_skipped(member, org, fake):
+def test_rsvps_without_a_profile_are_skipped(door, org, fake):
     fake.set_rsvps("night-owls", "summer-social", [1, 2, 404])  # the platform returns no profile for 404
-    meetup = create(member, org).json
-    assert sync(member, meetup) == {"inserted": 2, "updated": 0, "cancelled": 0, "skipped": 1, "total": 2}
+    meetup = create(door, org).json
+    assert sync(door, meetup) == {"inserted": 2, "updated": 0, "cancelled": 0, "skipped": 1, "total": 2}
     assert Guest.get_or_none(Guest.platform_user_id == 404) is None
 
 
-def test_profiles_are_fetched_in_batches_of_30_with_64_bit_ids(member, org, fake):
+def test_profiles_are_fetched_in_batches_of_30_with_64_bit_ids(door, org, fake):
     ids = [2**62 + n for n in range(100)]
     for n in ids:
         fake.add_user(n, f"big{n}", "")
     fake.set_rsvps("night-owls", "summer-social", ids)
-    meetup = create(member, org).json
-    assert sync(member, meetup)["inserted"] == 100
+    meetup = create(door, org).json
+    assert sync(door, meetup)["inserted"] == 100
     batches = [call.split("ids=")[1].split("%2C") for call in fake.calls("users")]
     assert sorted(len(b) for b in batches) == [10, 30, 30, 30]
     assert sorted(int(i) for b in batches for i in b) == ids
-    assert member.get(f"/guests/{ids[-1]}").json["platform_user_id"] == ids[-1]
+    assert door.get(f"/guests/{ids[-1]}").json["platform_user_id"] == ids[-1]
 
 
-def test_sync_runs_a_fixed_number_of_queries(member, org, fake):
-    meetup = create(member, org).json
+def test_sync_runs_a_fixed_number_of_queries(door, org, fake):
+    meetup = create(door, org).json
     # user with membership, meetup (twice), guests, entries, 2 inserts, meetup, total, audit
     with assert_query_count(10):
-        sync(member, meetup)
+        sync(door, meetup)
     fake.set_rsvps("night-owls", "summer-social", range(1, 11))
     with assert_query_count(10):
-        sync(member, meetup)
+        sync(door, meetup)
     fake.set_rsvps("night-owls", "summer-social", [(n, "2026-11-20T10:00:00Z") for n in range(6, 400)])
     with assert_query_count(11):  # and one UPDATE for the cancelled ones
-        sync(member, meetup)
+        sync(door, meetup)
 
 
-def test_a_finalized_meetup_is_not_synced(member, org, fake, make_user, as_user):
-    meetup = create(member, org).json
+def test_a_finalized_meetup_is_not_synced(door, org, fake, make_user, as_user):
+    meetup = create(door, org).json
     admin = as_user(make_user("ada", org=org, role="ADMIN"))
     admin.patch(f"/organizations/{org.id}/meetups/{meetup['id']}/finalize")
-    assert sync(member, meetup, status=409)["code"] == "meetup_finalized"
+    assert sync(door, meetup, status=409)["code"] == "meetup_finalized"
     assert fake.calls("thread") == [fake.calls("thread")[0]] and MeetupGuest.select().count() == 0
 
 
@@ -231,14 +221,14 @@ def post(url, token, json=None):
 
 
 @pytest.fixture
-def token(sam, config):
-    return access.issue_token(config.secret_key, sam, 60)
+def token(staff, config):
+    return access.issue_token(config.secret_key, staff, 60)
 
 
 @pytest.mark.parametrize("platform_timeout", [30.0])
-def test_a_check_in_during_a_slow_sync_is_not_delayed_by_it(live_server, member, org, fake, token):
-    meetup = create(member, org).json
-    sync(member, meetup)
+def test_a_check_in_during_a_slow_sync_is_not_delayed_by_it(live_server, door, org, fake, token):
+    meetup = create(door, org).json
+    sync(door, meetup)
     base = f"{live_server}/organizations/{org.id}/meetups/{meetup['id']}"
     fake.fail("thread", "stall")  # the sync now waits on the platform until released
     answers = {}
@@ -257,11 +247,11 @@ def test_a_check_in_during_a_slow_sync_is_not_delayed_by_it(live_server, member,
 
 
 @pytest.mark.parametrize("platform_timeout", [30.0])
-def test_two_syncs_at_once_never_duplicate_an_entry(live_server, member, org, fake, token):
+def test_two_syncs_at_once_never_duplicate_an_entry(live_server, door, org, fake, token):
     for n in range(100, 160):
         fake.add_user(n, f"user{n}", f"User {n}")
     fake.set_rsvps("night-owls", "summer-social", range(100, 160))
-    meetup = create(member, org).json
+    meetup = create(door, org).json
     url = f"{live_server}/organizations/{org.id}/meetups/{meetup['id']}/sync"
     fake.fail("thread", "stall")
     answers = []
