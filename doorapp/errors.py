@@ -22,7 +22,7 @@ CODES = {
     "not_checked_in": 409, "already_on_list": 409, "guest_banned": 409, "cannot_modify_self": 409,
     "already_disabled": 409, "not_disabled": 409, "already_set_up": 409,
     "body_too_large": 413, "unsupported_media_type": 415,
-    "validation_error": 422,
+    "validation_error": 422, "idempotency_key_reused": 422,
     "rate_limited": 429,
     "internal_error": 500,
     "platform_error": 502,

@@ -3,9 +3,10 @@
 Never edit a migration that has been released; add a new function at the end of MIGRATIONS.
 """
 
-from peewee import CharField, DateTimeField
+from peewee import BooleanField, CharField, DateTimeField
+from playhouse.migrate import SchemaMigrator, migrate as alter
 
-from doorapp.models import MODELS, BaseModel, MeetupGuest, db, utcnow
+from doorapp.models import MODELS, BaseModel, IdempotencyKey, MeetupGuest, db, utcnow
 
 
 class Migration(BaseModel):
@@ -26,7 +27,14 @@ def m0002_door_list_order():
     db.execute(MeetupGuest.index(MeetupGuest.meetup, MeetupGuest.rsvp_time).safe(True))
 
 
-MIGRATIONS = [m0001_initial, m0002_door_list_order]
+def m0003_door_offline():
+    """Door actions retried after a network blip (Idempotency-Key), and guests let in by a typed name."""
+    if "is_local" not in {column.name for column in db.get_columns("guest")}:  # m0001 of today has it
+        alter(SchemaMigrator.from_database(db).add_column("guest", "is_local", BooleanField(default=False)))
+    db.create_tables([IdempotencyKey])
+
+
+MIGRATIONS = [m0001_initial, m0002_door_list_order, m0003_door_offline]
 
 
 def pending():

@@ -4,10 +4,11 @@ Timestamps are stored as naive UTC datetimes and rendered by iso(). Nothing here
 so the same models run on PostgreSQL.
 """
 
+import secrets
 import threading
 import uuid
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 from peewee import (JOIN, BigIntegerField, BooleanField, Case, CharField, DateTimeField, ForeignKeyField,
                     IntegerField, JSONField, Model, SqliteDatabase, TextField, UUIDField, fn)
@@ -110,12 +111,26 @@ class Guest(BaseModel):
     username = CharField(max_length=255, index=True)
     displayname = CharField(max_length=255, default="")
     created_at = DateTimeField(default=utcnow)
+    is_local = BooleanField(default=False)  # let in by a name typed at the door: not on the platform
 
     @classmethod
     def search(cls, q=""):
-        """Guests whose username or displayname contains `q` (case-insensitive), by username."""
-        query = cls.select().order_by(cls.username, cls.platform_user_id)
+        """Platform guests whose username or displayname contains `q` (case-insensitive), by username."""
+        query = cls.select().where(~cls.is_local).order_by(cls.username, cls.platform_user_id)
         return query.where(cls.username.contains(q) | cls.displayname.contains(q)) if q else query
+
+    @classmethod
+    def of_platform(cls, platform_user_id):
+        """The platform guest with this id, or None (local guests are not the platform's)."""
+        return cls.get_or_none(cls.platform_user_id == platform_user_id, ~cls.is_local)
+
+    @classmethod
+    def create_local(cls, displayname):
+        """A guest who is not on the platform, named at the door. Their id is a random negative number
+        (platform ids are positive, and a random one needs no counter shared between processes); within
+        2**53, so JavaScript holds it exactly."""
+        return cls.create(platform_user_id=-1 - secrets.randbelow(2**53 - 1), username="",
+                          displayname=displayname, is_local=True)
 
     @classmethod
     def upsert(cls, rows):
@@ -258,7 +273,7 @@ class MeetupGuest(BaseModel):
         """Entries with what the door shows: meetup, guest, checker (or None) and `ban`, the guest's ban in
         the meetup's org (or None), joined."""
         return (cls.select(cls, Meetup.id, Meetup.org, Meetup.is_finalized, Guest.platform_user_id,
-                           Guest.username, Guest.displayname, Ban.id, Ban.reason, User.id, User.username)
+                           Guest.username, Guest.displayname, Guest.is_local, Ban.id, Ban.reason, User.id, User.username)
                 .join(Meetup).switch(cls).join(Guest).switch(cls)
                 .join(Ban, JOIN.LEFT_OUTER, attr="ban", on=(Ban.guest == cls.guest) & (Ban.org == Meetup.org))
                 .switch(cls).join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by))
@@ -371,6 +386,36 @@ class AuditEvent(BaseModel):
         return cls.select(fn.MAX(cls.id)).where(*where)
 
 
+class IdempotencyKey(BaseModel):
+    """A door action's Idempotency-Key and its first answer: the same key again returns that answer instead
+    of acting twice. Written in the action's own transaction, so a rolled-back action leaves no key."""
+    RETENTION = timedelta(hours=24)
+    user = ForeignKeyField(User, on_delete="CASCADE", index=False)
+    key = CharField(max_length=255)
+    request = CharField(max_length=64)  # sha256 of method, path and body: a reused key is told apart
+    status = IntegerField(null=True)
+    answer = TextField(null=True)
+    created_at = DateTimeField(default=utcnow, index=True)
+
+    class Meta:
+        indexes = ((("user", "key"), True),)
+
+    @classmethod
+    def claim(cls, user, key, request):
+        """Take the key for this request: None when it is new (or expired), else the stored row. The
+        unique index decides: a concurrent claim of the same key waits for the first one's transaction,
+        then finds its answer."""
+        cls.delete().where(cls.created_at < utcnow() - cls.RETENTION).execute()
+        row = {"user": user, "key": key, "request": request}
+        if cls.insert(**row).on_conflict_ignore().as_rowcount().execute() == 1:
+            return None
+        return cls.get(cls.user == user, cls.key == key)
+
+    @classmethod
+    def answered(cls, user, key, status, answer):
+        cls.update(status=status, answer=answer).where(cls.user == user, cls.key == key).execute()
+
+
 class Failure(BaseModel):
     """A failed login, setup or recovery attempt, keyed by what it counts against ('user:alice', 'addr:…')."""
     key = CharField(max_length=300)
@@ -386,4 +431,4 @@ class Setting(BaseModel):
     value = TextField()
 
 
-MODELS = [User, Org, Membership, Guest, Ban, Meetup, MeetupGuest, AuditEvent, Failure, Setting]
+MODELS = [User, Org, Membership, Guest, Ban, Meetup, MeetupGuest, AuditEvent, Failure, Setting, IdempotencyKey]

@@ -4,7 +4,7 @@ import inspect
 import re
 import uuid
 
-from doorapp import __version__
+from doorapp import __version__, idempotency
 from doorapp.api import PATH_PARAMS
 from doorapp.bodies import json_schema
 from doorapp.errors import CODES
@@ -58,6 +58,10 @@ def _operation(route):
         schema = json_schema(config["query"])
         parameters += [{"name": name, "in": "query", "required": name in schema.get("required", []),
                         "schema": prop} for name, prop in schema["properties"].items()]
+    if config.get("idempotent"):
+        parameters.append({"name": idempotency.HEADER, "in": "header", "required": False,
+                           "description": idempotency.DOC,
+                           "schema": {"type": "string", "minLength": 8, "maxLength": 255}})
     if parameters:
         operation["parameters"] = parameters
     if config["body"]:
@@ -89,6 +93,8 @@ def error_codes(route):
         codes.add("validation_error")
     if config["body"]:
         codes |= {"malformed_json", "body_too_large", "unsupported_media_type"}
+    if config.get("idempotent"):
+        codes |= {"validation_error", "idempotency_key_reused"}
     for source in _sources(route.callback):
         codes |= {code for _, code in _RAISES.findall(source)}
         if "get_or_404(" in source:

@@ -6,7 +6,7 @@ import uuid
 from bottle import request, response
 from peewee import OperationalError
 
-from doorapp import access, bodies
+from doorapp import access, bodies, idempotency
 from doorapp.api import PATH_PARAMS
 from doorapp.bodies import INT64
 from doorapp.errors import ApiError, log, validation_error
@@ -27,6 +27,7 @@ class ApiPlugin:
         rule, body, status = route.config["auth"], route.config["body"], route.config["status"]
         query = route.config["query"]
         media, tx = route.config["media"], route.config["tx"]
+        idempotent = route.config.get("idempotent", False)
         wants_user = "user" in route.get_callback_args()
         secret = self.config.secret_key
         reader = route.method in ("GET", "HEAD")
@@ -47,6 +48,8 @@ class ApiPlugin:
                 args["query"] = bodies.parse(query, request.query, where="query")
             if wants_user:
                 args["user"] = user
+            if idempotent:
+                return idempotency.once(user, args.get("body"), lambda: handler(**args))
             return handler(**args)
 
         def wrapper(**args):

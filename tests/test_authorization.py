@@ -50,6 +50,7 @@ SPEC_ROLES = {
         "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>/add-walkin",
     ): "org_member",
     ("POST", "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>/checkin"): "org_member",
+    ("POST", "/organizations/<org_id>/meetups/<meetup_id>/local-walkins"): "org_member",
     (
         "PATCH",
         "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>/undo-checkin",

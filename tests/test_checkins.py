@@ -40,8 +40,10 @@ def test_the_door_list_shows_each_guest_with_rsvp_check_in_and_ban_status(door, 
     reply = door.get(f"{base(meetup)}/guests")
     assert reply.json == {
         "total": 1, "counts": {"rsvps": 1, "cancelled": 0, "walkins": 0, "arrived": 0},
+        "meetup": {"is_finalized": False, "finalized_at": None, "last_synced_at": None},
         "guests": [{"guest": {"platform_user_id": 9007199254740993, "username": "alice",
-                              "displayname": "Alice Ångström", "is_banned": False, "ban_reason": None},
+                              "displayname": "Alice Ångström", "is_local": False, "is_banned": False,
+                              "ban_reason": None},
                     "rsvp": {"rsvp_time": "2026-11-20T10:00:00Z", "cancelled_rsvp": False, "is_walkin": False,
                              "has_arrived": False, "arrival_time": None, "arrival_order": None,
                              "checked_in_by": None}}]}
@@ -58,7 +60,7 @@ def test_the_list_is_in_rsvp_order_flags_cancelled_rsvps_and_counts_them(door, m
     assert reply["guests"][0]["rsvp"]["cancelled_rsvp"] is True
     assert reply["guests"][0]["guest"]["is_banned"] is False
     assert reply["guests"][2]["guest"] == {"platform_user_id": 4, "username": "dave", "displayname": "Dave",
-                                           "is_banned": True, "ban_reason": "Threw a chair"}
+                                           "is_local": False, "is_banned": True, "ban_reason": "Threw a chair"}
     assert reply["counts"] == {"rsvps": 1, "cancelled": 1, "walkins": 1, "arrived": 0}
 
 

@@ -4,6 +4,7 @@ import gzip
 import json
 import threading
 from dataclasses import dataclass
+from datetime import datetime, timezone
 
 from bottle import request, response
 
@@ -13,8 +14,8 @@ from doorapp.api import endpoint
 from doorapp.api.meetups import open_meetup
 from doorapp.audit import AuditType
 from doorapp.bodies import text
-from doorapp.errors import ApiError
-from doorapp.models import Guest, Meetup, MeetupGuest, db, get_or_404, iso
+from doorapp.errors import ApiError, validation_error
+from doorapp.models import Ban, Guest, Meetup, MeetupGuest, db, get_or_404, iso
 
 ENTRY = "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>"
 FINALIZED = "This meetup is finalized; an admin can unfinalize it."
@@ -25,14 +26,54 @@ _rendered = {}
 _rendering = threading.Lock()  # a changed list is rendered by one thread while the others wait for it
 
 
+DOOR_TIME = text(max_length=40, default=None, doc=(
+    "When the door acted, by the device's clock (ISO 8601 with an offset): kept in the audit event as "
+    "details.door_time beside the server's timestamp, which alone orders and filters the log."))
+
+
 @dataclass
 class CheckInIn:
     force: bool = False  # check in a guest who is banned in this org; the event records the override
+    door_time: str | None = DOOR_TIME
 
 
 @dataclass
 class UndoIn:
     reason: str = text(max_length=500, doc="Why the check-in is undone; kept in the audit log.")
+    door_time: str | None = DOOR_TIME
+
+
+@dataclass
+class WalkinIn:
+    check_in: bool = False  # check the walk-in in at once, in the same action (nothing is added if refused)
+    force: bool = False  # with check_in: let in a guest banned in this org; else 409 guest_banned
+    door_time: str | None = DOOR_TIME
+
+
+@dataclass
+class LocalWalkinIn:
+    displayname: str = text(max_length=255, doc="The name of a person who is not on the platform.")
+    door_time: str | None = DOOR_TIME
+
+
+def door_time(body):
+    """{"door_time": the body's door_time in UTC} for an audit event, or {}; 422 when it is no ISO 8601
+    moment with an offset. A device clock far off is kept as it said: nothing is ordered by it."""
+    if body.door_time is None:
+        return {}
+    try:
+        moment = datetime.fromisoformat(body.door_time)
+    except ValueError:
+        moment = None
+    if moment is None or moment.tzinfo is None:
+        raise validation_error([(("body", "door_time"), "Must be an ISO 8601 time with an offset.")])
+    return {"door_time": iso(moment.astimezone(timezone.utc).replace(tzinfo=None))}
+
+
+def named(guest):
+    """A guest as the door names them: display name and @username (or that they are not on the platform)."""
+    handle = "not on the platform" if guest.is_local else f"@{guest.username}"
+    return f"{guest.displayname} ({handle})" if guest.displayname else handle
 
 
 def person(user):
@@ -43,7 +84,7 @@ def meetup_guest_json(entry):
     """API.md's MeetupGuest from an entry of MeetupGuest.door_list() or .at_door()."""
     guest, ban = entry.guest, entry.ban
     return {"guest": {"platform_user_id": guest.platform_user_id, "username": guest.username,
-                      "displayname": guest.displayname, "is_banned": ban is not None,
+                      "displayname": guest.displayname, "is_local": guest.is_local, "is_banned": ban is not None,
                       "ban_reason": ban and ban.reason},
             "rsvp": {"rsvp_time": iso(entry.rsvp_time), "cancelled_rsvp": entry.cancelled_rsvp,
                      "is_walkin": entry.is_walkin, "has_arrived": entry.has_arrived,
@@ -58,8 +99,7 @@ def door_entry(org_id, meetup_id, platform_user_id):
     if entry is None:
         open_meetup(org_id, meetup_id)
         guest = get_or_404(Guest, platform_user_id, "guest")
-        raise ApiError(404, "not_on_list",
-                       f"{guest.username} is not on this meetup's list; add them as a walk-in.")
+        raise ApiError(404, "not_on_list", f"{named(guest)} is not on this meetup's list; add them as a walk-in.")
     if entry.meetup.is_finalized:
         raise ApiError(409, "meetup_finalized", FINALIZED)
     return entry
@@ -73,7 +113,7 @@ def refuse_check_in(entry):
     if not entry.has_arrived:
         raise ApiError(409, "meetup_finalized", FINALIZED)
     raise ApiError(409, "already_checked_in",
-                   f"{entry.guest.username} was already checked in as number {entry.arrival_order}.",
+                   f"{named(entry.guest)} was already checked in as number {entry.arrival_order}.",
                    arrival_time=iso(entry.arrival_time), arrival_order=entry.arrival_order,
                    checked_in_by=person(entry.checked_in_by))
 
@@ -87,7 +127,9 @@ def door_list_body(meetup, tag, accept_encoding):
         if cached is None or cached[0] != tag:
             guests = [meetup_guest_json(row) for row in MeetupGuest.door_list(meetup)]
             counts = MeetupGuest.counts([meetup.id])[str(meetup.id)]
-            body = json.dumps({"total": len(guests), "counts": counts, "guests": guests}).encode()
+            state = {"is_finalized": meetup.is_finalized, "finalized_at": iso(meetup.finalized_at),
+                     "last_synced_at": iso(meetup.last_synced_at)}  # finalize and sync change the version
+            body = json.dumps({"total": len(guests), "counts": counts, "meetup": state, "guests": guests}).encode()
             if len(_rendered) >= 32:
                 _rendered.clear()
             cached = _rendered[key] = (tag, body, gzip.compress(body, 6, mtime=0))
@@ -116,7 +158,8 @@ def etag_matches(header, tag):
 
 @endpoint("GET", "/organizations/<org_id>/meetups/<meetup_id>/guests", auth=org_member)
 def list_meetup_guests(org_id, meetup_id):
-    """The door list: every guest on the meetup with RSVP, check-in and ban status, and the counts.
+    """The door list: every guest on the meetup with RSVP, check-in and ban status, the counts, and the
+    meetup's state (`meetup`: is_finalized, finalized_at, last_synced_at).
 
     The answer carries an ETag; send it back in If-None-Match and an unchanged list answers 304 with
     no body, so a door can poll every second."""
@@ -133,18 +176,48 @@ def list_meetup_guests(org_id, meetup_id):
     return door_list_body(meetup, tag, request.get_header("Accept-Encoding"))
 
 
-@endpoint("POST", ENTRY + "/add-walkin", auth=org_member, status=201)
-def add_walkin(org_id, meetup_id, platform_user_id, user):
-    """Add a guest who did not RSVP to the meetup's list as a walk-in (not yet checked in)."""
+@endpoint("POST", ENTRY + "/add-walkin", auth=org_member, body=WalkinIn, status=201, idempotent=True)
+def add_walkin(org_id, meetup_id, platform_user_id, body, user):
+    """Add a guest who did not RSVP to the meetup's list as a walk-in; with `check_in`, check them in too.
+
+    With `check_in`, a guest banned in this organization is refused before anything is added (409
+    guest_banned) unless `force` is true, so a door that declines the override leaves no trace."""
     meetup = open_meetup(org_id, meetup_id)
     guest = get_or_404(Guest, platform_user_id, "guest")
+    ban = Ban.active(meetup.org_id, guest.platform_user_id)
+    if ban and body.check_in and not body.force:
+        raise ApiError(409, "guest_banned", f"{named(guest)} is banned here: {ban.reason}", ban_reason=ban.reason)
     if not MeetupGuest.add_walkin(meetup.id, guest.platform_user_id):
-        raise ApiError(409, "already_on_list", f"{guest.username} is already on this meetup's list.")
-    audit.record(AuditType.WALKIN, user, org=meetup.org_id, meetup=meetup, guest=guest)
-    return meetup_guest_json(MeetupGuest.at_door(org_id, meetup_id, guest.platform_user_id))
+        raise ApiError(409, "already_on_list", f"{named(guest)} is already on this meetup's list.")
+    return let_in(meetup, guest, user, door_time(body), body.check_in, forced=bool(ban and body.check_in))
 
 
-@endpoint("POST", ENTRY + "/checkin", auth=org_member, body=CheckInIn)
+def let_in(meetup, guest, user, when, check_in, forced=False):
+    """Record the walk-in just added, and check it in when asked; the entry as the door shows it."""
+    audit.record(AuditType.WALKIN, user, org=meetup.org_id, meetup=meetup, guest=guest, **when)
+    entry = MeetupGuest.at_door(meetup.org_id, meetup.id, guest.platform_user_id)
+    if check_in:
+        if not MeetupGuest.check_in(entry, user):
+            raise ApiError(409, "meetup_finalized", FINALIZED)
+        audit.record(AuditType.CHECK_IN, user, org=meetup.org_id, meetup=meetup, guest=guest, **when,
+                     **({"forced": True} if forced else {}))
+    return meetup_guest_json(entry)
+
+
+@endpoint("POST", "/organizations/<org_id>/meetups/<meetup_id>/local-walkins", auth=org_member,
+          body=LocalWalkinIn, status=201, idempotent=True)
+def add_local_walkin(org_id, meetup_id, body, user):
+    """Let in a person who is not on the platform, by the name typed at the door: a walk-in, checked in.
+
+    They get a guest of their own (`is_local`, a negative id, no username) that the door list, check-in,
+    undo, bans and the audit log treat like any guest; `/guests/` lookups never return them."""
+    meetup = open_meetup(org_id, meetup_id)
+    guest = Guest.create_local(body.displayname)
+    MeetupGuest.add_walkin(meetup.id, guest.platform_user_id)
+    return let_in(meetup, guest, user, door_time(body), check_in=True)
+
+
+@endpoint("POST", ENTRY + "/checkin", auth=org_member, body=CheckInIn, idempotent=True)
 def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
     """Check a guest in: records arrival time, arrival number and who let them in.
 
@@ -154,22 +227,22 @@ def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
     if entry.has_arrived:
         refuse_check_in(entry)
     if entry.ban and not body.force:
-        raise ApiError(409, "guest_banned", f"{entry.guest.username} is banned here: {entry.ban.reason}",
+        raise ApiError(409, "guest_banned", f"{named(entry.guest)} is banned here: {entry.ban.reason}",
                        ban_reason=entry.ban.reason)
     if not MeetupGuest.check_in(entry, user):
         refuse_check_in(entry)
     audit.record(AuditType.CHECK_IN, user, org=org_id, meetup=meetup_id, guest=entry.guest_id,
-                 **({"forced": True} if entry.ban else {}))
+                 **door_time(body), **({"forced": True} if entry.ban else {}))
     return meetup_guest_json(entry)
 
 
-@endpoint("PATCH", ENTRY + "/undo-checkin", auth=org_member, body=UndoIn)
+@endpoint("PATCH", ENTRY + "/undo-checkin", auth=org_member, body=UndoIn, idempotent=True)
 def undo_check_in(org_id, meetup_id, platform_user_id, body, user):
     """Undo a check-in; the reason is required and kept in the log. The arrival number is not reused."""
     entry = door_entry(org_id, meetup_id, platform_user_id)
     undone = {"arrival_order": entry.arrival_order, "arrival_time": iso(entry.arrival_time)}
     if not MeetupGuest.undo_check_in(entry):
-        raise ApiError(409, "not_checked_in", f"{entry.guest.username} is not checked in.")
+        raise ApiError(409, "not_checked_in", f"{named(entry.guest)} is not checked in.")
     audit.record(AuditType.UNDO_CHECK_IN, user, org=org_id, meetup=meetup_id, guest=entry.guest_id,
-                 reason=body.reason, **undone)
+                 reason=body.reason, **undone, **door_time(body))
     return meetup_guest_json(entry)

@@ -43,10 +43,10 @@ def list_guests(query):
 @endpoint("POST", "/guests/", auth=signed_in, body=GuestIn, status=201, tx=False, errors=platforms.ERRORS)
 def create_guest(body, user):
     """Register a guest by platform username; the profile is read from the platform."""
-    refuse_existing(Guest.get_or_none(Guest.username == body.username))
+    refuse_existing(Guest.get_or_none(Guest.username == body.username, ~Guest.is_local))
     profile = platform().profile(body.username)  # no transaction is open while the platform answers
     with write():
-        refuse_existing(Guest.get_or_none(Guest.platform_user_id == profile.platform_user_id))
+        refuse_existing(Guest.of_platform(profile.platform_user_id))
         guest = Guest.create(platform_user_id=profile.platform_user_id, username=profile.username,
                              displayname=profile.displayname)
         audit.record(AuditType.GUEST_CREATED, user, guest=guest)
@@ -56,13 +56,14 @@ def create_guest(body, user):
 @endpoint("GET", "/guests/<platform_user_id>", auth=signed_in)
 def get_guest(platform_user_id):
     """A guest by platform user id."""
-    return guest_json(get_or_404(Guest, platform_user_id, "guest"))
+    return guest_json(get_or_404(Guest, platform_user_id, "guest", is_local=False))
 
 
 @endpoint("GET", "/guests/by-username/<username>", auth=signed_in)
 def get_guest_by_username(username):
     """A guest by platform username (exact, case-sensitive)."""
-    guest = Guest.select().where(Guest.username == username).order_by(Guest.created_at.desc()).first()
+    guest = (Guest.select().where(Guest.username == username, ~Guest.is_local)
+             .order_by(Guest.created_at.desc()).first())
     if guest is None:
         raise ApiError(404, "not_found", f"No guest has the username {username!r}.")
     return guest_json(guest)
