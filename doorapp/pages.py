@@ -41,6 +41,16 @@ def add_routes(app):
         reply.set_header("Cache-Control", "no-cache")
         return reply
 
+    def service_worker():
+        """/sw.js: served from the root so its scope is the whole app; lists the shell it keeps."""
+        static = resource_dir() / "static"
+        shell = ["/"] + sorted(f"/static/{p.relative_to(static).as_posix()}" for p in static.glob("*.*"))
+        response.content_type = "text/javascript; charset=utf-8"
+        response.set_header("Cache-Control", "no-cache")
+        response.set_header("X-Content-Type-Options", "nosniff")
+        return _env.get_template("sw.js").render(version=__version__, shell=shell)
+
     app.route("/", "GET", index, skip=[ApiPlugin])
+    app.route("/sw.js", "GET", service_worker, skip=[ApiPlugin])
     app.route("/docs", "GET", docs, skip=[ApiPlugin])
     app.route("/static/<path:path>", "GET", static, skip=[ApiPlugin])

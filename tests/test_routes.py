@@ -20,7 +20,7 @@ PUBLIC = {
     ("HEAD", "/health"),
     ("GET", "/openapi.json"),
 }
-PAGES = {"/", "/docs", "/static/<path:path>"}
+PAGES = {"/", "/docs", "/sw.js", "/static/<path:path>"}
 
 
 def sample_path(route, org_id=None):

@@ -82,11 +82,11 @@ async function problemFrom(reply) {
   });
 }
 
-// request(method, path, {json, form, auth, etag}) -> parsed JSON, null for 204,
+// request(method, path, {json, form, auth, etag, headers}) -> parsed JSON, null for 204,
 // or {notModified: true} when `etag` was sent and the server answered 304.
 // With `etag`, a 200 answer is returned as {data, etag}.
-export async function request(method, path, { json, form, auth = true, etag } = {}) {
-  const headers = { Accept: "application/json" };
+export async function request(method, path, { json, form, auth = true, etag, headers: extra } = {}) {
+  const headers = { Accept: "application/json", ...extra };
   const options = { method, headers, cache: "no-store" };
   const sent = auth ? token.get() : null;
   if (sent) headers.Authorization = "Bearer " + sent;
@@ -102,8 +102,9 @@ export async function request(method, path, { json, form, auth = true, etag } = 
     reply = await fetch(path, options);
   } catch {
     connectionLost();
+    // the request may have reached the server before the connection broke: never say nothing changed
     throw new ApiProblem({ status: 0, code: "network_error",
-      detail: "The connection to Door is lost; retrying. Nothing was changed by this attempt." });
+      detail: "The connection to Door is lost; retrying. This request may or may not have reached Door." });
   }
   connectionBack();
   if (reply.status === 304) return { notModified: true };

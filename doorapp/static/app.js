@@ -1,7 +1,7 @@
 // The app shell: session start (SPEC.md section 5), the hash router, the top bar and the connection banner.
 import { api, isOffline, signOut, token } from "./api.js";
 import { h, clear, toast } from "./dom.js";
-import { endSession, isOrgAdmin, isSiteAdmin, loadSession, session, setOrg } from "./session.js";
+import { endSession, isOrgAdmin, isSiteAdmin, lastSession, loadSession, session, setOrg } from "./session.js";
 import * as auth from "./auth.js";
 import * as audit from "./audit.js";
 import * as bans from "./bans.js";
@@ -184,6 +184,11 @@ async function start() {
         break;
       } catch (error) {
         if (error.status === 0 || isOffline()) {
+          // a door screen reloaded during a drop opens from what this device saw last
+          if (location.hash.startsWith("#/meetups/") && lastSession()) {
+            window.addEventListener("door:online", () => refreshSession().catch(() => {}), { once: true });
+            break;
+          }
           await new Promise((resolve) => window.addEventListener("door:online", resolve, { once: true }));
           continue;
         }
@@ -199,6 +204,12 @@ async function start() {
     }
   }
   route();
+}
+
+// Where the page is a secure context (localhost, HTTPS), a service worker keeps the app shell so a reload
+// during a network drop still opens the door. Plain HTTP on the LAN has none: the door says not to reload.
+if (window.isSecureContext && "serviceWorker" in navigator) {
+  navigator.serviceWorker.register("/sw.js").catch(() => {});
 }
 
 start();

@@ -1,15 +1,18 @@
 // The door screen of one meetup (#/meetups/{meetup_id}): live counters, search as you type, keyboard
 // check-in, ban override, undo with a reason, walk-ins and sync. The list is polled every second with
-// If-None-Match, so a check-in at another door shows here within two seconds.
-import { api } from "./api.js";
+// If-None-Match, so a check-in, finalize, ban or sync anywhere shows here within two seconds. Check-ins,
+// walk-ins and undos go through queue.js: a blip delays them, never loses or doubles them. The list as
+// last seen is kept in localStorage, so the door keeps working (and reloads, where a service worker keeps
+// the shell) while the network is down.
+import { api, ApiProblem, isOffline } from "./api.js";
 import { ask, clear, formatDate, formatTime, h, toast } from "./dom.js";
-import { haystack, search } from "./search.js";
+import { DoorList, FILTERS, idOf, named } from "./doorlist.js";
+import * as queue from "./queue.js";
 import { isOrgAdmin, orgPath, platformInfo, session, setOrg } from "./session.js";
 
 const POLL_MS = 1000;
-const MEETUP_EVERY = 10; // polls between two looks at the meetup (finalized elsewhere?)
 const SHOWN = 60; // rows rendered at once; typing narrows the rest down
-const FILTERS = [["all", "All"], ["expected", "Expected"], ["arrived", "Arrived"], ["banned", "Banned"]];
+const LAST = "door_last_list"; // {meetup, list, etag} of the door screen opened last, for a reload offline
 
 // The org of a meetup named only by its id: the current org first, then the others this user can see.
 async function findMeetup(meetupId) {
@@ -26,8 +29,25 @@ async function findMeetup(meetupId) {
   return null;
 }
 
+// The meetup and its list as this device saw them last, when that was this meetup.
+function lastSeen(meetupId) {
+  try {
+    const last = JSON.parse(localStorage.getItem(LAST) || "null");
+    return last && last.meetup.id === meetupId ? last : null;
+  } catch {
+    return null;
+  }
+}
+
 export async function screen(view, [meetupId], ctx) {
-  const meetup = await findMeetup(meetupId);
+  let meetup, last = null;
+  try {
+    meetup = await findMeetup(meetupId);
+  } catch (error) {
+    last = error.status === 0 ? lastSeen(meetupId) : null;
+    if (!last) throw error;
+    meetup = last.meetup;
+  }
   ctx.renderTop();
   if (!meetup) {
     view.append(h("section", { class: "panel" }, h("h1", {}, "Meetup not found"),
@@ -35,22 +55,28 @@ export async function screen(view, [meetupId], ctx) {
       h("a", { class: "button secondary", href: "#/meetups" }, "Back to meetups")));
     return;
   }
-  new DoorScreen(view, meetup, ctx).start();
+  new DoorScreen(view, meetup, ctx, last || lastSeen(meetupId)).start();
 }
 
 class DoorScreen {
-  constructor(view, meetup, ctx) {
+  constructor(view, meetup, ctx, last) {
     this.view = view;
     this.meetup = meetup;
     this.ctx = ctx;
     this.base = orgPath(`/meetups/${meetup.id}`);
-    this.entries = [];
-    this.hays = [];
+    this.state = new DoorList();
     this.etag = null;
     this.loaded = false;
+    if (last) { // the list as last seen shows at once; the first poll replaces it
+      this.state.load(last.list);
+      this.etag = last.etag;
+      this.loaded = true;
+    }
     this.filter = "all";
     this.results = [];
     this.selectedId = null;
+    this.chosen = false; // the selection was moved by the user (arrows, a tap): Enter acts on it
+    this.live = new Set(); // queue items this screen is waiting on (it tells their outcome itself)
     this.fetchId = 0; // stale-response guard: answers to requests older than `floor` are dropped
     this.floor = 0;
     this.polling = false;
@@ -62,21 +88,26 @@ class DoorScreen {
     document.title = `${this.meetup.name} · Door`;
     document.body.dataset.screen = "door";
     this.build();
+    this.renderCounters();
+    this.renderResults();
     this.poll();
-    let ticks = 0;
-    const timer = setInterval(() => {
-      this.poll();
-      // finalizing does not change the list: look at the meetup itself now and then
-      if (++ticks % MEETUP_EVERY === 0) this.reloadMeetup();
-    }, POLL_MS);
+    const timer = setInterval(() => this.poll(), POLL_MS);
     const keys = (event) => this.onKey(event);
     const visible = () => { if (!document.hidden) this.poll(); };
+    const queued = (event) => this.onQueue(event.detail);
+    const network = () => this.renderNetwork();
     document.addEventListener("keydown", keys);
     document.addEventListener("visibilitychange", visible);
+    window.addEventListener("door:queue", queued);
+    window.addEventListener("door:offline", network);
+    window.addEventListener("door:online", network);
     this.ctx.leave.push(() => {
       clearInterval(timer);
       document.removeEventListener("keydown", keys);
       document.removeEventListener("visibilitychange", visible);
+      window.removeEventListener("door:queue", queued);
+      window.removeEventListener("door:offline", network);
+      window.removeEventListener("door:online", network);
       document.title = "Door";
       delete document.body.dataset.screen;
     });
@@ -88,6 +119,7 @@ class DoorScreen {
     this.head = h("div", { class: "door-head" });
     this.syncSlot = h("div", { class: "sync-slot", "aria-live": "polite" });
     this.counters = h("div", { class: "counters", "aria-live": "polite" });
+    this.network = h("div", { class: "network", role: "status" });
     this.search = h("input", { type: "search", class: "door-search", placeholder: "Type a name or username…",
       autocomplete: "off", autocapitalize: "none", spellcheck: "false", enterkeyhint: "go",
       "aria-label": "Search guests", "aria-controls": "door-results" });
@@ -95,30 +127,32 @@ class DoorScreen {
     this.chips = h("div", { class: "chips", role: "radiogroup", "aria-label": "Show" },
       FILTERS.map(([value, label]) => h("button", { type: "button", class: "chip", role: "radio", dataset: { filter: value },
         "aria-checked": String(value === this.filter), onclick: () => this.setFilter(value) }, label)));
+    this.attention = h("div", { class: "attention", "aria-live": "polite" });
     this.last = h("div", { class: "last-action", "aria-live": "assertive" });
     this.list = h("ul", { class: "results", id: "door-results", role: "listbox", "aria-label": "Guests" });
     this.more = h("p", { class: "muted more" });
-    this.view.append(h("section", { class: "door" }, this.head, this.syncSlot, this.counters,
-      h("div", { class: "search-bar" }, this.search, this.chips), this.last, this.list, this.more));
+    this.view.append(h("section", { class: "door" }, this.head, this.syncSlot, this.counters, this.network,
+      h("div", { class: "search-bar" }, this.search, this.chips), this.attention, this.last, this.list, this.more));
     this.renderHead();
+    this.renderNetwork();
+    this.renderQueue();
     this.search.focus();
   }
 
   renderHead() {
     const m = this.meetup;
-    const admin = isOrgAdmin();
     const actions = [];
     if (!m.is_finalized) {
       actions.push(h("button", { type: "button", class: "secondary", onclick: (e) => this.sync(e.currentTarget) }, "Sync RSVPs"),
         h("button", { type: "button", class: "secondary", onclick: () => this.walkIn() }, "Add walk-in"));
     }
-    if (admin) {
+    if (isOrgAdmin()) {
       actions.push(m.is_finalized
         ? h("button", { type: "button", class: "secondary", onclick: () => this.setFinalized(false) }, "Unfinalize")
         : h("button", { type: "button", class: "secondary", onclick: () => this.setFinalized(true) }, "Finalize"));
     }
     clear(this.head,
-      h("a", { class: "back", href: "#/meetups" }, "← Meetups"),
+      h("a", { class: "back", href: "#/meetups", "aria-label": "Back to meetups" }, "←"),
       h("div", { class: "title" },
         h("h1", {}, m.name),
         h("p", { class: "muted" }, formatDate(m.date),
@@ -128,19 +162,48 @@ class DoorScreen {
   }
 
   renderCounters() {
-    let rsvps = 0, arrived = 0, expected = 0, walkins = 0;
-    for (const { rsvp } of this.entries) {
-      if (rsvp.has_arrived) arrived += 1;
-      if (rsvp.is_walkin) walkins += 1;
-      else if (!rsvp.cancelled_rsvp) {
-        rsvps += 1;
-        if (!rsvp.has_arrived) expected += 1;
-      }
-    }
+    const counts = this.state.tally();
     const tile = (label, value, kind) => h("div", { class: `counter ${kind}`, dataset: { counter: kind } },
       h("span", { class: "value" }, String(value)), h("span", { class: "label" }, label));
-    clear(this.counters, tile("RSVPs", rsvps, "rsvps"), tile("Arrived", arrived, "arrived"),
-      tile("Still expected", expected, "expected"), tile("Walk-ins", walkins, "walkins"));
+    clear(this.counters, tile("RSVPs", counts.rsvps, "rsvps"), tile("Arrived", counts.arrived, "arrived"),
+      tile("Still expected", counts.expected, "expected"), tile("Walk-ins", counts.walkins, "walkins"));
+  }
+
+  // Offline: say what still works, and whether a reload is safe (only where a service worker keeps the shell).
+  renderNetwork() {
+    if (!isOffline()) return clear(this.network);
+    const reload = window.isSecureContext && navigator.serviceWorker?.controller
+      ? "Reloading is safe."
+      : "Do not reload this page until the network is back: it could not be opened again.";
+    clear(this.network, h("div", { class: "alert warn" },
+      h("strong", {}, "No network. "), `Search and check-ins still work; they are sent when Door is reachable. ${reload}`));
+  }
+
+  // --- actions on their way (queue.js): shown pending on the list, refused ones in "needs attention" -----
+
+  renderQueue() {
+    const items = queue.items(this.meetup.id);
+    this.state.pending(items.filter((i) => i.state === "waiting"));
+    const refused = items.filter((i) => i.state === "refused");
+    const waiting = items.length - refused.length;
+    clear(this.attention,
+      waiting ? h("div", { class: "alert info", dataset: { queue: "waiting" } },
+        `${waiting} ${waiting === 1 ? "action is" : "actions are"} waiting to be sent; kept on this device until Door answers.`) : null,
+      refused.length ? h("div", { class: "alert error needs-attention" }, h("strong", {}, "Needs attention"),
+        h("ul", {}, refused.map((item) => h("li", {}, `${describe(item)}: refused. ${item.problem.detail} `,
+          h("button", { type: "button", class: "secondary small", onclick: () => queue.dismiss(item.id) }, "Dismiss"))))) : null);
+  }
+
+  onQueue({ id, state, item, answer, problem }) {
+    if (item && item.meetup !== this.meetup.id) return;
+    if (state === "sent" && answer && answer.guest) {
+      this.patch(answer);
+      if (!this.live.has(id)) this.announce(`✓ Sent: ${describe(item)}${answer.rsvp.has_arrived ? `: #${answer.rsvp.arrival_order}` : ""}.`, "ok");
+    }
+    if (state === "refused" && !this.live.has(id)) this.announce(`${describe(item)} was refused: ${problem.detail}`, "error");
+    this.renderQueue();
+    this.renderCounters();
+    this.renderResults();
   }
 
   // --- the list -------------------------------------------------------------------------------------
@@ -153,10 +216,11 @@ class DoorScreen {
       const answer = await api.get(`${this.base}/guests`, { etag: this.etag });
       this.pollError = null;
       if (id < this.floor || !this.ctx.alive || answer.notModified) return;
-      this.entries = answer.data.guests;
-      this.hays = this.entries.map(haystack);
+      this.state.load(answer.data);
       this.etag = answer.etag;
       this.loaded = true;
+      this.keep(answer.data);
+      this.meetupChanged(answer.data.meetup);
       this.renderCounters();
       this.renderResults();
     } catch (error) {
@@ -171,17 +235,28 @@ class DoorScreen {
     }
   }
 
+  // The list as last seen, for a reload while the network is down (one meetup's list, a few hundred KB).
+  keep(list) {
+    try {
+      localStorage.setItem(LAST, JSON.stringify({ meetup: this.meetup, list, etag: this.etag }));
+    } catch {
+      // storage full: the open screen still works
+    }
+  }
+
+  // Finalize, unfinalize and syncs come with the list: every door sees them with the next poll.
+  meetupChanged(state) {
+    if (!state) return;
+    const m = this.meetup;
+    if (state.is_finalized === m.is_finalized && state.last_synced_at === m.last_synced_at) return;
+    this.meetup = { ...m, ...state };
+    this.renderHead();
+  }
+
   // A change this screen made: show it at once, and drop poll answers that started before it.
   patch(entry) {
     this.floor = this.fetchId + 1;
-    const i = this.entries.findIndex((e) => e.guest.platform_user_id === entry.guest.platform_user_id);
-    if (i >= 0) {
-      this.entries[i] = entry;
-      this.hays[i] = haystack(entry);
-    } else {
-      this.entries.push(entry);
-      this.hays.push(haystack(entry));
-    }
+    this.state.put(entry);
     this.renderCounters();
     this.renderResults();
   }
@@ -195,6 +270,7 @@ class DoorScreen {
     clearTimeout(this.searchTimer);
     this.searchTimer = null;
     this.selectedId = null;
+    this.chosen = false;
     this.renderResults();
   }
 
@@ -207,74 +283,89 @@ class DoorScreen {
 
   renderResults() {
     const query = this.search.value;
-    const keep = {
-      all: () => true,
-      expected: (e) => !e.rsvp.has_arrived && !e.rsvp.cancelled_rsvp,
-      arrived: (e) => e.rsvp.has_arrived,
-      banned: (e) => e.guest.is_banned,
-    }[this.filter];
-    this.results = search(this.entries, this.hays, query).filter(keep);
-    const shown = this.results.slice(0, SHOWN);
-    if (!shown.some((e) => e.guest.platform_user_id === this.selectedId)) {
-      this.selectedId = query.trim() && shown.length ? shown[0].guest.platform_user_id : null;
+    const { results, target } = this.state.query(query, this.filter);
+    this.results = results;
+    this.target = target;
+    const shown = results.slice(0, SHOWN);
+    if (!shown.some((e) => idOf(e) === this.selectedId)) {
+      this.selectedId = query.trim() && shown.length ? idOf(shown[0]) : null;
+      this.chosen = false;
     }
     clear(this.list, shown.map((entry) => this.row(entry)));
     if (!this.loaded) this.more.textContent = "Loading the guest list…";
-    else if (!this.entries.length) this.more.textContent = "Nobody is on the list yet. Sync the RSVPs or add a walk-in.";
-    else if (!this.results.length) this.more.textContent = "No guest matches. Check the spelling, or add a walk-in.";
-    else if (this.results.length > SHOWN) this.more.textContent = `Showing ${SHOWN} of ${this.results.length}; keep typing to narrow down.`;
+    else if (!this.state.entries.length) this.more.textContent = "Nobody is on the list yet. Sync the RSVPs or add a walk-in.";
+    else if (!results.length) this.more.textContent = "No guest matches. Check the spelling, or add a walk-in.";
+    else if (results.length > SHOWN) this.more.textContent = `Showing ${SHOWN} of ${results.length}; keep typing to narrow down.`;
     else this.more.textContent = "";
   }
 
   row(entry) {
     const { guest, rsvp } = entry;
-    const selected = guest.platform_user_id === this.selectedId;
+    const selected = idOf(entry) === this.selectedId;
     const classes = ["row"];
     if (guest.is_banned) classes.push("banned");
     if (rsvp.has_arrived) classes.push("arrived");
     if (rsvp.cancelled_rsvp) classes.push("cancelled");
+    if (entry.pending) classes.push("pending");
     let state;
-    if (rsvp.has_arrived) {
+    if (entry.pending) {
+      state = h("div", { class: "state" }, h("span", { class: "badge pending" }, "pending"),
+        ` ${entry.pending} at ${formatTime(entry.pendingAt)}, not sent yet`);
+    } else if (rsvp.has_arrived) {
       state = h("div", { class: "state" }, h("span", { class: "badge arrived" }, `#${rsvp.arrival_order}`),
         ` arrived ${formatTime(rsvp.arrival_time)}`,
         rsvp.checked_in_by ? ` · let in by ${rsvp.checked_in_by.username}` : "");
     } else {
       state = h("div", { class: "state" }, rsvp.cancelled_rsvp ? "RSVP cancelled" : "Expected");
     }
-    const finalized = this.meetup.is_finalized;
+    const closed = this.meetup.is_finalized || Boolean(entry.pending);
     const button = rsvp.has_arrived
-      ? h("button", { type: "button", class: "secondary", disabled: finalized, onclick: () => this.undo(entry) }, "Undo")
-      : h("button", { type: "button", class: guest.is_banned ? "danger" : "primary", disabled: finalized,
+      ? h("button", { type: "button", class: "secondary", disabled: closed, onclick: () => this.undo(entry) }, "Undo")
+      : h("button", { type: "button", class: guest.is_banned ? "danger" : "primary", disabled: closed,
         onclick: () => this.act(entry) }, guest.is_banned ? "Check in…" : "Check in");
-    const item = h("li", { class: classes.join(" "), role: "option", "aria-selected": String(selected),
-      dataset: { guest: String(guest.platform_user_id) },
-      onclick: (event) => { if (event.target.tagName !== "BUTTON") this.select(guest.platform_user_id); } },
+    return h("li", { class: classes.join(" "), role: "option", "aria-selected": String(selected),
+      dataset: { guest: idOf(entry) },
+      onclick: (event) => { if (event.target.tagName !== "BUTTON") this.select(idOf(entry), true); } },
     h("div", { class: "who" },
       h("span", { class: "name" }, guest.displayname || guest.username),
-      h("span", { class: "username" }, "@" + guest.username),
+      h("span", { class: "username" }, guest.is_local ? "not on the platform" : "@" + guest.username),
       rsvp.is_walkin ? h("span", { class: "tag" }, "walk-in") : null),
     guest.is_banned ? h("div", { class: "ban" }, h("strong", {}, "BANNED"), " ", guest.ban_reason || "") : null,
     state,
     h("div", { class: "act" }, button));
-    return item;
   }
 
-  select(id) {
+  select(id, chosen = false) {
     this.selectedId = id;
+    this.chosen = chosen;
     for (const li of this.list.children) li.setAttribute("aria-selected", String(li.dataset.guest === String(id)));
   }
 
   move(step) {
     const shown = this.results.slice(0, SHOWN);
     if (!shown.length) return;
-    const at = shown.findIndex((e) => e.guest.platform_user_id === this.selectedId);
+    const at = shown.findIndex((e) => idOf(e) === this.selectedId);
     const next = at < 0 ? (step > 0 ? 0 : shown.length - 1) : Math.min(shown.length - 1, Math.max(0, at + step));
-    this.select(shown[next].guest.platform_user_id);
+    this.select(idOf(shown[next]), true);
     this.list.children[next]?.scrollIntoView({ block: "nearest" });
   }
 
   selected() {
-    return this.results.find((e) => e.guest.platform_user_id === this.selectedId) || null;
+    return this.results.find((e) => idOf(e) === this.selectedId) || null;
+  }
+
+  // Enter (the phone's Go): acts only on a clear choice: the exact username, the only result, or a row
+  // the user picked. With namesakes it moves the selection and says why, so nobody checks in the wrong one.
+  enter() {
+    if (this.searchTimer) this.flushSearch();
+    const entry = this.chosen ? this.selected() : this.target;
+    if (entry) return this.act(entry);
+    const shown = this.results.slice(0, SHOWN);
+    if (!shown.length) return;
+    const next = (shown.findIndex((e) => idOf(e) === this.selectedId) + 1) % shown.length;
+    this.select(idOf(shown[next]));
+    this.list.children[next]?.scrollIntoView({ block: "nearest" });
+    this.announce(`${this.results.length} guests match: tap the one in front of you (or pick with ↓↑ and Enter), or type their @username.`, "warn");
   }
 
   // --- keyboard: typing anywhere searches; arrows move; Enter checks in; Escape clears ---------------
@@ -293,9 +384,7 @@ class DoorScreen {
     } else if (event.key === "Enter") {
       if (!inSearch && target.closest && target.closest("button, a")) return; // the focused control handles it
       event.preventDefault();
-      if (this.searchTimer) this.flushSearch();
-      const entry = this.selected();
-      if (entry) this.act(entry);
+      this.enter();
     } else if (event.key === "Escape") {
       this.search.value = "";
       this.flushSearch();
@@ -318,101 +407,129 @@ class DoorScreen {
   async act(entry) {
     const { guest, rsvp } = entry;
     if (this.meetup.is_finalized) return toast("This meetup is finalized; check-ins are closed.", "error");
-    if (rsvp.has_arrived) {
-      return this.announce(`${name(guest)} already arrived: #${rsvp.arrival_order} at ${formatTime(rsvp.arrival_time)}` +
-        (rsvp.checked_in_by ? `, let in by ${rsvp.checked_in_by.username}.` : "."), "warn");
-    }
-    if (guest.is_banned) return this.override(guest, guest.ban_reason);
+    if (entry.pending) return this.announce(`${named(guest)}: ${entry.pending}, waiting to be sent.`, "warn");
+    if (rsvp.has_arrived) return this.announce(alreadyIn(guest, rsvp), "warn");
+    if (guest.is_banned) return this.override(guest, guest.ban_reason, (force) => this.checkIn(guest, force));
     return this.checkIn(guest, false);
   }
 
-  async override(guest, reason) {
+  // A banned guest: nothing happens unless the door confirms. `then(true)` runs on "Check in anyway".
+  async override(guest, reason, then) {
     const ok = await ask({
-      title: `${name(guest)} is banned`,
+      title: `${named(guest)} is banned`,
       message: h("div", { class: "ban-reason" }, h("strong", {}, "Reason: "), reason || "none given"),
       confirm: "Check in anyway", danger: true,
     });
-    if (ok) await this.checkIn(guest, true);
+    if (ok) await then(true);
     else this.search.focus();
   }
 
-  async checkIn(guest, force) {
-    try {
-      const entry = await api.post(`${this.base}/guests/${guest.platform_user_id}/checkin`, force ? { force: true } : {});
-      this.patch(entry);
-      this.announce(`✓ ${name(entry.guest)} checked in: #${entry.rsvp.arrival_order}` + (force ? " (ban overridden)" : ""), "ok");
-      this.search.value = "";
-      this.flushSearch();
-    } catch (error) {
-      if (error.code === "guest_banned") return this.override(guest, error.ban_reason);
-      if (error.code === "already_checked_in") {
-        this.announce(`${name(guest)} is already checked in: #${error.arrival_order} at ${formatTime(error.arrival_time)}` +
-          (error.checked_in_by ? `, let in by ${error.checked_in_by.username}.` : "."), "warn");
-      } else {
-        this.announce(error.detail, "error");
-      }
-      if (error.code === "meetup_finalized") this.reloadMeetup();
-      this.poll();
+  // Send one action through the queue; `done(answer)` on success. Refusals the door can act on at once
+  // (a ban, already in) are handled here; a lost answer leaves the action pending, never "nothing changed".
+  async send(action, done) {
+    const id = queue.randomKey();
+    this.live.add(id);
+    const outcome = await queue.submit({ id, meetup: this.meetup.id, ...action });
+    this.live.delete(id);
+    if (outcome.state === "sent") return done(outcome.answer);
+    if (outcome.state === "waiting") {
+      this.renderQueue();
+      this.renderCounters();
+      this.renderResults();
+      return this.announce(`${describe(action)}: not confirmed yet. Kept on this device and sent when Door answers; do not do it again.`, "warn");
     }
+    queue.dismiss(id); // refused while the door waited: handled here, not in "needs attention"
+    return outcome.problem;
+  }
+
+  async checkIn(guest, force) {
+    const problem = await this.send({ kind: "checkin", method: "POST", path: `${this.base}/guests/${guest.platform_user_id}/checkin`,
+      body: force ? { force: true } : {}, guest }, (entry) => this.checkedIn(entry, force));
+    if (problem) this.refused(problem, guest, (again) => this.checkIn(guest, again));
     this.search.focus();
+  }
+
+  checkedIn(entry, force) {
+    this.patch(entry);
+    this.announce(`✓ ${named(entry.guest)} checked in: #${entry.rsvp.arrival_order}` + (force ? " (ban overridden)" : ""), "ok");
+    this.search.value = "";
+    this.flushSearch();
+  }
+
+  refused(problem, guest, retry) {
+    if (problem.code === "guest_banned") return this.override(guest, problem.ban_reason, retry);
+    if (problem.code === "already_checked_in") this.announce(alreadyIn(guest, problem), "warn");
+    else this.announce(problem.detail, "error");
+    this.poll();
   }
 
   async undo(entry) {
     const { guest, rsvp } = entry;
-    let undone = null;
-    await ask({
-      title: `Undo the check-in of ${name(guest)}?`,
+    const reason = await ask({
+      title: `Undo the check-in of ${named(guest)}?`,
       message: `Arrival #${rsvp.arrival_order} at ${formatTime(rsvp.arrival_time)} will be taken back. The number is not reused.`,
       input: { label: "Reason", required: true, placeholder: "e.g. checked in the wrong person" },
       confirm: "Undo check-in",
       danger: true,
-      action: async (reason) => {
-        undone = await api.patch(`${this.base}/guests/${guest.platform_user_id}/undo-checkin`, { reason });
-      },
     });
-    if (undone) {
-      this.patch(undone);
-      this.announce(`Check-in of ${name(guest)} undone.`, "warn");
+    if (reason) {
+      const problem = await this.send({ kind: "undo", method: "PATCH", path: `${this.base}/guests/${guest.platform_user_id}/undo-checkin`,
+        body: { reason }, guest }, (undone) => {
+        this.patch(undone);
+        this.announce(`Check-in of ${named(guest)} undone.`, "warn");
+      });
+      if (problem) this.refused(problem, guest);
     }
     this.search.focus();
   }
 
+  // A walk-in, starting from what was typed: a platform username (looked up, then added and checked in in
+  // one action that a ban refuses before anything is added), or the name of a person not on the platform.
   async walkIn() {
-    let entry = null;
-    // Meetup.com has no lookup by username: its guests are named by member id or profile URL.
-    const meetup = (await platformInfo().catch(() => ({}))).adapter === "meetup";
-    const asked = meetup ? "Meetup member id or profile URL" : "Platform username";
-    await ask({
+    const meetupCom = (await platformInfo().catch(() => ({}))).adapter === "meetup";
+    const asked = meetupCom ? "Meetup member id or profile URL" : "Platform username";
+    const local = h("input", { type: "checkbox", name: "local" });
+    let found = null;
+    const value = await ask({
       title: "Add a walk-in",
-      message: `A guest without an RSVP. Enter their ${meetup ? "Meetup member id or profile URL" : "username on the platform"}; they are added and checked in.`,
-      input: { label: asked, required: true, maxlength: 255 },
+      message: `A guest without an RSVP: enter their ${meetupCom ? "Meetup member id or profile URL" : "username on the platform"}, or tick the box and type the name of someone who is not on the platform.`,
+      extra: h("label", { class: "check" }, local, " Not on the platform: let in by this name"),
+      input: { label: `${asked}, or a name`, required: true, maxlength: 255, value: this.search.value.trim() },
       confirm: "Add and check in",
-      action: async (username) => {
-        let guest;
+      action: async (typed) => {
+        if (local.checked) return;
+        if (isOffline()) throw new ApiProblem({ detail: "No network: the platform cannot be asked now. Tick the box to let them in by name." });
         try {
-          guest = await api.post("/guests/", { username });
+          found = await api.post("/guests/", { username: typed });
         } catch (error) {
           if (error.code !== "guest_exists") throw error;
-          guest = error.guest;
-        }
-        try {
-          entry = await api.post(`${this.base}/guests/${guest.platform_user_id}/add-walkin`, {});
-        } catch (error) {
-          if (error.code !== "already_on_list") throw error;
-          entry = this.entries.find((e) => e.guest.platform_user_id === guest.platform_user_id) || null;
-          if (!entry) {
-            const list = await api.get(`${this.base}/guests`);
-            entry = list.guests.find((e) => e.guest.platform_user_id === guest.platform_user_id);
-          }
+          found = error.guest;
         }
       },
     });
-    if (!entry) return this.search.focus();
-    this.patch(entry);
-    this.search.value = entry.guest.username;
-    this.flushSearch();
-    this.select(entry.guest.platform_user_id);
-    return this.act(entry);
+    if (!value) return this.search.focus();
+    if (local.checked) return this.letInByName(value);
+    const onList = this.state.find(found.platform_user_id);
+    if (onList) return this.act(onList); // on the list already: simply checked in
+    return this.addWalkIn(found, false);
+  }
+
+  async addWalkIn(guest, force) {
+    const problem = await this.send({ kind: "walkin", method: "POST", path: `${this.base}/guests/${guest.platform_user_id}/add-walkin`,
+      body: { check_in: true, force }, guest }, (entry) => this.checkedIn(entry, force));
+    if (problem && problem.code === "already_on_list") {
+      await this.poll();
+      const entry = this.state.find(guest.platform_user_id);
+      if (entry) return this.act(entry);
+    }
+    if (problem) this.refused(problem, guest, (again) => this.addWalkIn(guest, again));
+  }
+
+  async letInByName(displayname) {
+    const guest = { displayname, username: "", is_local: true };
+    const problem = await this.send({ kind: "local", method: "POST", path: `${this.base}/local-walkins`,
+      body: { displayname }, guest }, (entry) => this.checkedIn(entry, false));
+    if (problem) this.refused(problem, guest);
   }
 
   async sync(button) {
@@ -426,11 +543,10 @@ class DoorScreen {
         `${result.skipped} skipped; ${result.total} on the list.`));
       this.floor = this.fetchId + 1;
       this.etag = null;
-      await this.reloadMeetup();
       await this.poll();
     } catch (error) {
       clear(this.syncSlot, h("div", { class: "alert error", role: "alert" }, error.detail));
-      if (error.code === "meetup_finalized") this.reloadMeetup();
+      if (error.code === "meetup_finalized") this.poll();
     } finally {
       button.disabled = false;
     }
@@ -454,26 +570,19 @@ class DoorScreen {
     }
   }
 
-  async reloadMeetup() {
-    try {
-      const meetup = await api.get(this.base);
-      const changed = meetup.is_finalized !== this.meetup.is_finalized || meetup.last_synced_at !== this.meetup.last_synced_at
-        || meetup.name !== this.meetup.name;
-      this.meetup = meetup;
-      if (changed) {
-        this.renderHead();
-        this.renderResults();
-      }
-    } catch {
-      // the poll reports what matters
-    }
-  }
-
   announce(text, kind) {
     clear(this.last, h("div", { class: `alert ${kind}` }, text));
   }
 }
 
-function name(guest) {
-  return guest.displayname || guest.username;
+// "already in, #N, by X at T": what the door needs to tell an arrived guest from a namesake.
+function alreadyIn(guest, arrival) {
+  return `${named(guest)} is already in, #${arrival.arrival_order}` +
+    (arrival.checked_in_by ? `, by ${arrival.checked_in_by.username}` : "") + ` at ${formatTime(arrival.arrival_time)}.`;
+}
+
+function describe(item) {
+  const who = named(item.guest);
+  return { checkin: `Check-in of ${who}`, undo: `Undo of ${who}'s check-in`, walkin: `Walk-in of ${who}`,
+    local: `Walk-in of ${who}` }[item.kind] || who;
 }

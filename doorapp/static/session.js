@@ -3,6 +3,7 @@
 import { api } from "./api.js";
 
 const ORG_KEY = "door_org";
+const LAST_SESSION = "door_session"; // userinfo and orgs (no token), for a door reloaded while offline
 
 export const session = {
   user: null, // GET /auth/userinfo
@@ -27,9 +28,28 @@ export async function loadSession() {
   } else {
     session.orgs = orgs;
   }
+  localStorage.setItem(LAST_SESSION, JSON.stringify({ user, orgs: session.orgs }));
+  pickOrg();
+  return user;
+}
+
+function pickOrg() {
   const wanted = localStorage.getItem(ORG_KEY);
   session.org = session.orgs.find((o) => o.id === wanted) || session.orgs[0] || null;
-  return user;
+}
+
+// The session as last loaded, when the server cannot be reached (a door reloaded during a drop); false
+// when there is none. The server still decides everything once it answers again.
+export function lastSession() {
+  try {
+    const last = JSON.parse(localStorage.getItem(LAST_SESSION) || "null");
+    if (!last) return false;
+    Object.assign(session, { user: last.user, orgs: last.orgs });
+    pickOrg();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export function setOrg(id) {
@@ -42,6 +62,7 @@ export function setOrg(id) {
 }
 
 export function endSession() {
+  localStorage.removeItem(LAST_SESSION);
   session.user = null;
   session.orgs = [];
   session.org = null;
