@@ -119,6 +119,18 @@ class DoorScreen {
     this.head = h("div", { class: "door-head" });
     this.syncSlot = h("div", { class: "sync-slot", "aria-live": "polite" });
     this.counters = h("div", { class: "counters", "aria-live": "polite" });
+    this.actions = h("div", { class: "actions", id: "door-actions" });
+    // on a phone the actions fold behind one button (app.css), so the counters keep their line
+    const toggle = h("button", { type: "button", class: "secondary menu-toggle", "aria-label": "Actions",
+      "aria-expanded": "false", "aria-controls": "door-actions",
+      onclick: () => toggle.setAttribute("aria-expanded", String(this.actions.classList.toggle("open"))) }, "⋯");
+    this.actions.addEventListener("click", (event) => {
+      if (event.target.closest("button")) {
+        this.actions.classList.remove("open");
+        toggle.setAttribute("aria-expanded", "false");
+      }
+    });
+    this.menu = toggle;
     this.network = h("div", { class: "network", role: "status" });
     this.search = h("input", { type: "search", class: "door-search", placeholder: "Type a name or username…",
       autocomplete: "off", autocapitalize: "none", spellcheck: "false", enterkeyhint: "go",
@@ -131,7 +143,9 @@ class DoorScreen {
     this.last = h("div", { class: "last-action", "aria-live": "assertive" });
     this.list = h("ul", { class: "results", id: "door-results", role: "listbox", "aria-label": "Guests" });
     this.more = h("p", { class: "muted more" });
-    this.view.append(h("section", { class: "door" }, this.head, this.syncSlot, this.counters, this.network,
+    // on a phone the counters and the actions share one line (app.css), so results show above the keyboard
+    this.view.append(h("section", { class: "door" }, this.head, h("div", { class: "door-bar" }, this.counters, this.menu, this.actions),
+      this.syncSlot, this.network,
       h("div", { class: "search-bar" }, this.search, this.chips), this.attention, this.last, this.list, this.more));
     this.renderHead();
     this.renderNetwork();
@@ -141,23 +155,23 @@ class DoorScreen {
 
   renderHead() {
     const m = this.meetup;
+    const action = (label, onclick) => h("button", { type: "button", class: "secondary", onclick }, label);
     const actions = [];
     if (!m.is_finalized) {
-      actions.push(h("button", { type: "button", class: "secondary", onclick: (e) => this.sync(e.currentTarget) }, "Sync RSVPs"),
-        h("button", { type: "button", class: "secondary", onclick: () => this.walkIn() }, "Add walk-in"));
+      actions.push(action("Add walk-in", () => this.walkIn()), action("Sync RSVPs", (e) => this.sync(e.currentTarget)));
     }
     if (isOrgAdmin()) {
       actions.push(m.is_finalized
-        ? h("button", { type: "button", class: "secondary", onclick: () => this.setFinalized(false) }, "Unfinalize")
-        : h("button", { type: "button", class: "secondary", onclick: () => this.setFinalized(true) }, "Finalize"));
+        ? action("Unfinalize", () => this.setFinalized(false))
+        : action("Finalize", () => this.setFinalized(true)));
     }
+    clear(this.actions, actions);
     clear(this.head,
       h("a", { class: "back", href: "#/meetups", "aria-label": "Back to meetups" }, "←"),
       h("div", { class: "title" },
         h("h1", {}, m.name),
         h("p", { class: "muted" }, formatDate(m.date),
           m.last_synced_at ? ` · synced ${formatTime(m.last_synced_at)}` : " · never synced")),
-      h("div", { class: "actions" }, actions),
       m.is_finalized ? h("div", { class: "alert info wide" }, "This meetup is finalized: check-ins, walk-ins and syncs are closed.") : null);
   }
 
@@ -166,7 +180,7 @@ class DoorScreen {
     const tile = (label, value, kind) => h("div", { class: `counter ${kind}`, dataset: { counter: kind } },
       h("span", { class: "value" }, String(value)), h("span", { class: "label" }, label));
     clear(this.counters, tile("RSVPs", counts.rsvps, "rsvps"), tile("Arrived", counts.arrived, "arrived"),
-      tile("Still expected", counts.expected, "expected"), tile("Walk-ins", counts.walkins, "walkins"));
+      tile("Expected", counts.expected, "expected"), tile("Walk-ins", counts.walkins, "walkins"));
   }
 
   // Offline: say what still works, and whether a reload is safe (only where a service worker keeps the shell).
@@ -294,7 +308,11 @@ class DoorScreen {
     clear(this.list, shown.map((entry) => this.row(entry)));
     if (!this.loaded) this.more.textContent = "Loading the guest list…";
     else if (!this.state.entries.length) this.more.textContent = "Nobody is on the list yet. Sync the RSVPs or add a walk-in.";
-    else if (!results.length) this.more.textContent = "No guest matches. Check the spelling, or add a walk-in.";
+    else if (!results.length) {
+      clear(this.more, "No guest matches. Check the spelling, or ",
+        this.meetup.is_finalized ? "unfinalize the meetup to add a walk-in."
+          : h("button", { type: "button", class: "secondary", onclick: () => this.walkIn() }, `add “${query.trim()}” as a walk-in`));
+    }
     else if (results.length > SHOWN) this.more.textContent = `Showing ${SHOWN} of ${results.length}; keep typing to narrow down.`;
     else this.more.textContent = "";
   }
