@@ -188,9 +188,9 @@ class DoorScreen {
     if (!isOffline()) return clear(this.network);
     const reload = window.isSecureContext && navigator.serviceWorker?.controller
       ? "Reloading is safe."
-      : "Do not reload this page until the network is back: it could not be opened again.";
+      : "Do not reload this page until the network is back.";
     clear(this.network, h("div", { class: "alert warn" },
-      h("strong", {}, "No network. "), `Search and check-ins still work; they are sent when Door is reachable. ${reload}`));
+      h("strong", {}, "No network. "), `Search and check in as usual: actions are kept and sent when Door is back. ${reload}`));
   }
 
   // --- actions on their way (queue.js): shown pending on the list, refused ones in "needs attention" -----
@@ -202,7 +202,7 @@ class DoorScreen {
     const waiting = items.length - refused.length;
     clear(this.attention,
       waiting ? h("div", { class: "alert info", dataset: { queue: "waiting" } },
-        `${waiting} ${waiting === 1 ? "action is" : "actions are"} waiting to be sent; kept on this device until Door answers.`) : null,
+        `${waiting} ${waiting === 1 ? "action is" : "actions are"} waiting to be sent.`) : null,
       refused.length ? h("div", { class: "alert error needs-attention" }, h("strong", {}, "Needs attention"),
         h("ul", {}, refused.map((item) => h("li", {}, `${describe(item)}: refused. ${item.problem.detail} `,
           h("button", { type: "button", class: "secondary small", onclick: () => queue.dismiss(item.id) }, "Dismiss"))))) : null);
@@ -450,11 +450,13 @@ class DoorScreen {
     const outcome = await queue.submit({ id, meetup: this.meetup.id, ...action });
     this.live.delete(id);
     if (outcome.state === "sent") return done(outcome.answer);
-    if (outcome.state === "waiting") {
+    if (outcome.state === "waiting") { // no answer: it may have landed or not; the queue will know
+      this.search.value = "";
+      this.flushSearch();
       this.renderQueue();
       this.renderCounters();
       this.renderResults();
-      return this.announce(`${describe(action)}: not confirmed yet. Kept on this device and sent when Door answers; do not do it again.`, "warn");
+      return this.announce(`${describe(action)}: not confirmed yet, kept on this device and sent when Door answers.`, "warn");
     }
     queue.dismiss(id); // refused while the door waited: handled here, not in "needs attention"
     return outcome.problem;

@@ -92,3 +92,102 @@ def test_enter_on_an_exact_username_never_checks_in_a_namesake(browser, make_use
     page.get_by_role("radio", name="Arrived").click()
     expect(page.locator("#door-results > li").first).to_contain_text("#2 arrived")
     expect(page.locator("#door-results > li").nth(1)).to_contain_text("#1 arrived")
+
+
+def arrived():
+    return {e.guest_id: e.arrival_order for e in MeetupGuest.select().where(MeetupGuest.has_arrived)}
+
+
+def check_in_by_username(page, username):
+    page.keyboard.press("Escape")
+    page.keyboard.type(username)
+    expect(page.locator("#door-results > li").first).to_contain_text(f"@{username}")
+    page.keyboard.press("Enter")
+
+
+def queue_four_while_offline(page):
+    """Three check-ins and a walk-in by name while the network is down; all shown as pending."""
+    page.context.set_offline(True)
+    for username in ("grace_0", "ada_1", "oliver_2"):
+        check_in_by_username(page, username)
+        expect(page.get_by_text("not confirmed yet")).to_be_visible()
+        expect(row(page, username)).to_contain_text("pending")
+    page.keyboard.press("Escape")
+    page.keyboard.type("Nadia Volkova")
+    expect(page.get_by_text("No guest matches")).to_be_visible()
+    page.get_by_role("button", name="add “Nadia Volkova” as a walk-in").click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog.get_by_label("Platform username, or a name")).to_have_value("Nadia Volkova")
+    dialog.get_by_label("Not on the platform").check()
+    dialog.get_by_role("button", name="Add and check in").click()
+    expect(page.get_by_text("4 actions are waiting to be sent")).to_be_visible()
+    expect(page.get_by_text("No network.")).to_be_visible()
+    assert arrived() == {} and not AuditEvent.select().where(AuditEvent.event_type == "CHECK_IN").exists()
+
+
+def expect_four_landed_once(page):
+    expect(page.locator("[data-queue]")).to_have_count(0)
+    expect(counter(page, "arrived")).to_have_text("4")
+    assert sorted(arrived().values()) == [1, 2, 3, 4]
+    check_ins = list(AuditEvent.select().where(AuditEvent.event_type == "CHECK_IN").order_by(AuditEvent.id))
+    assert len(check_ins) == 4
+    for event in check_ins:  # the door's time (before the server's) beside the server's
+        door_time = datetime.fromisoformat(event.details["door_time"].removesuffix("Z"))
+        assert door_time <= event.timestamp
+    assert Guest.get(Guest.is_local).displayname == "Nadia Volkova"
+
+
+def test_actions_made_while_the_network_is_down_land_once_when_it_is_back(browser, make_user, org, crowd,
+                                                                        token_for):
+    page = door_page(browser, make_user, org, crowd, token_for)
+    queue_four_while_offline(page)
+    screenshot(page, "door-offline-queued")
+    page.context.set_offline(False)
+    expect_four_landed_once(page)
+    page.keyboard.press("Escape")
+    expect(row(page, "grace_0")).to_contain_text("arrived")
+
+
+def test_a_reload_during_the_drop_keeps_the_door_and_its_queue(chromium, live_server, make_user, org, crowd,
+                                                               token_for):
+    # http://127.0.0.1 is a secure context: the service worker keeps the shell
+    token = token_for(make_user("sam", org=org))
+    context = chromium.new_context(viewport=PHONE, base_url=live_server, service_workers="allow", storage_state={
+        "cookies": [], "origins": [{"origin": live_server, "localStorage": [{"name": "auth_token", "value": token}]}]})
+    context.set_default_timeout(TIMEOUT_MS)
+    problems = []
+    try:
+        page = context.new_page()
+        page.on("pageerror", lambda error: problems.append(str(error)))
+        page.goto(f"/#/meetups/{crowd.id}")
+        expect(page.locator("#door-results > li").first).to_be_visible()
+        page.wait_for_function("navigator.serviceWorker.controller !== null")
+        queue_four_while_offline(page)
+        page.reload()
+        expect(page.get_by_text("4 actions are waiting to be sent")).to_be_visible()
+        expect(row(page, "grace_0")).to_contain_text("pending")
+        expect(page.get_by_text("Reloading is safe")).to_be_visible()
+        screenshot(page, "door-reloaded-offline")
+        page.context.set_offline(False)
+        expect_four_landed_once(page)
+    finally:
+        context.close()
+    assert not problems
+
+
+def test_an_answer_lost_after_door_acted_is_replayed_without_a_second_check_in(browser, make_user, org, crowd,
+                                                                             token_for):
+    page = door_page(browser, make_user, org, crowd, token_for)
+    lost = []
+
+    def act_then_lose_the_answer(route):
+        if not lost:
+            lost.append(route.fetch())  # Door checks the guest in ...
+            return route.abort("connectionreset")  # ... and the answer never reaches the phone
+        return route.continue_()
+    page.route("**/checkin", act_then_lose_the_answer)
+    check_in_by_username(page, "grace_0")
+    expect(page.get_by_text("✓ Sent: Check-in of Grace Okafor (@grace_0): #1.")).to_be_visible()
+    assert lost[0].status == 200 and arrived() == {2000: 1}
+    assert AuditEvent.select().where(AuditEvent.event_type == "CHECK_IN").count() == 1
+    assert page.get_by_text("Nothing was changed").count() == 0
