@@ -1,7 +1,7 @@
 """`demo`: a fixed sample community in the package, so a new install works with no account and no network.
 
-Generated deterministically (one seeded Random) the same way on every start: about 2,500 members with
-names from many scripts (CJK, Hangul, Arabic and Hebrew, Cyrillic, Devanagari, accents, emoji, combining
+Generated deterministically (one seeded Random) the same way on every start: about 2,500 members, most
+with a name of their own and a few percent sharing one (namesakes are real), with names from many scripts (CJK, Hangul, Arabic and Hebrew, Cyrillic, Devanagari, accents, emoji, combining
 marks), a few hostile-looking display names to exercise escaping, ids beyond 2**53 and up to the 64-bit
 maximum, and four events of 5, 40, 250 and 2,000 RSVPs. It never touches the network.
 """
@@ -17,28 +17,56 @@ COMMUNITY = "night-owls"
 SEED = 20261205
 MEMBERS = 2500
 
-# (given names, family names, family name first?, separator); each name is (as written, in ASCII)
+# (given names, family names, family name first?, separator); each name is (as written, in ASCII). Enough
+# of them that most members have a name of their own, as in a real community.
 CULTURES = [
-    ([("Alice", "alice"), ("Oliver", "oliver"), ("Grace", "grace"), ("Samuel", "sam"), ("Ada", "ada")],
-     [("Smith", "smith"), ("Okafor", "okafor"), ("Nguyen", "nguyen"), ("O'Brien", "obrien")], False, " "),
+    ([("Alice", "alice"), ("Oliver", "oliver"), ("Grace", "grace"), ("Samuel", "sam"), ("Ada", "ada"),
+      ("James", "james"), ("Emily", "emily"), ("Noah", "noah"), ("Chloe", "chloe"), ("Liam", "liam"),
+      ("Hannah", "hannah"), ("Ethan", "ethan"), ("Maya", "maya"), ("Lucas", "lucas"), ("Ruby", "ruby"),
+      ("Isaac", "isaac"), ("Nora", "nora"), ("Caleb", "caleb"), ("Ivy", "ivy"), ("Felix", "felix"),
+      ("Chidi", "chidi"), ("Amara", "amara"), ("Kwame", "kwame"), ("Tariq", "tariq")],
+     [("Smith", "smith"), ("Okafor", "okafor"), ("Nguyen", "nguyen"), ("O'Brien", "obrien"),
+      ("Johnson", "johnson"), ("Patel", "patel"), ("Garcia", "garcia"), ("Walker", "walker"), ("Osei", "osei"),
+      ("Campbell", "campbell"), ("Reyes", "reyes"), ("Bennett", "bennett"), ("Hughes", "hughes"),
+      ("Mensah", "mensah"), ("Fletcher", "fletcher"), ("Doyle", "doyle"), ("Adeyemi", "adeyemi"),
+      ("Morrison", "morrison"), ("Tran", "tran"), ("Kowalski", "kowalski")], False, " "),
     ([("José", "jose"), ("Zoë", "zoe"), ("Søren", "soren"), ("Françoise", "francoise"), ("Łukasz", "lukasz"),
-      ("Ñuño", "nuno"), ("Bjørk", "bjork"), ("Dvořák", "dvorak")],
+      ("Ñuño", "nuno"), ("Bjørk", "bjork"), ("Dvořák", "dvorak"), ("Inés", "ines"), ("Jürgen", "jurgen"),
+      ("Aurélie", "aurelie"), ("Håkon", "hakon")],
      [("Álvarez", "alvarez"), ("Müller", "muller"), ("Brontë", "bronte"), ("Ångström", "angstrom"),
-      ("Nowak-Wróbel", "nowak"), ("Çelik", "celik")], False, " "),
-    ([("太郎", "taro"), ("花子", "hanako"), ("蓮", "ren"), ("陽葵", "himari")],
-     [("田中", "tanaka"), ("佐藤", "sato"), ("鈴木", "suzuki"), ("髙橋", "takahashi")], True, " "),
-    ([("伟", "wei"), ("芳", "fang"), ("秀英", "xiuying"), ("磊", "lei")],
-     [("王", "wang"), ("李", "li"), ("张", "zhang"), ("刘", "liu")], True, ""),
-    ([("민준", "minjun"), ("서연", "seoyeon"), ("지호", "jiho")],
-     [("김", "kim"), ("이", "lee"), ("박", "park")], True, ""),
-    ([("محمد", "mohammed"), ("فاطمة", "fatima"), ("علي", "ali"), ("مريم", "maryam")],
-     [("الحسن", "alhassan"), ("خليل", "khalil"), ("منصور", "mansour")], False, " "),
-    ([("שרה", "sarah"), ("דוד", "david"), ("נועה", "noa")], [("כהן", "cohen"), ("לוי", "levi")], False, " "),
-    ([("Анна", "anna"), ("Дмитрий", "dmitry"), ("Ольга", "olga")],
-     [("Иванова", "ivanova"), ("Смирнов", "smirnov"), ("Кузнецова", "kuznetsova")], False, " "),
-    ([("प्रिया", "priya"), ("अर्जुन", "arjun")], [("शर्मा", "sharma"), ("पटेल", "patel")], False, " "),
-    ([("Γιώργος", "giorgos"), ("Ελένη", "eleni")], [("Παπαδόπουλος", "papadopoulos")], False, " "),
+      ("Nowak-Wróbel", "nowak"), ("Çelik", "celik"), ("Sørensen", "sorensen"), ("Peña", "pena"),
+      ("Dubois", "dubois"), ("Kováč", "kovac")], False, " "),
+    ([("太郎", "taro"), ("花子", "hanako"), ("蓮", "ren"), ("陽葵", "himari"), ("翔", "sho"), ("結衣", "yui"),
+      ("大輝", "daiki"), ("美咲", "misaki")],
+     [("田中", "tanaka"), ("佐藤", "sato"), ("鈴木", "suzuki"), ("髙橋", "takahashi"), ("伊藤", "ito"),
+      ("渡辺", "watanabe"), ("山本", "yamamoto"), ("中村", "nakamura")], True, " "),
+    ([("伟", "wei"), ("芳", "fang"), ("秀英", "xiuying"), ("磊", "lei"), ("静", "jing"), ("强", "qiang"),
+      ("丽", "li"), ("军", "jun")],
+     [("王", "wang"), ("李", "li"), ("张", "zhang"), ("刘", "liu"), ("陈", "chen"), ("杨", "yang"),
+      ("黄", "huang"), ("赵", "zhao")], True, ""),
+    ([("민준", "minjun"), ("서연", "seoyeon"), ("지호", "jiho"), ("하은", "haeun"), ("도윤", "doyun"),
+      ("수아", "sua")],
+     [("김", "kim"), ("이", "lee"), ("박", "park"), ("최", "choi"), ("정", "jung"), ("강", "kang")], True, ""),
+    ([("محمد", "mohammed"), ("فاطمة", "fatima"), ("علي", "ali"), ("مريم", "maryam"), ("يوسف", "youssef"),
+      ("ليلى", "layla"), ("عمر", "omar"), ("نور", "nour")],
+     [("الحسن", "alhassan"), ("خليل", "khalil"), ("منصور", "mansour"), ("حداد", "haddad"),
+      ("سعيد", "saeed"), ("ناصر", "nasser")], False, " "),
+    ([("שרה", "sarah"), ("דוד", "david"), ("נועה", "noa"), ("יונתן", "yonatan"), ("תמר", "tamar"),
+      ("אורי", "uri")], [("כהן", "cohen"), ("לוי", "levi"), ("מזרחי", "mizrahi"), ("פרץ", "peretz"),
+                         ("ביטון", "biton")], False, " "),
+    ([("Анна", "anna"), ("Дмитрий", "dmitry"), ("Ольга", "olga"), ("Иван", "ivan"), ("Мария", "maria"),
+      ("Сергей", "sergey")],
+     [("Иванова", "ivanova"), ("Смирнов", "smirnov"), ("Кузнецова", "kuznetsova"), ("Попов", "popov"),
+      ("Соколова", "sokolova"), ("Волков", "volkov")], False, " "),
+    ([("प्रिया", "priya"), ("अर्जुन", "arjun"), ("अनन्या", "ananya"), ("राहुल", "rahul"), ("दिव्या", "divya"),
+      ("विक्रम", "vikram")],
+     [("शर्मा", "sharma"), ("पटेल", "patel"), ("गुप्ता", "gupta"), ("सिंह", "singh"), ("राव", "rao")], False, " "),
+    ([("Γιώργος", "giorgos"), ("Ελένη", "eleni"), ("Νίκος", "nikos"), ("Μαρία", "maria"), ("Δημήτρης", "dimitris")],
+     [("Παπαδόπουλος", "papadopoulos"), ("Οικονόμου", "oikonomou"), ("Γεωργίου", "georgiou"),
+      ("Νικολάου", "nikolaou")], False, " "),
 ]
+INITIALS = "ABCDEFGHJKLMNPRSTVW"  # middle initials, in the two Latin-script cultures
+NAMESAKES = 0.025  # the share of members who have the display name of another member
 EMOJI = ["🦉", "🌻", "🎸", "👩🏽‍💻", "🏳️‍🌈", "🐈‍⬛"]
 
 # Members every demo event shows first: names that break careless rendering, and 64-bit ids.
@@ -65,6 +93,25 @@ EVENTS = [
 NOT_AN_EVENT = "welcome"
 
 
+def _names(rng):
+    """Distinct (display name, username stem) pairs, cultures taken in turn (a small one, once used up,
+    leaves the turn to the others); the Latin-script ones with a middle initial too."""
+    pools = []
+    for index, (given, family, family_first, sep) in enumerate(CULTURES):
+        plain = [(g, f, "") for g in given for f in family]
+        initialled = [(g, f, f"{i}.") for g in given for f in family for i in INITIALS] if index < 2 else []
+        rng.shuffle(plain)
+        rng.shuffle(initialled)
+        pools.append((initialled + plain, family_first, sep))  # popped from the end: plain names first
+    while any(pool for pool, _, _ in pools):
+        pool, family_first, sep = rng.choice([p for p in pools if p[0]])
+        (first, first_ascii), (last, last_ascii), initial = pool.pop()
+        if family_first:
+            yield f"{last}{sep}{first}", f"{first_ascii}_{last_ascii}"
+        else:
+            yield " ".join(filter(None, (first, initial, last))), f"{first_ascii}_{last_ascii}"
+
+
 class DemoPlatform(Platform):
     name = "demo"
     web_url = WEB_URL
@@ -76,16 +123,17 @@ class DemoPlatform(Platform):
     def _community(self):
         """(profiles by id, profiles by username, events by thread), built once per process."""
         rng = random.Random(SEED)
-        members, taken = list(SPECIAL), {p.username for p in SPECIAL}
+        members, taken, named = list(SPECIAL), {p.username for p in SPECIAL}, []
+        fresh = _names(rng)
         while len(members) < MEMBERS:
-            given, family, family_first, sep = rng.choice(CULTURES)
-            (first, first_ascii), (last, last_ascii) = rng.choice(given), rng.choice(family)
-            display = f"{last}{sep}{first}" if family_first else f"{first}{sep}{last}"
+            # most names are new; a few are another member's (namesakes are real, and the door must cope)
+            display, stem = rng.choice(named) if named and rng.random() < NAMESAKES else next(fresh)
+            named.append((display, stem))
             if rng.random() < 0.04:
                 display = f"{display} {rng.choice(EMOJI)}"
-            username = f"{first_ascii}_{last_ascii}"
+            username = stem
             while username in taken:
-                username = f"{first_ascii}_{last_ascii}{rng.randrange(10, 10000)}"
+                username = f"{stem}{rng.randrange(10, 10000)}"
             taken.add(username)
             members.append(Profile(100000 + len(members) * 37, username, display))
         events, ordinary = {}, members[len(SPECIAL):]
