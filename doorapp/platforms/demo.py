@@ -24,18 +24,32 @@ CULTURES = [
       ("James", "james"), ("Emily", "emily"), ("Noah", "noah"), ("Chloe", "chloe"), ("Liam", "liam"),
       ("Hannah", "hannah"), ("Ethan", "ethan"), ("Maya", "maya"), ("Lucas", "lucas"), ("Ruby", "ruby"),
       ("Isaac", "isaac"), ("Nora", "nora"), ("Caleb", "caleb"), ("Ivy", "ivy"), ("Felix", "felix"),
-      ("Chidi", "chidi"), ("Amara", "amara"), ("Kwame", "kwame"), ("Tariq", "tariq")],
+      ("Chidi", "chidi"), ("Amara", "amara"), ("Kwame", "kwame"), ("Tariq", "tariq"), ("Daniel", "daniel"),
+      ("Sophie", "sophie"), ("Marcus", "marcus"), ("Leah", "leah"), ("Owen", "owen"), ("Priscilla", "priscilla"),
+      ("Victor", "victor"), ("Wendy", "wendy"), ("Xavier", "xavier"), ("Yasmin", "yasmin"),
+      ("Zachary", "zachary"), ("Bella", "bella"), ("Desmond", "desmond"), ("Esther", "esther"),
+      ("Fiona", "fiona"), ("Gideon", "gideon"), ("Harriet", "harriet"), ("Ibrahim", "ibrahim"),
+      ("Jasmine", "jasmine"), ("Kofi", "kofi")],
      [("Smith", "smith"), ("Okafor", "okafor"), ("Nguyen", "nguyen"), ("O'Brien", "obrien"),
       ("Johnson", "johnson"), ("Patel", "patel"), ("Garcia", "garcia"), ("Walker", "walker"), ("Osei", "osei"),
       ("Campbell", "campbell"), ("Reyes", "reyes"), ("Bennett", "bennett"), ("Hughes", "hughes"),
       ("Mensah", "mensah"), ("Fletcher", "fletcher"), ("Doyle", "doyle"), ("Adeyemi", "adeyemi"),
-      ("Morrison", "morrison"), ("Tran", "tran"), ("Kowalski", "kowalski")], False, " "),
+      ("Morrison", "morrison"), ("Tran", "tran"), ("Kowalski", "kowalski"), ("Anderson", "anderson"),
+      ("Baker", "baker"), ("Carter", "carter"), ("Dlamini", "dlamini"), ("Evans", "evans"),
+      ("Foster", "foster"), ("Gordon", "gordon"), ("Harris", "harris"), ("Irwin", "irwin"),
+      ("Jenkins", "jenkins"), ("Kim", "kim"), ("Lawson", "lawson"), ("Murphy", "murphy"),
+      ("Nakamura", "nakamura"), ("Owusu", "owusu"), ("Palmer", "palmer"), ("Quinn", "quinn"),
+      ("Russell", "russell"), ("Stewart", "stewart"), ("Thompson", "thompson")], False, " "),
     ([("José", "jose"), ("Zoë", "zoe"), ("Søren", "soren"), ("Françoise", "francoise"), ("Łukasz", "lukasz"),
       ("Ñuño", "nuno"), ("Bjørk", "bjork"), ("Dvořák", "dvorak"), ("Inés", "ines"), ("Jürgen", "jurgen"),
-      ("Aurélie", "aurelie"), ("Håkon", "hakon")],
+      ("Aurélie", "aurelie"), ("Håkon", "hakon"), ("Matías", "matias"), ("Chloé", "chloe"), ("Renée", "renee"),
+      ("Björn", "bjorn"), ("Agnès", "agnes"), ("Tomás", "tomas"), ("Élodie", "elodie"), ("Miłosz", "milosz"),
+      ("Fabián", "fabian"), ("Göran", "goran"), ("Noémie", "noemie"), ("Raúl", "raul")],
      [("Álvarez", "alvarez"), ("Müller", "muller"), ("Brontë", "bronte"), ("Ångström", "angstrom"),
       ("Nowak-Wróbel", "nowak"), ("Çelik", "celik"), ("Sørensen", "sorensen"), ("Peña", "pena"),
-      ("Dubois", "dubois"), ("Kováč", "kovac")], False, " "),
+      ("Dubois", "dubois"), ("Kováč", "kovac"), ("Fernández", "fernandez"), ("Schäfer", "schafer"),
+      ("Lefèvre", "lefevre"), ("Gómez", "gomez"), ("Zieliński", "zielinski"), ("Løvholt", "lovholt")],
+     False, " "),
     ([("太郎", "taro"), ("花子", "hanako"), ("蓮", "ren"), ("陽葵", "himari"), ("翔", "sho"), ("結衣", "yui"),
       ("大輝", "daiki"), ("美咲", "misaki")],
      [("田中", "tanaka"), ("佐藤", "sato"), ("鈴木", "suzuki"), ("髙橋", "takahashi"), ("伊藤", "ito"),
@@ -65,7 +79,6 @@ CULTURES = [
      [("Παπαδόπουλος", "papadopoulos"), ("Οικονόμου", "oikonomou"), ("Γεωργίου", "georgiou"),
       ("Νικολάου", "nikolaou")], False, " "),
 ]
-INITIALS = "ABCDEFGHJKLMNPRSTVW"  # middle initials, in the two Latin-script cultures
 NAMESAKES = 0.025  # the share of members who have the display name of another member
 EMOJI = ["🦉", "🌻", "🎸", "👩🏽‍💻", "🏳️‍🌈", "🐈‍⬛"]
 
@@ -94,22 +107,17 @@ NOT_AN_EVENT = "welcome"
 
 
 def _names(rng):
-    """Distinct (display name, username stem) pairs, cultures taken in turn (a small one, once used up,
-    leaves the turn to the others); the Latin-script ones with a middle initial too."""
+    """Distinct (display name, username) pairs, the cultures taken in turn (one whose names are used up
+    leaves the turn to the others), until every combination is used."""
     pools = []
-    for index, (given, family, family_first, sep) in enumerate(CULTURES):
-        plain = [(g, f, "") for g in given for f in family]
-        initialled = [(g, f, f"{i}.") for g in given for f in family for i in INITIALS] if index < 2 else []
-        rng.shuffle(plain)
-        rng.shuffle(initialled)
-        pools.append((initialled + plain, family_first, sep))  # popped from the end: plain names first
+    for given, family, family_first, sep in CULTURES:
+        pool = [(g, f) for g in given for f in family]
+        rng.shuffle(pool)
+        pools.append((pool, family_first, sep))
     while any(pool for pool, _, _ in pools):
         pool, family_first, sep = rng.choice([p for p in pools if p[0]])
-        (first, first_ascii), (last, last_ascii), initial = pool.pop()
-        if family_first:
-            yield f"{last}{sep}{first}", f"{first_ascii}_{last_ascii}"
-        else:
-            yield " ".join(filter(None, (first, initial, last))), f"{first_ascii}_{last_ascii}"
+        (first, first_ascii), (last, last_ascii) = pool.pop()
+        yield (f"{last}{sep}{first}" if family_first else f"{first}{sep}{last}"), f"{first_ascii}_{last_ascii}"
 
 
 class DemoPlatform(Platform):
@@ -127,7 +135,8 @@ class DemoPlatform(Platform):
         fresh = _names(rng)
         while len(members) < MEMBERS:
             # most names are new; a few are another member's (namesakes are real, and the door must cope)
-            display, stem = rng.choice(named) if named and rng.random() < NAMESAKES else next(fresh)
+            new = None if named and rng.random() < NAMESAKES else next(fresh, None)
+            display, stem = new or rng.choice(named)
             named.append((display, stem))
             if rng.random() < 0.04:
                 display = f"{display} {rng.choice(EMOJI)}"

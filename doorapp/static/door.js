@@ -81,7 +81,6 @@ class DoorScreen {
     this.floor = 0;
     this.polling = false;
     this.pollError = null;
-    this.searchTimer = null;
   }
 
   start() {
@@ -135,7 +134,7 @@ class DoorScreen {
     this.search = h("input", { type: "search", class: "door-search", placeholder: "Type a name or username…",
       autocomplete: "off", autocapitalize: "none", spellcheck: "false", enterkeyhint: "go",
       "aria-label": "Search guests", "aria-controls": "door-results" });
-    this.search.addEventListener("input", () => this.queueSearch());
+    this.search.addEventListener("input", () => this.flushSearch());
     this.chips = h("div", { class: "chips", role: "radiogroup", "aria-label": "Show" },
       FILTERS.map(([value, label]) => h("button", { type: "button", class: "chip", role: "radio", dataset: { filter: value },
         "aria-checked": String(value === this.filter), onclick: () => this.setFilter(value) }, label)));
@@ -275,14 +274,8 @@ class DoorScreen {
     this.renderResults();
   }
 
-  queueSearch() {
-    clearTimeout(this.searchTimer);
-    this.searchTimer = setTimeout(() => this.flushSearch(), 60);
-  }
-
+  // Every keystroke searches at once: 2,000 guests take a few milliseconds (bench/door-screen).
   flushSearch() {
-    clearTimeout(this.searchTimer);
-    this.searchTimer = null;
     this.selectedId = null;
     this.chosen = false;
     this.renderResults();
@@ -375,7 +368,6 @@ class DoorScreen {
   // Enter (the phone's Go): acts only on a clear choice: the exact username, the only result, or a row
   // the user picked. With namesakes it moves the selection and says why, so nobody checks in the wrong one.
   enter() {
-    if (this.searchTimer) this.flushSearch();
     const entry = this.chosen ? this.selected() : this.target;
     if (entry) return this.act(entry);
     const shown = this.results.slice(0, SHOWN);
@@ -397,7 +389,6 @@ class DoorScreen {
     if (typing) return;
     if (event.key === "ArrowDown" || event.key === "ArrowUp") {
       event.preventDefault();
-      if (this.searchTimer) this.flushSearch();
       this.move(event.key === "ArrowDown" ? 1 : -1);
     } else if (event.key === "Enter") {
       if (!inSearch && target.closest && target.closest("button, a")) return; // the focused control handles it
@@ -411,12 +402,12 @@ class DoorScreen {
       event.preventDefault();
       this.search.focus();
       this.search.value += event.key;
-      this.queueSearch();
+      this.flushSearch();
     } else if (!inSearch && event.key === "Backspace") {
       event.preventDefault();
       this.search.focus();
       this.search.value = this.search.value.slice(0, -1);
-      this.queueSearch();
+      this.flushSearch();
     }
   }
 
@@ -446,13 +437,13 @@ class DoorScreen {
   // (a ban, already in) are handled here; a lost answer leaves the action pending, never "nothing changed".
   async send(action, done) {
     const id = queue.randomKey();
+    this.sentQuery = this.search.value;
     this.live.add(id);
     const outcome = await queue.submit({ id, meetup: this.meetup.id, ...action });
     this.live.delete(id);
     if (outcome.state === "sent") return done(outcome.answer);
     if (outcome.state === "waiting") { // no answer: it may have landed or not; the queue will know
-      this.search.value = "";
-      this.flushSearch();
+      this.nextGuest();
       this.renderQueue();
       this.renderCounters();
       this.renderResults();
@@ -469,11 +460,16 @@ class DoorScreen {
     this.search.focus();
   }
 
+  // Ready for the next guest: the search is emptied, unless the door has started typing for them meanwhile.
+  nextGuest() {
+    if (this.search.value === this.sentQuery) this.search.value = "";
+    this.flushSearch();
+  }
+
   checkedIn(entry, force) {
     this.patch(entry);
     this.announce(`✓ ${named(entry.guest)} checked in: #${entry.rsvp.arrival_order}` + (force ? " (ban overridden)" : ""), "ok");
-    this.search.value = "";
-    this.flushSearch();
+    this.nextGuest();
   }
 
   refused(problem, guest, retry) {

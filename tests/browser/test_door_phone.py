@@ -108,10 +108,10 @@ def check_in_by_username(page, username):
 def queue_four_while_offline(page):
     """Three check-ins and a walk-in by name while the network is down; all shown as pending."""
     page.context.set_offline(True)
-    for username in ("grace_0", "ada_1", "oliver_2"):
+    for n, username in enumerate(("grace_0", "ada_1", "oliver_2"), 1):
         check_in_by_username(page, username)
-        expect(page.get_by_text("not confirmed yet")).to_be_visible()
-        expect(row(page, username)).to_contain_text("pending")
+        expect(page.get_by_text(f"{n} {'action is' if n == 1 else 'actions are'} waiting")).to_be_visible()
+        expect(page.get_by_text(f"Check-in of {username.split('_')[0].title()}")).to_contain_text("not confirmed yet")
     page.keyboard.press("Escape")
     page.keyboard.type("Nadia Volkova")
     expect(page.get_by_text("No guest matches")).to_be_visible()
