@@ -161,7 +161,8 @@ def test_a_reload_during_the_drop_keeps_the_door_and_its_queue(chromium, live_se
         page.on("pageerror", lambda error: problems.append(str(error)))
         page.goto(f"/#/meetups/{crowd.id}")
         expect(page.locator("#door-results > li").first).to_be_visible()
-        page.wait_for_function("navigator.serviceWorker.controller !== null")
+        page.evaluate("""navigator.serviceWorker.ready.then(() => navigator.serviceWorker.controller
+          || new Promise((done) => navigator.serviceWorker.addEventListener("controllerchange", done)))""")
         queue_four_while_offline(page)
         page.reload()
         expect(page.get_by_text("4 actions are waiting to be sent")).to_be_visible()
@@ -170,6 +171,16 @@ def test_a_reload_during_the_drop_keeps_the_door_and_its_queue(chromium, live_se
         screenshot(page, "door-reloaded-offline")
         page.context.set_offline(False)
         expect_four_landed_once(page)
+        # the worker kept the shell only: no API answer, no token
+        kept = page.evaluate("""async () => {
+          const urls = [];
+          for (const name of await caches.keys()) {
+            for (const request of await (await caches.open(name)).keys()) urls.push(new URL(request.url).pathname);
+          }
+          return urls;
+        }""")
+        assert "/" in kept and "/static/door.js" in kept
+        assert all(url == "/" or url.startswith("/static/") for url in kept), kept
     finally:
         context.close()
     assert not problems
