@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from browser.support import PHONE, TIMEOUT_MS, screenshot
 from browser.test_door import counter, row
-from doorapp.models import AuditEvent, Guest, MeetupGuest
+from doorapp.models import AuditEvent, Ban, Guest, MeetupGuest
 
 pytestmark = pytest.mark.browser
 KEYBOARD_UP = {"width": 390, "height": 470}
@@ -110,8 +110,8 @@ def queue_four_while_offline(page):
     page.context.set_offline(True)
     for n, username in enumerate(("grace_0", "ada_1", "oliver_2"), 1):
         check_in_by_username(page, username)
-        expect(page.get_by_text(f"{n} {'action is' if n == 1 else 'actions are'} waiting")).to_be_visible()
         expect(page.get_by_text(f"Check-in of {username.split('_')[0].title()}")).to_contain_text("not confirmed yet")
+        expect(page.get_by_text(f"{n} {'action is' if n == 1 else 'actions are'} waiting")).to_be_visible()
     page.keyboard.press("Escape")
     page.keyboard.type("Nadia Volkova")
     expect(page.get_by_text("No guest matches")).to_be_visible()
@@ -120,6 +120,7 @@ def queue_four_while_offline(page):
     expect(dialog.get_by_label("Platform username, or a name")).to_have_value("Nadia Volkova")
     dialog.get_by_label("Not on the platform").check()
     dialog.get_by_role("button", name="Add and check in").click()
+    expect(page.get_by_text("Walk-in of Nadia Volkova")).to_contain_text("not confirmed yet")
     expect(page.get_by_text("4 actions are waiting to be sent")).to_be_visible()
     expect(page.get_by_text("No network.")).to_be_visible()
     assert arrived() == {} and not AuditEvent.select().where(AuditEvent.event_type == "CHECK_IN").exists()
@@ -202,3 +203,39 @@ def test_an_answer_lost_after_door_acted_is_replayed_without_a_second_check_in(b
     assert lost[0].status == 200 and arrived() == {2000: 1}
     assert AuditEvent.select().where(AuditEvent.event_type == "CHECK_IN").count() == 1
     assert page.get_by_text("Nothing was changed").count() == 0
+
+
+def test_two_tabs_of_one_device_send_the_queue_once(browser, make_user, org, crowd, token_for):
+    first = door_page(browser, make_user, org, crowd, token_for)
+    second = first.context.new_page()  # the same device: one localStorage, one queue
+    second.goto(f"/#/meetups/{crowd.id}")
+    expect(second.locator("#door-results > li").first).to_be_visible()
+    first.context.set_offline(True)
+    check_in_by_username(first, "grace_0")
+    expect(first.get_by_text("Check-in of Grace")).to_contain_text("not confirmed yet")
+    check_in_by_username(first, "ada_1")
+    expect(first.get_by_text("Check-in of Ada")).to_contain_text("not confirmed yet")
+    expect(second.get_by_text("2 actions are waiting")).to_be_visible()  # the other tab sees the queue
+    first.context.set_offline(False)
+    expect(second.get_by_text("waiting to be sent")).to_have_count(0)
+    expect(counter(second, "arrived")).to_have_text("2")
+    assert sorted(arrived().values()) == [1, 2]
+    assert AuditEvent.select().where(AuditEvent.event_type == "CHECK_IN").count() == 2
+
+
+def test_a_queued_action_door_refuses_is_kept_with_its_reason_until_dismissed(browser, make_user, org, crowd,
+                                                                             token_for):
+    page = door_page(browser, make_user, org, crowd, token_for)
+    page.context.set_offline(True)
+    check_in_by_username(page, "grace_0")
+    expect(page.get_by_text("not confirmed yet")).to_be_visible()  # the door has moved on
+    Ban.create(org=org, guest=2000, reason="Shouted at the host")  # banned while the door was offline
+    page.context.set_offline(False)
+    attention = page.locator(".needs-attention")
+    expect(attention).to_contain_text("Check-in of Grace Okafor (@grace_0): refused.")
+    expect(attention).to_contain_text("Shouted at the host")
+    assert arrived() == {}
+    page.reload()  # kept on the device, not dropped
+    expect(attention).to_contain_text("Shouted at the host")
+    attention.get_by_role("button", name="Dismiss").click()
+    expect(attention).to_have_count(0)
