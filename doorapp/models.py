@@ -273,7 +273,8 @@ class MeetupGuest(BaseModel):
         """Entries with what the door shows: meetup, guest, checker (or None) and `ban`, the guest's ban in
         the meetup's org (or None), joined."""
         return (cls.select(cls, Meetup.id, Meetup.org, Meetup.is_finalized, Guest.platform_user_id,
-                           Guest.username, Guest.displayname, Guest.is_local, Ban.id, Ban.reason, User.id, User.username)
+                           Guest.username, Guest.displayname, Guest.is_local, Ban.id, Ban.reason, User.id,
+                           User.username)
                 .join(Meetup).switch(cls).join(Guest).switch(cls)
                 .join(Ban, JOIN.LEFT_OUTER, attr="ban", on=(Ban.guest == cls.guest) & (Ban.org == Meetup.org))
                 .switch(cls).join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by))
@@ -431,4 +432,5 @@ class Setting(BaseModel):
     value = TextField()
 
 
-MODELS = [User, Org, Membership, Guest, Ban, Meetup, MeetupGuest, AuditEvent, Failure, Setting, IdempotencyKey]
+MODELS = [User, Org, Membership, Guest, Ban, Meetup, MeetupGuest, AuditEvent, Failure, Setting,
+          IdempotencyKey]

@@ -60,7 +60,8 @@ def test_the_list_is_in_rsvp_order_flags_cancelled_rsvps_and_counts_them(door, m
     assert reply["guests"][0]["rsvp"]["cancelled_rsvp"] is True
     assert reply["guests"][0]["guest"]["is_banned"] is False
     assert reply["guests"][2]["guest"] == {"platform_user_id": 4, "username": "dave", "displayname": "Dave",
-                                           "is_local": False, "is_banned": True, "ban_reason": "Threw a chair"}
+                                           "is_local": False, "is_banned": True,
+                                           "ban_reason": "Threw a chair"}
     assert reply["counts"] == {"rsvps": 1, "cancelled": 1, "walkins": 1, "arrived": 0}
 
 

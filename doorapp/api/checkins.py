@@ -84,7 +84,8 @@ def meetup_guest_json(entry):
     """API.md's MeetupGuest from an entry of MeetupGuest.door_list() or .at_door()."""
     guest, ban = entry.guest, entry.ban
     return {"guest": {"platform_user_id": guest.platform_user_id, "username": guest.username,
-                      "displayname": guest.displayname, "is_local": guest.is_local, "is_banned": ban is not None,
+                      "displayname": guest.displayname, "is_local": guest.is_local,
+                      "is_banned": ban is not None,
                       "ban_reason": ban and ban.reason},
             "rsvp": {"rsvp_time": iso(entry.rsvp_time), "cancelled_rsvp": entry.cancelled_rsvp,
                      "is_walkin": entry.is_walkin, "has_arrived": entry.has_arrived,
@@ -99,7 +100,8 @@ def door_entry(org_id, meetup_id, platform_user_id):
     if entry is None:
         open_meetup(org_id, meetup_id)
         guest = get_or_404(Guest, platform_user_id, "guest")
-        raise ApiError(404, "not_on_list", f"{named(guest)} is not on this meetup's list; add them as a walk-in.")
+        raise ApiError(404, "not_on_list",
+                       f"{named(guest)} is not on this meetup's list; add them as a walk-in.")
     if entry.meetup.is_finalized:
         raise ApiError(409, "meetup_finalized", FINALIZED)
     return entry
@@ -129,7 +131,8 @@ def door_list_body(meetup, tag, accept_encoding):
             counts = MeetupGuest.counts([meetup.id])[str(meetup.id)]
             state = {"is_finalized": meetup.is_finalized, "finalized_at": iso(meetup.finalized_at),
                      "last_synced_at": iso(meetup.last_synced_at)}  # finalize and sync change the version
-            body = json.dumps({"total": len(guests), "counts": counts, "meetup": state, "guests": guests}).encode()
+            body = json.dumps({"total": len(guests), "counts": counts, "meetup": state,
+                               "guests": guests}).encode()
             if len(_rendered) >= 32:
                 _rendered.clear()
             cached = _rendered[key] = (tag, body, gzip.compress(body, 6, mtime=0))
@@ -186,7 +189,8 @@ def add_walkin(org_id, meetup_id, platform_user_id, body, user):
     guest = get_or_404(Guest, platform_user_id, "guest")
     ban = Ban.active(meetup.org_id, guest.platform_user_id)
     if ban and body.check_in and not body.force:
-        raise ApiError(409, "guest_banned", f"{named(guest)} is banned here: {ban.reason}", ban_reason=ban.reason)
+        raise ApiError(409, "guest_banned", f"{named(guest)} is banned here: {ban.reason}",
+                       ban_reason=ban.reason)
     if not MeetupGuest.add_walkin(meetup.id, guest.platform_user_id):
         raise ApiError(409, "already_on_list", f"{named(guest)} is already on this meetup's list.")
     return let_in(meetup, guest, user, door_time(body), body.check_in, forced=bool(ban and body.check_in))

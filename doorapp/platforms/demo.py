@@ -1,9 +1,10 @@
 """`demo`: a fixed sample community in the package, so a new install works with no account and no network.
 
 Generated deterministically (one seeded Random) the same way on every start: about 2,500 members, most
-with a name of their own and a few percent sharing one (namesakes are real), with names from many scripts (CJK, Hangul, Arabic and Hebrew, Cyrillic, Devanagari, accents, emoji, combining
-marks), a few hostile-looking display names to exercise escaping, ids beyond 2**53 and up to the 64-bit
-maximum, and four events of 5, 40, 250 and 2,000 RSVPs. It never touches the network.
+with a name of their own and a few percent sharing one (namesakes are real), with names from many scripts
+(CJK, Hangul, Arabic and Hebrew, Cyrillic, Devanagari, accents, emoji, combining marks), a few
+hostile-looking display names to exercise escaping, ids beyond 2**53 and up to the 64-bit maximum, and four
+events of 5, 40, 250 and 2,000 RSVPs. It never touches the network.
 """
 
 import random
@@ -25,13 +26,15 @@ CULTURES = [
       ("Hannah", "hannah"), ("Ethan", "ethan"), ("Maya", "maya"), ("Lucas", "lucas"), ("Ruby", "ruby"),
       ("Isaac", "isaac"), ("Nora", "nora"), ("Caleb", "caleb"), ("Ivy", "ivy"), ("Felix", "felix"),
       ("Chidi", "chidi"), ("Amara", "amara"), ("Kwame", "kwame"), ("Tariq", "tariq"), ("Daniel", "daniel"),
-      ("Sophie", "sophie"), ("Marcus", "marcus"), ("Leah", "leah"), ("Owen", "owen"), ("Priscilla", "priscilla"),
+      ("Sophie", "sophie"), ("Marcus", "marcus"), ("Leah", "leah"), ("Owen", "owen"),
+      ("Priscilla", "priscilla"),
       ("Victor", "victor"), ("Wendy", "wendy"), ("Xavier", "xavier"), ("Yasmin", "yasmin"),
       ("Zachary", "zachary"), ("Bella", "bella"), ("Desmond", "desmond"), ("Esther", "esther"),
       ("Fiona", "fiona"), ("Gideon", "gideon"), ("Harriet", "harriet"), ("Ibrahim", "ibrahim"),
       ("Jasmine", "jasmine"), ("Kofi", "kofi")],
      [("Smith", "smith"), ("Okafor", "okafor"), ("Nguyen", "nguyen"), ("O'Brien", "obrien"),
-      ("Johnson", "johnson"), ("Patel", "patel"), ("Garcia", "garcia"), ("Walker", "walker"), ("Osei", "osei"),
+      ("Johnson", "johnson"), ("Patel", "patel"), ("Garcia", "garcia"), ("Walker", "walker"),
+      ("Osei", "osei"),
       ("Campbell", "campbell"), ("Reyes", "reyes"), ("Bennett", "bennett"), ("Hughes", "hughes"),
       ("Mensah", "mensah"), ("Fletcher", "fletcher"), ("Doyle", "doyle"), ("Adeyemi", "adeyemi"),
       ("Morrison", "morrison"), ("Tran", "tran"), ("Kowalski", "kowalski"), ("Anderson", "anderson"),
@@ -42,7 +45,8 @@ CULTURES = [
       ("Russell", "russell"), ("Stewart", "stewart"), ("Thompson", "thompson")], False, " "),
     ([("José", "jose"), ("Zoë", "zoe"), ("Søren", "soren"), ("Françoise", "francoise"), ("Łukasz", "lukasz"),
       ("Ñuño", "nuno"), ("Bjørk", "bjork"), ("Dvořák", "dvorak"), ("Inés", "ines"), ("Jürgen", "jurgen"),
-      ("Aurélie", "aurelie"), ("Håkon", "hakon"), ("Matías", "matias"), ("Chloé", "chloe"), ("Renée", "renee"),
+      ("Aurélie", "aurelie"), ("Håkon", "hakon"), ("Matías", "matias"), ("Chloé", "chloe"),
+      ("Renée", "renee"),
       ("Björn", "bjorn"), ("Agnès", "agnes"), ("Tomás", "tomas"), ("Élodie", "elodie"), ("Miłosz", "milosz"),
       ("Fabián", "fabian"), ("Göran", "goran"), ("Noémie", "noemie"), ("Raúl", "raul")],
      [("Álvarez", "alvarez"), ("Müller", "muller"), ("Brontë", "bronte"), ("Ångström", "angstrom"),
@@ -60,7 +64,8 @@ CULTURES = [
       ("黄", "huang"), ("赵", "zhao")], True, ""),
     ([("민준", "minjun"), ("서연", "seoyeon"), ("지호", "jiho"), ("하은", "haeun"), ("도윤", "doyun"),
       ("수아", "sua")],
-     [("김", "kim"), ("이", "lee"), ("박", "park"), ("최", "choi"), ("정", "jung"), ("강", "kang")], True, ""),
+     [("김", "kim"), ("이", "lee"), ("박", "park"), ("최", "choi"), ("정", "jung"), ("강", "kang")],
+     True, ""),
     ([("محمد", "mohammed"), ("فاطمة", "fatima"), ("علي", "ali"), ("مريم", "maryam"), ("يوسف", "youssef"),
       ("ليلى", "layla"), ("عمر", "omar"), ("نور", "nour")],
      [("الحسن", "alhassan"), ("خليل", "khalil"), ("منصور", "mansour"), ("حداد", "haddad"),
@@ -75,7 +80,8 @@ CULTURES = [
     ([("प्रिया", "priya"), ("अर्जुन", "arjun"), ("अनन्या", "ananya"), ("राहुल", "rahul"), ("दिव्या", "divya"),
       ("विक्रम", "vikram")],
      [("शर्मा", "sharma"), ("पटेल", "patel"), ("गुप्ता", "gupta"), ("सिंह", "singh"), ("राव", "rao")], False, " "),
-    ([("Γιώργος", "giorgos"), ("Ελένη", "eleni"), ("Νίκος", "nikos"), ("Μαρία", "maria"), ("Δημήτρης", "dimitris")],
+    ([("Γιώργος", "giorgos"), ("Ελένη", "eleni"), ("Νίκος", "nikos"), ("Μαρία", "maria"),
+      ("Δημήτρης", "dimitris")],
      [("Παπαδόπουλος", "papadopoulos"), ("Οικονόμου", "oikonomou"), ("Γεωργίου", "georgiou"),
       ("Νικολάου", "nikolaou")], False, " "),
 ]
@@ -117,7 +123,8 @@ def _names(rng):
     while any(pool for pool, _, _ in pools):
         pool, family_first, sep = rng.choice([p for p in pools if p[0]])
         (first, first_ascii), (last, last_ascii) = pool.pop()
-        yield (f"{last}{sep}{first}" if family_first else f"{first}{sep}{last}"), f"{first_ascii}_{last_ascii}"
+        display = f"{last}{sep}{first}" if family_first else f"{first}{sep}{last}"
+        yield display, f"{first_ascii}_{last_ascii}"
 
 
 class DemoPlatform(Platform):

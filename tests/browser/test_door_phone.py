@@ -110,7 +110,8 @@ def queue_four_while_offline(page):
     page.context.set_offline(True)
     for n, username in enumerate(("grace_0", "ada_1", "oliver_2"), 1):
         check_in_by_username(page, username)
-        expect(page.get_by_text(f"Check-in of {username.split('_')[0].title()}")).to_contain_text("not confirmed yet")
+        announced = page.get_by_text(f"Check-in of {username.split('_')[0].title()}")
+        expect(announced).to_contain_text("not confirmed yet")
         expect(page.get_by_text(f"{n} {'action is' if n == 1 else 'actions are'} waiting")).to_be_visible()
     page.keyboard.press("Escape")
     page.keyboard.type("Nadia Volkova")
@@ -153,8 +154,9 @@ def test_a_reload_during_the_drop_keeps_the_door_and_its_queue(chromium, live_se
                                                                token_for):
     # http://127.0.0.1 is a secure context: the service worker keeps the shell
     token = token_for(make_user("sam", org=org))
-    context = chromium.new_context(viewport=PHONE, base_url=live_server, service_workers="allow", storage_state={
-        "cookies": [], "origins": [{"origin": live_server, "localStorage": [{"name": "auth_token", "value": token}]}]})
+    stored = {"origin": live_server, "localStorage": [{"name": "auth_token", "value": token}]}
+    context = chromium.new_context(viewport=PHONE, base_url=live_server, service_workers="allow",
+                                   storage_state={"cookies": [], "origins": [stored]})
     context.set_default_timeout(TIMEOUT_MS)
     problems = []
     try:
@@ -176,7 +178,8 @@ def test_a_reload_during_the_drop_keeps_the_door_and_its_queue(chromium, live_se
         kept = page.evaluate("""async () => {
           const urls = [];
           for (const name of await caches.keys()) {
-            for (const request of await (await caches.open(name)).keys()) urls.push(new URL(request.url).pathname);
+            const cache = await caches.open(name);
+            for (const request of await cache.keys()) urls.push(new URL(request.url).pathname);
           }
           return urls;
         }""")
