@@ -120,6 +120,11 @@ def refuse_check_in(entry):
                    checked_in_by=person(entry.checked_in_by))
 
 
+def refuse_banned(guest, ban):
+    """409 guest_banned with the ban's reason: the door asks before it overrides a ban."""
+    raise ApiError(409, "guest_banned", f"{named(guest)} is banned here: {ban.reason}", ban_reason=ban.reason)
+
+
 def door_list_body(meetup, tag, accept_encoding):
     """The door list as JSON, rendered once per ETag; gzipped (a twentieth of the size) for clients that
     take it."""
@@ -189,8 +194,7 @@ def add_walkin(org_id, meetup_id, platform_user_id, body, user):
     guest = get_or_404(Guest, platform_user_id, "guest")
     ban = Ban.active(meetup.org_id, guest.platform_user_id)
     if ban and body.check_in and not body.force:
-        raise ApiError(409, "guest_banned", f"{named(guest)} is banned here: {ban.reason}",
-                       ban_reason=ban.reason)
+        refuse_banned(guest, ban)
     if not MeetupGuest.add_walkin(meetup.id, guest.platform_user_id):
         raise ApiError(409, "already_on_list", f"{named(guest)} is already on this meetup's list.")
     return let_in(meetup, guest, user, door_time(body), body.check_in, forced=bool(ban and body.check_in))
@@ -231,8 +235,7 @@ def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
     if entry.has_arrived:
         refuse_check_in(entry)
     if entry.ban and not body.force:
-        raise ApiError(409, "guest_banned", f"{named(entry.guest)} is banned here: {entry.ban.reason}",
-                       ban_reason=entry.ban.reason)
+        refuse_banned(entry.guest, entry.ban)
     if not MeetupGuest.check_in(entry, user):
         refuse_check_in(entry)
     audit.record(AuditType.CHECK_IN, user, org=org_id, meetup=meetup_id, guest=entry.guest_id,
