@@ -8,11 +8,10 @@ import { api, ApiProblem, isOffline } from "./api.js";
 import { ask, clear, formatDate, formatTime, h, toast } from "./dom.js";
 import { DoorList, FILTERS, idOf, named } from "./doorlist.js";
 import * as queue from "./queue.js";
-import { isOrgAdmin, orgPath, platformInfo, session, setOrg } from "./session.js";
+import { isOrgAdmin, LAST_LIST as LAST, orgPath, platformInfo, session, setOrg } from "./session.js";
 
 const POLL_MS = 1000;
 const SHOWN = 60; // rows rendered at once; typing narrows the rest down
-const LAST = "door_last_list"; // {meetup, list, etag} of the door screen opened last, for a reload offline
 
 // The org of a meetup named only by its id: the current org first, then the others this user can see.
 async function findMeetup(meetupId) {

@@ -4,6 +4,7 @@ import { api } from "./api.js";
 
 const ORG_KEY = "door_org";
 const LAST_SESSION = "door_session"; // userinfo and orgs (no token), for a door reloaded while offline
+export const LAST_LIST = "door_last_list"; // the door list seen last (door.js); gone at sign-out
 
 export const session = {
   user: null, // GET /auth/userinfo
@@ -63,6 +64,7 @@ export function setOrg(id) {
 
 export function endSession() {
   localStorage.removeItem(LAST_SESSION);
+  localStorage.removeItem(LAST_LIST); // guest names and ban reasons do not outlive the session on a shared phone
   session.user = null;
   session.orgs = [];
   session.org = null;

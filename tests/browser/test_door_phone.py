@@ -242,3 +242,13 @@ def test_a_queued_action_door_refuses_is_kept_with_its_reason_until_dismissed(br
     expect(attention).to_contain_text("Shouted at the host")
     attention.get_by_role("button", name="Dismiss").click()
     expect(attention).to_have_count(0)
+
+
+def test_signing_out_leaves_no_guest_list_on_the_phone(browser, make_user, org, crowd, token_for):
+    page = door_page(browser, make_user, org, crowd, token_for)
+    kept = "JSON.parse(localStorage.getItem('door_last_list'))"
+    expect(row(page, "grace_0")).to_be_visible()
+    assert page.evaluate(kept)["meetup"]["id"] == str(crowd.id)  # kept for a reload during a drop
+    page.get_by_role("button", name="Sign out").click()
+    expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
+    assert page.evaluate(kept) is None and page.evaluate("localStorage.getItem('door_session')") is None
