@@ -128,7 +128,11 @@ export function renderTop() {
     links.push(navLink("#/meetups", "Meetups"), navLink("#/bans", "Bans"));
     if (isOrgAdmin()) links.push(navLink("#/members", "Members"), navLink("#/audit", "Audit log"));
   }
-  if (isSiteAdmin()) links.push(navLink("#/staff", "Staff"), navLink("#/orgs", "Organizations"));
+  if (isSiteAdmin()) {
+    const staffLink = navLink("#/staff", "Staff");
+    links.push(staffLink, navLink("#/orgs", "Organizations"));
+    showPending(staffLink);
+  }
   clear(top,
     h("div", { class: "bar" },
       h("a", { class: "brand", href: "#/" }, "Door"),
@@ -136,6 +140,19 @@ export function renderTop() {
       h("div", { class: "me" }, h("span", { class: "who" }, session.user.username),
         h("button", { class: "secondary small", type: "button", onclick: () => leave("You are signed out.") }, "Sign out"))),
     h("nav", { class: "tabs", "aria-label": "Sections" }, links));
+}
+
+// How many accounts wait for approval, as a count on the Staff tab (site admins).
+async function showPending(link) {
+  let total = 0;
+  try {
+    ({ total } = await api.get("/staff/pending"));
+  } catch {
+    return; // the count is a convenience; the Staff screen shows the list
+  }
+  if (!total || !link.isConnected) return;
+  link.append(" ", h("span", { class: "count" }, String(total)));
+  link.setAttribute("aria-label", `Staff: ${total} waiting for approval`);
 }
 
 function leave(message) {

@@ -1,0 +1,62 @@
+"""Issue 9, items 6-8, in the browser: approving staff into an organization in one step, the pending count,
+the signed-in name on a phone, and the Phones screen with its QR code."""
+
+import pytest
+from playwright.sync_api import expect
+
+from browser.support import DESKTOP, PHONE, screenshot
+from doorapp.models import Membership, User
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_site_admin_approves_a_newcomer_into_the_club_as_admin_from_a_phone(browser, root, org, make_user,
+                                                                              token_for):
+    erin = make_user("erin", is_approved=False)
+    make_user("fred", is_approved=False)
+    page = browser.page(token=token_for(root), viewport=PHONE)
+    staff_tab = page.get_by_role("navigation", name="Sections").get_by_role("link", name="Staff")
+    expect(staff_tab).to_have_accessible_name("Staff: 2 waiting for approval")
+    expect(page.locator("#top .who")).to_have_text("root")
+    expect(page.locator("#top .who")).to_be_in_viewport()
+    staff_tab.click()
+    expect(page.get_by_role("heading", name="Waiting for approval (2)")).to_be_visible()
+    row = page.locator(f"[data-user='{erin.id}']").first
+    expect(row.get_by_label("Organization for erin")).to_have_value(str(org.id))  # the club, preselected
+    row.get_by_label("Role of erin there").select_option("ADMIN")
+    screenshot(page, "staff-approve")
+    row.get_by_role("button", name="Approve").click()
+    expect(page.get_by_text("erin is approved and added to Night Owls as admin.")).to_be_visible()
+    expect(page.get_by_role("heading", name="Waiting for approval (1)")).to_be_visible()
+    expect(staff_tab).to_have_accessible_name("Staff: 1 waiting for approval")
+    assert User.get_by_id(erin.id).is_approved and Membership.get(user=erin, org=org).role == "ADMIN"
+
+    waiting = page.locator("section", has=page.get_by_role("heading", name="Waiting for approval"))
+    fred = waiting.locator(".row")
+    fred.get_by_label("Organization for fred").select_option("")
+    expect(fred.get_by_label("Role of fred there")).to_be_disabled()
+    fred.get_by_role("button", name="Approve").click()
+    expect(page.get_by_text("Nobody is waiting.")).to_be_visible()
+    expect(page.get_by_role("heading", name="Waiting for approval", exact=True)).to_be_visible()
+    expect(staff_tab).to_have_text("Staff")
+    assert Membership.select().where(Membership.user == User.get(username="fred")).count() == 0
+
+    newcomer = browser.page(token=token_for(erin), viewport=PHONE)
+    expect(newcomer.get_by_role("heading", name="Meetups of Night Owls")).to_be_visible()
+    expect(newcomer.locator("#top .who")).to_have_text("erin")
+    expect(newcomer.locator("#top .who")).to_be_in_viewport()
+    screenshot(newcomer, "signed-in-name")
+    desktop = browser.page(token=token_for(root), viewport=DESKTOP, path="/#/staff")
+    expect(desktop.get_by_text("Nobody is waiting.")).to_be_visible()
+    screenshot(desktop, "staff-approve")
+
+
+def test_a_long_username_is_shortened_on_a_phone_not_hidden(browser, org, make_user, token_for):
+    user = make_user("a-very-long-username-for-the-door", org=org)
+    page = browser.page(token=token_for(user), viewport=PHONE)
+    name = page.locator("#top .who")
+    expect(name).to_have_text("a-very-long-username-for-the-door")
+    expect(name).to_be_in_viewport()
+    sign_out = page.get_by_role("button", name="Sign out")
+    expect(sign_out).to_be_in_viewport(ratio=1)
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]  # no sideways scrolling
