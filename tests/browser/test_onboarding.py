@@ -60,3 +60,26 @@ def test_a_long_username_is_shortened_on_a_phone_not_hidden(browser, org, make_u
     sign_out = page.get_by_role("button", name="Sign out")
     expect(sign_out).to_be_in_viewport(ratio=1)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]  # no sideways scrolling
+
+
+def test_a_never_synced_meetup_says_so_and_syncs_from_the_list(browser, make_user, org, meetup, token_for):
+    """`meetup` was stored without a sync (as when the first sync failed): no "0 RSVPs" but the truth."""
+    page = browser.page(token=token_for(make_user("sam", org=org)), viewport=PHONE)
+    card = page.locator(f"[data-meetup='{meetup.id}']")
+    expect(card).to_contain_text("Never synced: its RSVP list is not loaded yet.")
+    expect(card).not_to_contain_text("0 RSVPs")
+    screenshot(page, "meetups-never-synced")
+    card.get_by_role("button", name="Sync now").click()
+    expect(page.get_by_text("Summer social: 251 guests on the list.")).to_be_visible()  # alice: cancelled
+    expect(card).to_contain_text("0 arrived · 250 RSVPs · 0 walk-ins")
+    expect(card.get_by_role("button", name="Sync now")).to_have_count(0)
+
+
+def test_a_meetup_created_at_the_door_opens_with_its_rsvp_list(browser, make_user, org, token_for):
+    page = browser.page(token=token_for(make_user("sam", org=org)), viewport=PHONE)
+    page.get_by_role("button", name="night-owls/book-circle").click()
+    page.get_by_role("button", name="Create meetup").click()
+    expect(page.locator(".door-head")).not_to_contain_text("never synced")
+    expect(page.locator("#door-results > li").first).to_be_visible()
+    page.get_by_role("link", name="Meetups").first.click()
+    expect(page.locator(".card.meetup")).to_contain_text("0 arrived · 40 RSVPs")
