@@ -9,6 +9,7 @@ import * as door from "./door.js";
 import * as meetups from "./meetups.js";
 import * as members from "./members.js";
 import * as orgs from "./orgs.js";
+import * as phones from "./phones.js";
 import * as staff from "./staff.js";
 
 const AFTER_SIGN_IN = "door_after_sign_in";
@@ -27,6 +28,7 @@ const ROUTES = [
   [/^audit$/, audit.list, "org"],
   [/^staff$/, staff.list],
   [/^orgs$/, orgs.list],
+  [/^phones$/, phones.screen],
 ];
 
 const main = document.getElementById("app");
@@ -133,6 +135,7 @@ export function renderTop() {
     links.push(staffLink, navLink("#/orgs", "Organizations"));
     showPending(staffLink);
   }
+  if (isSiteAdmin() || session.orgs.some((o) => o.role === "ADMIN")) links.push(navLink("#/phones", "Phones"));
   clear(top,
     h("div", { class: "bar" },
       h("a", { class: "brand", href: "#/" }, "Door"),

@@ -2,10 +2,13 @@
 the signed-in name on a phone, and the Phones screen with its QR code."""
 
 import pytest
+import requests
 from playwright.sync_api import expect
 
-from browser.support import DESKTOP, PHONE, screenshot
+from browser.support import DESKTOP, PHONE, Browser, screenshot
 from doorapp.models import Membership, User
+from helpers import DOORAPP, served
+from tests.conftest import PASSWORD
 
 pytestmark = pytest.mark.browser
 
@@ -83,3 +86,53 @@ def test_a_meetup_created_at_the_door_opens_with_its_rsvp_list(browser, make_use
     expect(page.locator("#door-results > li").first).to_be_visible()
     page.get_by_role("link", name="Meetups").first.click()
     expect(page.locator(".card.meetup")).to_contain_text("0 arrived · 40 RSVPs")
+
+
+# --- phones join in one step: the Phones screen -------------------------------------------------------
+
+def decoded_qr(image):
+    """The text of the one QR code in a PNG screenshot, read by ZXing (a decoder that is not segno)."""
+    import io
+
+    import zxingcpp
+    from PIL import Image
+    found = zxingcpp.read_barcodes(Image.open(io.BytesIO(image)))
+    assert [code.format.name for code in found] == ["QRCode"], found
+    return found[0].text
+
+
+def test_the_phones_screen_shows_the_address_serve_printed_with_a_code_that_scans(chromium, tmp_path):
+    with served(DOORAPP, "serve", "--host", "0.0.0.0", "--port", "0", "--data-dir", tmp_path) as door:
+        printed = next(line for line in door.lines if line.startswith("Phones open ")).split()[2]
+        admin = {"code": door.setup_code, "username": "olga", "password": PASSWORD}
+        requests.post(f"{door.url}/setup", json=admin, timeout=10).raise_for_status()
+        token = requests.post(f"{door.url}/auth/token", data={"username": "olga", "password": PASSWORD},
+                              timeout=10).json()["access_token"]
+        opened = Browser(chromium, door.url)  # the laptop's own browser, at 127.0.0.1
+        try:
+            for viewport in (PHONE, DESKTOP):
+                page = opened.page(token=token, viewport=viewport)
+                page.get_by_role("navigation", name="Sections").get_by_role("link", name="Phones").click()
+                expect(page.get_by_role("heading", name="Phones join here")).to_be_visible()
+                expect(page.get_by_label("Address for phones")).to_have_value(printed)
+                code = page.get_by_role("img", name=f"QR code of {printed}")
+                expect(code).to_be_in_viewport(ratio=1)
+                assert decoded_qr(code.screenshot()) == printed
+                screenshot(page, "phones")
+            assert not opened.problems, opened.problems
+        finally:
+            opened.close()
+        assert door.stop() == 0
+
+
+def test_on_localhost_the_phones_screen_says_how_to_open_door_to_the_lan(browser, make_user, org, token_for):
+    admin = make_user("olga", org=org, role="ADMIN")
+    page = browser.page(token=token_for(admin), viewport=PHONE, path="/#/phones")
+    expect(page.get_by_role("heading", name="Phones cannot join yet")).to_be_visible()
+    expect(page.get_by_text("doorapp serve --host 0.0.0.0", exact=True)).to_be_visible()
+    expect(page.get_by_text("DOOR_HOST=0.0.0.0", exact=True)).to_be_visible()
+    expect(page.get_by_role("img")).to_have_count(0)
+    screenshot(page, "phones-localhost")
+    staff = browser.page(token=token_for(make_user("sam", org=org)), viewport=PHONE)
+    nav = staff.get_by_role("navigation", name="Sections")
+    expect(nav.get_by_role("link")).to_have_text(["Meetups", "Bans"])  # no Phones for door staff
