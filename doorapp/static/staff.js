@@ -42,8 +42,9 @@ function row(user, changed, pendingList) {
     }
   };
   const actions = [];
-  if (!user.is_approved) actions.push(...approval(user, patch));
-  if (!pendingList) {
+  if (pendingList) {
+    actions.push(...approval(user, patch)); // the full list below shows the "pending" badge
+  } else {
     if (user.is_approved && !self) {
       actions.push(h("button", { type: "button", class: "secondary", onclick: async () => {
         if (await ask({ title: `Revoke the approval of ${user.username}?`, message: "They cannot sign in or use Door until approved again.", confirm: "Revoke", danger: true })) {
