@@ -1,8 +1,12 @@
 """Staff administration by site admins."""
 
-import pytest
+import threading
 
-from doorapp.models import User
+import pytest
+import requests
+
+from doorapp import access
+from doorapp.models import AuditEvent, Membership, User
 
 
 def test_lists_all_staff_and_the_pending_ones(admin, make_user, org):
@@ -137,3 +141,26 @@ def test_only_a_site_admin_approves_into_an_organization(make_user, org, as_user
     reply = boss.patch_json(f"/staff/{erin.id}/approve", {"is_approved": True, "org_id": str(org.id)},
                             status=403)
     assert reply.json["code"] == "site_admin_required" and not User.get_by_id(erin.id).is_approved
+
+
+def test_two_admins_approving_into_the_same_org_at_once_add_one_membership(live_server, config, root,
+                                                                           make_user, org):
+    """Over a real server, both requests in flight together: one 200, one 409, one MEMBER_ADDED."""
+    other = make_user("ada", site_admin=True)
+    erin = make_user("erin", is_approved=False)
+    start, answers = threading.Barrier(2), []
+
+    def approve(admin):
+        headers = {"Authorization": f"Bearer {access.issue_token(config.secret_key, admin, 60)}"}
+        start.wait()
+        answers.append(requests.patch(f"{live_server}/staff/{erin.id}/approve", headers=headers, timeout=30,
+                                      json={"is_approved": True, "org_id": str(org.id), "role": "STAFF"}))
+    threads = [threading.Thread(target=approve, args=(admin,)) for admin in (root, other)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert sorted(a.status_code for a in answers) == [200, 409]
+    assert Membership.select().where(Membership.user == erin.id).count() == 1
+    assert AuditEvent.select().where(AuditEvent.event_type == "MEMBER_ADDED").count() == 1
+    assert User.get_by_id(erin.id).is_approved
