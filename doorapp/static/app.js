@@ -140,7 +140,7 @@ export function renderTop() {
     h("div", { class: "bar" },
       h("a", { class: "brand", href: "#/" }, "Door"),
       switcher,
-      h("div", { class: "me" }, h("span", { class: "who" }, session.user.username),
+      h("div", { class: "me" }, h("span", { class: "who", title: `Signed in as ${session.user.username}` }, session.user.username),
         h("button", { class: "secondary small", type: "button", onclick: () => leave("You are signed out.") }, "Sign out"))),
     h("nav", { class: "tabs", "aria-label": "Sections" }, links));
 }

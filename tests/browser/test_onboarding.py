@@ -54,15 +54,19 @@ def test_a_site_admin_approves_a_newcomer_into_the_club_as_admin_from_a_phone(br
     screenshot(newcomer, "signed-in-name")
 
 
-def test_a_long_username_is_shortened_on_a_phone_not_hidden(browser, org, make_user, token_for):
+@pytest.mark.parametrize("viewport", [PHONE, {"width": 390, "height": 470}], ids=["phone", "keyboard-up"])
+def test_a_long_username_is_shortened_on_a_phone_not_hidden(browser, org, meetup, make_user, token_for,
+                                                            viewport):
     user = make_user("a-very-long-username-for-the-door", org=org)
-    page = browser.page(token=token_for(user), viewport=PHONE)
+    page = browser.page(token=token_for(user), viewport=viewport, path=f"/#/meetups/{meetup.id}")
+    expect(page.get_by_role("heading", name="Summer social")).to_be_visible()
     name = page.locator("#top .who")
     expect(name).to_have_text("a-very-long-username-for-the-door")
     expect(name).to_be_in_viewport()
     sign_out = page.get_by_role("button", name="Sign out")
     expect(sign_out).to_be_in_viewport(ratio=1)
-    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]  # no sideways scrolling
+    assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]  # no sideways scrolling
+    screenshot(page, "door-long-username")
 
 
 def test_a_never_synced_meetup_says_so_and_syncs_from_the_list(browser, make_user, org, meetup, token_for):
