@@ -5,7 +5,6 @@ import getpass
 import logging
 import os
 import signal
-import socket
 import sys
 import threading
 import webbrowser
@@ -13,9 +12,7 @@ from pathlib import Path
 
 from doorapp import __version__
 from doorapp.config import Config, settings_help
-
-FROZEN = getattr(sys, "frozen", False)  # the one-file executable (door.spec) for a club organizer
-PROG = "door" if FROZEN else "doorapp"
+from doorapp.paths import FROZEN, PROG
 
 DATA = "a door-data folder beside this program" if FROZEN else "./door-data"
 EXAMPLES = [("serve", f"serve on http://127.0.0.1:8080/ with data in {DATA}"),
@@ -120,6 +117,7 @@ def stop_on_signals():
 def welcome(app, config, server, browser):
     """Print what to open (and the setup code on an empty database); open the browser when asked."""
     from doorapp.api.auth import issue_setup_code
+    from doorapp.api.phones import phone_access
 
     host, port = server.getsockname()[:2]
     url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"
@@ -132,8 +130,7 @@ def welcome(app, config, server, browser):
     if code:
         print(f"Setup code: {code}", flush=True)
         print("Open the address below and enter the setup code to create the first site admin.", flush=True)
-    if host in ("0.0.0.0", "::") and lan_address():
-        print(f"Phones on the same network open http://{lan_address()}:{port}/", flush=True)
+    print(phones_line(phone_access(config.host, port, config.public_url)), flush=True)
     # Last, so whoever reads the output (a person, a test) has everything above once this line is there.
     print(f"Door is running at {url}  (Ctrl-C stops it)", flush=True)
     if browser and has_desktop():
@@ -150,14 +147,15 @@ def has_desktop():
     return sys.platform in ("win32", "darwin") or bool(desktop)
 
 
-def lan_address():
-    """This machine's address on the local network, or None (connecting a UDP socket sends nothing)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("192.0.2.1", 9))
-            return probe.getsockname()[0]
-        except OSError:
-            return None
+def phones_line(access):
+    """What the Phones screen says, in one line."""
+    if access["urls"]:
+        return f"Phones open {access['urls'][0]}  (admins: the Phones screen shows its QR code)"
+    if access["open_to_lan"]:
+        return (f"Only this computer can open Door. To let phones on the venue network in, start it with "
+                f"`{access['open_to_lan']['command']}` (or set {access['open_to_lan']['setting']}).")
+    return ("Door listens on every address, but this computer has no network address yet: "
+            "join the venue's network.")
 
 
 def create_admin(config, args):

@@ -10,7 +10,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from bottle import request
 
 from doorapp.errors import ApiError
-from doorapp.models import Failure, User, utcnow, write
+from doorapp.models import Failure, Membership, User, utcnow, write
 
 hasher = PasswordHasher()  # argon2id with the library's RFC 9106 defaults
 _DUMMY_HASH = hasher.hash("a password nobody has, to spend the same time on unknown names")
@@ -117,6 +117,12 @@ def _org_role(needed):
     return check
 
 
+def _admin_anywhere(user, args):
+    if Membership.administers_any(user.id):
+        return None
+    return ApiError(403, "org_admin_required", "Only an organization admin or a site admin may do this.")
+
+
 public = Rule("public", public=True, description="No authentication.")
 signed_in = Rule("signed_in", description="Any approved, enabled user.")
 site_admin = Rule("site_admin", _site_admin, description="A SITE_ADMIN (role in the token).")
@@ -124,7 +130,9 @@ org_member = Rule("org_member", _org_role("STAFF"), needs=("org_id",),
                   description="A member of the organization (STAFF or ADMIN), or a SITE_ADMIN.")
 org_admin = Rule("org_admin", _org_role("ADMIN"), needs=("org_id",),
                  description="An ADMIN of the organization, or a SITE_ADMIN.")
-RULES = [public, signed_in, site_admin, org_member, org_admin]
+any_org_admin = Rule("any_org_admin", _admin_anywhere,
+                     description="An ADMIN of any organization, or a SITE_ADMIN.")
+RULES = [public, signed_in, site_admin, org_member, org_admin, any_org_admin]
 
 
 # --- rate limits: failures kept in the database so they hold across restarts and processes ----------

@@ -14,6 +14,7 @@ from peewee import OperationalError
 from doorapp import pages, platforms
 from doorapp.api import ROUTES
 from doorapp.api import auth, bans, checkins, events, guests, health, meetups, meta, organizations, staff  # noqa: F401 (registers routes)
+from doorapp.api import phones  # noqa: F401 (registers routes)
 from doorapp.errors import render_problem
 from doorapp.migrations import migrate
 from doorapp.models import db
@@ -21,6 +22,7 @@ from doorapp.plugin import ApiPlugin
 
 log = logging.getLogger("doorapp")
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+PUBLIC_URL = re.compile(r"https?://[^\s/?#]+(/\S*)?")
 
 
 def create_app(config, before_upgrade=None):
@@ -28,6 +30,9 @@ def create_app(config, before_upgrade=None):
     data_dir = Path(config.data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     config = replace(config, secret_key=secret_key(config))
+    if config.public_url and not PUBLIC_URL.fullmatch(config.public_url):
+        raise SystemExit(f"DOOR_PUBLIC_URL must be an http:// or https:// address, "
+                         f"not {config.public_url!r}.")
     open_database(config)
     migrate(before_upgrade)
 

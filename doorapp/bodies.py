@@ -49,7 +49,8 @@ def parse(cls, data, where="body", strings=False):
 
 
 def _optional(kind):
-    return isinstance(kind, types.UnionType) and _NONE in kind.__args__
+    # `str | None` is a types.UnionType; `Literal[...] | None` a typing.Union
+    return typing.get_origin(kind) in (types.UnionType, typing.Union) and _NONE in typing.get_args(kind)
 
 
 def _check(f, value, form=False):

@@ -42,6 +42,10 @@ class Config:
     meetup_token: str | None = _setting(
         "MEETUP_TOKEN", "PLATFORM=meetup: the OAuth access token of a Meetup Pro organizer (kept secret)"
     )
+    public_url: str | None = _setting(
+        "DOOR_PUBLIC_URL", "the address phones open, when a reverse proxy or a DNS name is in front of Door;"
+        " shown on the Phones screen and by serve instead of this computer's own"
+    )
     trusted_proxies: str = _setting(
         "DOOR_TRUSTED_PROXIES", "comma-separated addresses/CIDRs whose X-Forwarded-For is believed", ""
     )

@@ -105,6 +105,11 @@ class Membership(BaseModel):
     class Meta:
         indexes = ((("user", "org"), True),)
 
+    @classmethod
+    def administers_any(cls, user_id):
+        """True when the user is an ADMIN of at least one organization."""
+        return cls.select().where(cls.user == user_id, cls.role == "ADMIN").exists()
+
 
 class Guest(BaseModel):
     platform_user_id = BigIntegerField(primary_key=True)

@@ -87,7 +87,7 @@ def error_codes(route):
             codes.add("site_admin_required")
         if rule.name in ("org_member", "org_admin"):
             codes.add("not_org_member")
-        if rule.name == "org_admin":
+        if rule.name in ("org_admin", "any_org_admin"):
             codes.add("org_admin_required")
     if "<" in route.rule or config["query"] or config["body"]:
         codes.add("validation_error")

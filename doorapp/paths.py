@@ -3,6 +3,9 @@
 import sys
 from pathlib import Path
 
+FROZEN = getattr(sys, "frozen", False)  # the one-file executable (door.spec) for a club organizer
+PROG = "door" if FROZEN else "doorapp"  # the command that starts Door, as --help and the Phones screen say
+
 
 def resource_dir() -> Path:
     """The package folder: templates/ and static/ (inside the PyInstaller bundle when frozen)."""
@@ -11,6 +14,6 @@ def resource_dir() -> Path:
 
 def default_data_dir() -> Path:
     """`door-data` beside the executable when frozen, else in the working directory."""
-    if getattr(sys, "frozen", False):
+    if FROZEN:
         return Path(sys.executable).resolve().parent / "door-data"
     return Path("door-data")

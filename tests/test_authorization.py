@@ -67,6 +67,8 @@ SPEC_ROLES = {
     ("POST", "/setup"): "public",
     ("GET", "/platform"): "signed_in",
     ("GET", "/openapi.json"): "public",
+    # issue 9: how phones join (the address and its QR code)
+    ("GET", "/phones"): "any_org_admin",
 }
 
 CALLERS = ["anonymous", "pending", "disabled", "outsider", "staff", "other_org_admin", "admin", "site_admin"]
@@ -101,6 +103,8 @@ EXPECTED["org_member"] = {
     "other_org_admin": "not_org_member",
 }
 EXPECTED["org_admin"] = {**EXPECTED["org_member"], "staff": "org_admin_required"}
+EXPECTED["any_org_admin"] = {**EXPECTED["signed_in"], "outsider": "org_admin_required",
+                             "staff": "org_admin_required"}
 
 
 def test_every_route_of_the_specification_exists_with_the_role_it_gives():

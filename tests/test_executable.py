@@ -69,6 +69,8 @@ def test_the_executable_runs_the_door_flow_and_stops_cleanly(door, client):
                               timeout=10).json()["access_token"]
         api = requests.Session()
         api.headers["Authorization"] = f"Bearer {token}"
+        phones = api.get(f"{url}/phones", timeout=10).json()  # the QR library is bundled; its own name
+        assert phones["open_to_lan"]["command"] == "door serve --host 0.0.0.0"
         org = api.post(f"{url}/organizations/", json={"name": "Night Owls", "slug": "night-owls"}, timeout=10)
         assert org.status_code == 201
         meetups = f"{url}/organizations/{org.json()['id']}/meetups/"

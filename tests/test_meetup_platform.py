@@ -128,13 +128,13 @@ def test_a_meetup_takes_the_events_title_and_start_in_utc(door, org, fake):
     assert (meetup["name"], meetup["date"]) == ("Summer social", "2026-12-05T20:00:00Z")
     assert meetup["platform_url"] == SUMMER
     assert fake.calls("event") == [{"id": "301234567", "first": 200, "after": None, "statuses": STATUSES}]
-    assert audit_types() == ["MEETUP_CREATED"]
+    assert audit_types() == ["MEETUP_CREATED", "MEETUP_SYNCED"]  # read once, for the meetup and its sync
 
 
 def test_a_sync_reads_yes_waitlist_and_attended_with_members_from_the_rsvp_list(door, org, fake):
-    meetup = create_meetup(door, org, SUMMER).json
-    assert sync(door, org, meetup) == {"inserted": 3, "updated": 0, "cancelled": 0, "skipped": 0,
-                                         "total": 3}
+    meetup = create_meetup(door, org, SUMMER).json  # its first sync
+    assert AuditEvent.get(AuditEvent.event_type == "MEETUP_SYNCED").details == {
+        "inserted": 3, "updated": 0, "cancelled": 0, "skipped": 0, "total": 3}
     rows = door.get(f"/organizations/{org.id}/meetups/{meetup['id']}/guests").json["guests"]
     assert [(r["guest"]["platform_user_id"], r["guest"]["username"], r["guest"]["displayname"],
              r["rsvp"]["rsvp_time"]) for r in rows] == [
@@ -154,12 +154,10 @@ def test_a_sync_follows_every_page_of_a_long_rsvp_list(door, org, fake):
     rsvps = ([(n, "YES") for n in people[:40]] + [(n, "WAITLIST") for n in people[40:43]]
              + [(n, "NO") for n in people[43:]] + [(99999, "YES")])  # 99999: a deleted member (null)
     fake.add_event("night-owls", "302", "Tech conference", "2027-01-16T09:00:00Z", rsvps)
-    meetup = create_meetup(door, org, f"{WEB}/night-owls/events/302/").json
+    meetup = create_meetup(door, org, f"{WEB}/night-owls/events/302/").json  # and its first sync
     pages = fake.calls("event")
     assert [p["after"] for p in pages] == [None] + [f"cursor-{7 * n}" for n in range(1, 7)]  # 7 pages
-    assert sync(door, org, meetup) == {"inserted": 43, "updated": 0, "cancelled": 0, "skipped": 0,
-                                         "total": 43}
-    assert len(fake.calls("event")) == 14 and fake.calls("members") == []
+    assert meetup["counts"]["rsvps"] == 43 and fake.calls("members") == []
     assert Guest.get_by_id(1001).username == "m1001" and Guest.get_by_id(1002).username == "1002"
 
     fake.add_member(1003, "Member 1003 (renamed)", "m1003", groups=["night-owls"])
@@ -186,14 +184,13 @@ def test_a_guest_is_registered_by_member_id_or_profile_url(door, org, fake, give
     assert (event.event_type, event.guest_id) == ("GUEST_CREATED", 15)
 
 
-def test_a_member_seen_on_an_rsvp_list_is_registered_without_a_lookup(door, org, fake):
-    create_meetup(door, org, SUMMER)  # reads the RSVP list, not synced
-    reply = door.post_json("/guests/", {"username": "12"}, status=201).json
-    assert (reply["platform_user_id"], reply["username"], reply["displayname"]) == (12, "12", "Bob <b>")
-    assert fake.calls("members") == []
+def test_a_member_seen_on_an_rsvp_list_is_known_without_a_lookup(door, org, fake):
+    create_meetup(door, org, SUMMER)  # reads the RSVP list and syncs it
     again = door.post_json("/guests/", {"username": f"{WEB}/members/12/"}, status=409).json
     assert again["code"] == "guest_exists" and again["guest"]["platform_user_id"] == 12
-    assert audit_types() == ["MEETUP_CREATED", "GUEST_CREATED"]
+    assert (again["guest"]["username"], again["guest"]["displayname"]) == ("12", "Bob <b>")
+    assert fake.calls("members") == []
+    assert audit_types() == ["MEETUP_CREATED", "MEETUP_SYNCED"]
 
 
 def test_a_member_of_a_group_met_only_on_the_platform_is_found_too(door, org, fake):

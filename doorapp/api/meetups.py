@@ -78,7 +78,9 @@ def apply_sync(meetup, event, profiles, prepared):
 @endpoint("POST", "/organizations/<org_id>/meetups/", auth=org_member, body=MeetupIn, status=201, tx=False,
           errors=platforms.ERRORS)
 def create_meetup(org_id, body, user):
-    """Create a meetup from an event URL on the platform; its name and date come from the platform."""
+    """Create a meetup from an event URL on the platform (name and date come from there) and sync its RSVP
+    list at once. A failed first sync keeps the meetup: `sync_error` says why (null when it worked), and
+    `last_synced_at` stays null until a sync succeeds."""
     org = get_or_404(Org, org_id, "organization")
     url = platform().event_url(body.platform_url)  # 422 for anything but an event URL of this platform
     refuse_duplicate(org_id, url)
@@ -88,7 +90,12 @@ def create_meetup(org_id, body, user):
         meetup = Meetup.create(org=org, name=(body.name or event.title)[:255], date=event.date,
                                platform_url=url)
         audit.record(AuditType.MEETUP_CREATED, user, org=org, meetup=meetup, platform_url=url)
-        return meetup_json(meetup)
+    try:
+        sync(org_id, meetup.id, user, event)
+        sync_error = None
+    except ApiError as error:  # the platform failed (or an admin finalized it meanwhile): nothing stored
+        sync_error = {"status": error.status, "code": error.code, "detail": error.detail}
+    return {**meetup_json(Meetup.get_by_id(meetup.id)), "sync_error": sync_error}
 
 
 @endpoint("GET", "/organizations/<org_id>/meetups/", auth=org_member)
@@ -110,8 +117,14 @@ def get_meetup(org_id, meetup_id):
           errors=platforms.ERRORS)
 def sync_meetup(org_id, meetup_id, user):
     """Synchronise the RSVP list from the platform; nothing is stored when a platform call fails."""
+    return sync(org_id, meetup_id, user)
+
+
+def sync(org_id, meetup_id, user, event=None):
+    """Sync the meetup's list (with `event` when the caller has just read it): all platform I/O first, with
+    no transaction open, then one short write. The counts; a platform's ApiError stores nothing."""
     meetup = open_meetup(org_id, meetup_id)
-    event = platform().event(meetup.platform_url)  # all platform I/O first, with no transaction open
+    event = event or platform().event(meetup.platform_url)
     profiles = platform().profiles([r.platform_user_id for r in event.rsvps])
     prepared = prepare_sync(meetup, event, profiles)
     with write():

@@ -99,11 +99,15 @@ def list_members(org_id):
 def add_member(org_id, user_id, body, user):
     """Add a user to the organization as STAFF or ADMIN."""
     org, member = get_or_404(Org, org_id, "organization"), get_or_404(User, user_id, "user")
+    return member_json(join_org(org, member, body.role, user))
+
+def join_org(org, member, role, actor):
+    """Make `member` a member of `org` with `role`, audited; 409 when they already are one."""
     if Membership.select().where(Membership.org == org, Membership.user == member).exists():
-        raise ApiError(409, "already_member", f"{member.username} is already a member.")
-    membership = Membership.create(org=org, user=member, role=body.role)
-    record(AuditType.MEMBER_ADDED, user, org=org, user_id=member.id, username=member.username, role=body.role)
-    return member_json(membership)
+        raise ApiError(409, "already_member", f"{member.username} is already a member of {org.name}.")
+    membership = Membership.create(org=org, user=member, role=role)
+    record(AuditType.MEMBER_ADDED, actor, org=org, user_id=member.id, username=member.username, role=role)
+    return membership
 
 @endpoint("PATCH", "/organizations/<org_id>/members/<user_id>", auth=org_admin, body=MemberIn)
 def change_member_role(org_id, user_id, body, user):

@@ -1,5 +1,6 @@
 """Staff accounts, for site admins: approval, global role, disable/enable, recovery codes."""
 
+import re
 import secrets
 from dataclasses import dataclass
 from typing import Literal
@@ -8,14 +9,20 @@ from doorapp import access
 from doorapp.access import site_admin
 from doorapp.api import endpoint
 from doorapp.api.auth import RECOVERY_VALIDITY, user_json, users_json
+from doorapp.api.organizations import join_org
 from doorapp.bodies import text
-from doorapp.errors import ApiError
-from doorapp.models import User, get_or_404, iso, utcnow, write
+from doorapp.errors import ApiError, validation_error
+from doorapp.models import Org, User, get_or_404, iso, utcnow, write
+
+UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
 @dataclass
 class ApprovalIn:
     is_approved: bool
+    org_id: str | None = text(pattern=UUID, default=None,
+                              doc="An organization's id: the approval also makes the account a member there.")
+    role: Literal["STAFF", "ADMIN"] | None = None  # the role in org_id; STAFF when absent
 
 
 @dataclass
@@ -54,7 +61,9 @@ def list_pending_staff():
 
 @endpoint("PATCH", "/staff/<user_id>/approve", auth=site_admin, body=ApprovalIn)
 def approve_staff(user_id, body, user):
-    """Approve an account, or revoke its approval ({"is_approved": false})."""
+    """Approve an account, and with `org_id` (and `role`, STAFF by default) make it a member of that
+    organization in the same step; or revoke its approval ({"is_approved": false})."""
+    org = _org_to_join(body)
     target = (
         get_or_404(User, user_id, "user")
         if body.is_approved
@@ -62,7 +71,20 @@ def approve_staff(user_id, body, user):
     )
     target.is_approved = body.is_approved
     target.save()
+    if org is not None:
+        join_org(org, target, body.role or "STAFF", user)  # a 409 here undoes the approval too
     return user_json(target)
+
+
+def _org_to_join(body):
+    """The organization an approval adds the account to, or None; 422 for org_id or role out of place."""
+    if body.org_id is None:
+        if body.role is not None:
+            raise validation_error([(("body", "role"), "A role needs an org_id to be a role in.")])
+        return None
+    if not body.is_approved:
+        raise validation_error([(("body", "org_id"), "Only an approval adds an account to an organization.")])
+    return get_or_404(Org, body.org_id, "organization")
 
 
 @endpoint("PATCH", "/staff/<user_id>/role", auth=site_admin, body=RoleIn)

@@ -9,6 +9,7 @@ import * as door from "./door.js";
 import * as meetups from "./meetups.js";
 import * as members from "./members.js";
 import * as orgs from "./orgs.js";
+import * as phones from "./phones.js";
 import * as staff from "./staff.js";
 
 const AFTER_SIGN_IN = "door_after_sign_in";
@@ -27,6 +28,7 @@ const ROUTES = [
   [/^audit$/, audit.list, "org"],
   [/^staff$/, staff.list],
   [/^orgs$/, orgs.list],
+  [/^phones$/, phones.screen],
 ];
 
 const main = document.getElementById("app");
@@ -128,14 +130,32 @@ export function renderTop() {
     links.push(navLink("#/meetups", "Meetups"), navLink("#/bans", "Bans"));
     if (isOrgAdmin()) links.push(navLink("#/members", "Members"), navLink("#/audit", "Audit log"));
   }
-  if (isSiteAdmin()) links.push(navLink("#/staff", "Staff"), navLink("#/orgs", "Organizations"));
+  if (isSiteAdmin()) {
+    const staffLink = navLink("#/staff", "Staff");
+    links.push(staffLink, navLink("#/orgs", "Organizations"));
+    showPending(staffLink);
+  }
+  if (isSiteAdmin() || session.orgs.some((o) => o.role === "ADMIN")) links.push(navLink("#/phones", "Phones"));
   clear(top,
     h("div", { class: "bar" },
       h("a", { class: "brand", href: "#/" }, "Door"),
       switcher,
-      h("div", { class: "me" }, h("span", { class: "who" }, session.user.username),
+      h("div", { class: "me" }, h("span", { class: "who", title: `Signed in as ${session.user.username}` }, session.user.username),
         h("button", { class: "secondary small", type: "button", onclick: () => leave("You are signed out.") }, "Sign out"))),
     h("nav", { class: "tabs", "aria-label": "Sections" }, links));
+}
+
+// How many accounts wait for approval, as a count on the Staff tab (site admins).
+async function showPending(link) {
+  let total = 0;
+  try {
+    ({ total } = await api.get("/staff/pending"));
+  } catch {
+    return; // the count is a convenience; the Staff screen shows the list
+  }
+  if (!total || !link.isConnected) return;
+  link.append(" ", h("span", { class: "count" }, String(total)));
+  link.setAttribute("aria-label", `Staff: ${total} waiting for approval`);
 }
 
 function leave(message) {

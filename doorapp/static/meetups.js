@@ -1,7 +1,7 @@
 // The current organization's meetups: open a door screen, create one from a platform URL,
 // finalize and unfinalize (admins).
 import { api } from "./api.js";
-import { ask, busy, clear, field, formatDate, formValues, h } from "./dom.js";
+import { ask, busy, clear, field, formatDate, formValues, h, toast } from "./dom.js";
 import { isOrgAdmin, orgPath, platformInfo, session } from "./session.js";
 
 export async function list(view, params, ctx) {
@@ -26,6 +26,14 @@ async function renderList(slot, ctx) {
 function card(meetup, slot, ctx) {
   const c = meetup.counts;
   const actions = [h("a", { class: "button primary", href: `#/meetups/${meetup.id}` }, meetup.is_finalized ? "Open" : "Open door")];
+  const neverSynced = !meetup.last_synced_at;
+  if (neverSynced && !meetup.is_finalized) {
+    actions.unshift(h("button", { type: "button", class: "secondary", onclick: (event) => busy(event.currentTarget, null, async () => {
+      const result = await api.post(orgPath(`/meetups/${meetup.id}/sync`), {});
+      toast(`${meetup.name}: ${plural(result.total, "guest")} on the list.`);
+      renderList(slot, ctx);
+    }) }, "Sync now"));
+  }
   if (isOrgAdmin()) {
     const finalize = !meetup.is_finalized;
     actions.push(h("button", { type: "button", class: "secondary", onclick: async () => {
@@ -46,7 +54,9 @@ function card(meetup, slot, ctx) {
       h("h2", {}, h("a", { href: `#/meetups/${meetup.id}` }, meetup.name)),
       h("p", { class: "muted" }, formatDate(meetup.date), meetup.is_finalized ? " · " : "",
         meetup.is_finalized ? h("span", { class: "badge" }, "finalized") : null),
-      h("p", { class: "stats" }, `${c.arrived} arrived · ${plural(c.rsvps, "RSVP")} · ${plural(c.walkins, "walk-in")}`)),
+      neverSynced
+        ? h("p", { class: "stats never-synced" }, "Never synced: its RSVP list is not loaded yet.")
+        : h("p", { class: "stats" }, `${c.arrived} arrived · ${plural(c.rsvps, "RSVP")} · ${plural(c.walkins, "walk-in")}`)),
     h("div", { class: "actions" }, actions));
 }
 
@@ -77,6 +87,9 @@ async function createForm(ctx) {
     if (name.trim()) body.name = name.trim();
     busy(submit, errors, async () => {
       const meetup = await api.post(orgPath("/meetups/"), body);
+      if (meetup.sync_error) {
+        toast(`${meetup.name} is created, but its RSVP list could not be loaded: ${meetup.sync_error.detail} Sync it from the door screen.`, "error");
+      }
       ctx.navigate(`#/meetups/${meetup.id}`);
     });
   });

@@ -6,12 +6,15 @@ import { session } from "./session.js";
 export async function list(view, params, ctx) {
   const pending = h("div");
   const all = h("div");
+  const title = h("h1", {}, "Waiting for approval");
   view.append(
-    h("section", { class: "panel" }, h("h1", {}, "Waiting for approval"), pending),
+    h("section", { class: "panel" }, title, pending),
     h("section", { class: "panel" }, h("h2", {}, "All staff accounts"), all));
   const render = async () => {
     const [waiting, everyone] = await Promise.all([api.get("/staff/pending"), api.get("/staff/")]);
     if (!ctx.alive) return;
+    title.textContent = waiting.total ? `Waiting for approval (${waiting.total})` : "Waiting for approval";
+    ctx.renderTop(); // the count on the Staff tab
     clear(pending, waiting.users.length
       ? h("ul", { class: "rows" }, waiting.users.map((u) => row(u, render, true)))
       : h("p", { class: "muted" }, "Nobody is waiting."));
@@ -39,10 +42,9 @@ function row(user, changed, pendingList) {
     }
   };
   const actions = [];
-  if (!user.is_approved) {
-    actions.push(h("button", { type: "button", class: "primary", onclick: () => patch("approve", { is_approved: true }, `${user.username} is approved.`) }, "Approve"));
-  }
-  if (!pendingList) {
+  if (pendingList) {
+    actions.push(...approval(user, patch)); // the full list below shows the "pending" badge
+  } else {
     if (user.is_approved && !self) {
       actions.push(h("button", { type: "button", class: "secondary", onclick: async () => {
         if (await ask({ title: `Revoke the approval of ${user.username}?`, message: "They cannot sign in or use Door until approved again.", confirm: "Revoke", danger: true })) {
@@ -71,6 +73,22 @@ function row(user, changed, pendingList) {
     h("div", { class: "state muted" }, `Registered ${formatDate(user.created_at)}`,
       user.is_disabled && user.disabled_reason ? ` · disabled: ${user.disabled_reason}` : ""),
     h("div", { class: "act" }, actions));
+}
+
+// Approve, and in the same step add to an organization (the current one preselected) with a role.
+function approval(user, patch) {
+  const org = h("select", { "aria-label": `Organization for ${user.username}`, onchange: () => { role.disabled = !org.value; } },
+    h("option", { value: "" }, "No organization"),
+    session.orgs.map((o) => h("option", { value: o.id, selected: o.id === session.org?.id }, `Add to ${o.name}`)));
+  const role = h("select", { "aria-label": `Role of ${user.username} there`, disabled: !org.value },
+    [["STAFF", "as staff"], ["ADMIN", "as admin"]].map(([v, t]) => h("option", { value: v }, t)));
+  const approve = () => {
+    if (!org.value) return patch("approve", { is_approved: true }, `${user.username} is approved.`);
+    const name = session.orgs.find((o) => o.id === org.value).name;
+    return patch("approve", { is_approved: true, org_id: org.value, role: role.value },
+      `${user.username} is approved and added to ${name} ${role.selectedOptions[0].textContent}.`);
+  };
+  return [org, role, h("button", { type: "button", class: "primary", onclick: approve }, "Approve")];
 }
 
 async function recoveryCode(user) {
