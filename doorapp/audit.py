@@ -1,4 +1,4 @@
-"""Typed audit events (API.md's 14 types) and the one way to write them."""
+"""Typed audit events (API.md's 14 types, and GUEST_LINKED) and the one way to write them."""
 
 from enum import StrEnum
 
@@ -20,6 +20,8 @@ class AuditType(StrEnum):
     MEMBER_ROLE_CHANGED = "MEMBER_ROLE_CHANGED"  # a member's org role changed (details: user, old, new)
     MEMBER_REMOVED = "MEMBER_REMOVED"          # a user left an org (details: user)
     ORG_UPDATED = "ORG_UPDATED"                # an org's name or slug changed (details: the changes)
+    GUEST_LINKED = "GUEST_LINKED"              # a guest let in by name was linked to a platform account
+    #                                            (guest: the platform guest; details: local_id, moved counts)
 
 
 def record(event_type, actor, org=None, meetup=None, guest=None, reason=None, **details):

@@ -138,6 +138,28 @@ class Guest(BaseModel):
                           displayname=displayname, is_local=True)
 
     @classmethod
+    def local_in_org(cls, guest_id, org_id):
+        """The guest let in by name with this id, if on a list of one of the org's meetups; else None."""
+        on_list = MeetupGuest.select().join(Meetup).where(MeetupGuest.guest == cls.platform_user_id,
+                                                          Meetup.org == org_id)
+        return cls.get_or_none(cls.platform_user_id == guest_id, cls.is_local, fn.EXISTS(on_list))
+
+    @classmethod
+    def move_to(cls, local, guest):
+        """Move a local guest's list entries and bans to `guest` (their platform account); None when `guest`
+        is already on one of the same lists (nothing moved), else (entries, bans) moved. A ban `guest`
+        already has in an org replaces the local one."""
+        lists = MeetupGuest.select(MeetupGuest.meetup).where(MeetupGuest.guest == local.platform_user_id)
+        if MeetupGuest.select().where(MeetupGuest.guest == guest.platform_user_id,
+                                      MeetupGuest.meetup.in_(lists)).exists():
+            return None
+        entries = MeetupGuest.update(guest=guest).where(MeetupGuest.guest == local.platform_user_id).execute()
+        banned = Ban.select(Ban.org).where(Ban.guest == guest.platform_user_id)
+        Ban.delete().where(Ban.guest == local.platform_user_id, Ban.org.in_(banned)).execute()
+        bans = Ban.update(guest=guest).where(Ban.guest == local.platform_user_id).execute()
+        return entries, bans
+
+    @classmethod
     def upsert(cls, rows):
         """The insert of guests [(platform_user_id, username, displayname)] that refreshes known ones."""
         return (cls.insert_many(rows, fields=[cls.platform_user_id, cls.username, cls.displayname])

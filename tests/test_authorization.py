@@ -51,6 +51,7 @@ SPEC_ROLES = {
     ): "org_member",
     ("POST", "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>/checkin"): "org_member",
     ("POST", "/organizations/<org_id>/meetups/<meetup_id>/local-walkins"): "org_member",
+    ("PATCH", "/organizations/<org_id>/guests/<platform_user_id>/link"): "org_admin",
     (
         "PATCH",
         "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>/undo-checkin",

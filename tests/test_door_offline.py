@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import requests
 
-from doorapp.models import AuditEvent, Ban, Guest, IdempotencyKey, Meetup, MeetupGuest, utcnow
+from doorapp.models import AuditEvent, Ban, Guest, IdempotencyKey, Meetup, MeetupGuest, Org, utcnow
 from tests.test_checkins import base, entry
 from tests.test_concurrency import at_once, auth
 
@@ -172,3 +172,55 @@ def test_the_door_list_carries_the_meetups_state_and_finalize_changes_its_versio
     after = door.get(f"{base(meetup)}/guests", headers={"If-None-Match": first.headers["ETag"]})
     assert after.status_int == 200 and after.json["meetup"]["is_finalized"] is True
     assert after.json["meetup"]["finalized_at"] is not None
+
+
+def let_in_by_name(door, meetup, name="Ana Lima"):
+    return door.post_json(f"{base(meetup)}/local-walkins", {"displayname": name}, status=201).json["guest"]
+
+
+def test_a_guest_let_in_by_name_is_linked_to_their_platform_account_later(door, boss, meetup, org):
+    local = let_in_by_name(door, meetup)
+    boss.patch_json(f"/organizations/{org.id}/guests/{local['platform_user_id']}/ban", {"reason": "Loud"})
+    linked = boss.patch_json(f"/organizations/{org.id}/guests/{local['platform_user_id']}/link",
+                             {"username": "bobby_tables"}).json
+    assert (linked["platform_user_id"], linked["username"]) == (1007, "bobby_tables")
+    entries = {e["guest"]["platform_user_id"]: e for e in door.get(f"{base(meetup)}/guests").json["guests"]}
+    assert local["platform_user_id"] not in entries
+    assert entries[1007]["rsvp"]["is_walkin"] and entries[1007]["rsvp"]["arrival_order"] == 1
+    assert entries[1007]["guest"]["is_banned"] and entries[1007]["guest"]["ban_reason"] == "Loud"
+    assert door.get("/guests/1007").json["username"] == "bobby_tables"
+    event = events("GUEST_LINKED")[0]
+    assert event.guest_id == 1007 and event.details == {"local_id": local["platform_user_id"], "entries": 1,
+                                                         "bans": 1}
+    kept = AuditEvent.select().where(AuditEvent.guest == local["platform_user_id"]).order_by(AuditEvent.id)
+    assert [e.event_type for e in kept] == ["WALKIN", "CHECK_IN", "BAN"]  # the log is never rewritten
+
+
+def test_linking_onto_someone_already_on_the_list_moves_nothing(door, boss, meetup, org):
+    local = let_in_by_name(door, meetup)
+    bobby = Guest.create(platform_user_id=1007, username="bobby_tables", displayname="Bobby")
+    MeetupGuest.create(meetup=meetup, guest=bobby)
+    reply = boss.patch_json(f"/organizations/{org.id}/guests/{local['platform_user_id']}/link",
+                            {"username": "bobby_tables"}, status=409).json
+    assert reply["code"] == "already_on_list"
+    assert MeetupGuest.select().where(MeetupGuest.guest == local["platform_user_id"]).count() == 1
+    assert not events("GUEST_LINKED")
+
+
+def test_only_a_local_guest_of_this_organization_can_be_linked(door, boss, meetup, org, guest):
+    let_in_by_name(door, meetup)
+    elsewhere = Meetup.create(org=Org.create(name="Other", slug="other"), name="Theirs", date=utcnow(),
+                              platform_url="https://demo.door.invalid/night-owls/board-games")
+    theirs = Guest.create_local("Not Yours")
+    MeetupGuest.create(meetup=elsewhere, guest=theirs, is_walkin=True)
+    for guest_id in (guest.platform_user_id, -12345, theirs.platform_user_id):
+        reply = boss.patch_json(f"/organizations/{org.id}/guests/{guest_id}/link", {"username": "zalgo"},
+                                status=404)
+        assert reply.json["code"] == "not_found"
+    local = Guest.get(Guest.displayname == "Ana Lima")
+    unknown = boss.patch_json(f"/organizations/{org.id}/guests/{local.platform_user_id}/link",
+                              {"username": "nobody_at_all"}, status=404)
+    assert unknown.json["code"] == "platform_user_not_found"
+    assert door.patch_json(f"/organizations/{org.id}/guests/{local.platform_user_id}/link",
+                           {"username": "zalgo"}, status=403).json["code"] == "org_admin_required"
+    assert not events("GUEST_LINKED")

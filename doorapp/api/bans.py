@@ -2,14 +2,19 @@
 
 from dataclasses import dataclass
 
-from doorapp import audit
+from doorapp import audit, platforms
 from doorapp.access import org_admin, org_member
-from doorapp.api import endpoint
+from doorapp.api import endpoint, platform
 from doorapp.api.guests import guest_json
 from doorapp.audit import AuditType
 from doorapp.bodies import text
 from doorapp.errors import ApiError
-from doorapp.models import Ban, Guest, Org, get_or_404, iso
+from doorapp.models import Ban, Guest, Org, get_or_404, iso, write
+
+
+@dataclass
+class LinkIn:
+    username: str = text(max_length=255, doc="Their username on the platform (as POST /guests/ takes it).")
 
 
 @dataclass
@@ -52,3 +57,38 @@ def unban_guest(org_id, platform_user_id, user):
         raise ApiError(409, "not_banned", f"{guest.username} is not banned here.")
     audit.record(AuditType.UNBAN, user, org=org, guest=guest, ban_reason=ban.reason)
     return guest_json(guest)
+
+
+@endpoint("PATCH", "/organizations/<org_id>/guests/<platform_user_id>/link", auth=org_admin, body=LinkIn,
+          tx=False, errors=platforms.ERRORS)
+def link_local_guest(org_id, platform_user_id, body, user):
+    """Link a guest let in by name (`is_local`) to their platform account, found by username.
+
+    Their list entries (walk-ins, check-ins) and bans move to the platform guest, who is registered if
+    new; the audit log keeps the earlier events under the local guest and records GUEST_LINKED. 404 unless
+    the local guest is on a list of this organization; 409 already_on_list when the platform guest is on
+    one of the same lists already (nothing is moved)."""
+    found_local(org_id, platform_user_id)
+    profile = platform().profile(body.username)  # no transaction is open while the platform answers
+    with write():
+        local = found_local(org_id, platform_user_id)
+        guest = Guest.of_platform(profile.platform_user_id)
+        if guest is None:
+            guest = Guest.create(platform_user_id=profile.platform_user_id, username=profile.username,
+                                 displayname=profile.displayname)
+            audit.record(AuditType.GUEST_CREATED, user, guest=guest)
+        moved = Guest.move_to(local, guest)
+        if moved is None:
+            raise ApiError(409, "already_on_list",
+                           f"{guest.username} is already on a list {local.displayname} is on.")
+        audit.record(AuditType.GUEST_LINKED, user, org=org_id, guest=guest, local_id=local.platform_user_id,
+                     entries=moved[0], bans=moved[1])
+    return guest_json(guest)
+
+
+def found_local(org_id, platform_user_id):
+    local = Guest.local_in_org(platform_user_id, org_id)
+    if local is None:
+        raise ApiError(404, "not_found",
+                       f"No guest let in by name at this organization has the id {platform_user_id}.")
+    return local

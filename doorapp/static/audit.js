@@ -5,7 +5,7 @@ import { orgPath, session } from "./session.js";
 
 const TYPES = ["CHECK_IN", "UNDO_CHECK_IN", "WALKIN", "GUEST_CREATED", "BAN", "UNBAN", "MEETUP_CREATED",
   "MEETUP_SYNCED", "MEETUP_FINALIZED", "MEETUP_UNFINALIZED", "MEMBER_ADDED", "MEMBER_ROLE_CHANGED",
-  "MEMBER_REMOVED", "ORG_UPDATED"];
+  "MEMBER_REMOVED", "ORG_UPDATED", "GUEST_LINKED"];
 const LIMIT = 50;
 
 export async function list(view, params, ctx) {

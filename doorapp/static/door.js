@@ -342,7 +342,24 @@ class DoorScreen {
       rsvp.is_walkin ? h("span", { class: "tag" }, "walk-in") : null),
     guest.is_banned ? h("div", { class: "ban" }, h("strong", {}, "BANNED"), " ", guest.ban_reason || "") : null,
     state,
-    h("div", { class: "act" }, button));
+    h("div", { class: "act" }, button, guest.is_local && !entry.pending && isOrgAdmin()
+      ? h("button", { type: "button", class: "secondary", onclick: () => this.link(guest) }, "Link…") : null));
+  }
+
+  // A guest let in by name turns out to be on the platform: their entry and bans move to that account.
+  async link(guest) {
+    const linked = await ask({
+      title: `Link ${named(guest)} to a platform account`,
+      message: "Their walk-in, check-in and bans here move to the platform account; the audit log keeps both.",
+      input: { label: "Platform username", required: true, maxlength: 255 },
+      confirm: "Link",
+      action: (username) => api.patch(orgPath(`/guests/${guest.platform_user_id}/link`), { username }),
+    });
+    if (linked) {
+      this.announce(`${guest.displayname} is now ${named({ ...guest, is_local: false, username: linked })}.`, "ok");
+      this.poll();
+    }
+    this.search.focus();
   }
 
   select(id, chosen = false) {

@@ -252,3 +252,23 @@ def test_signing_out_leaves_no_guest_list_on_the_phone(browser, make_user, org, 
     page.get_by_role("button", name="Sign out").click()
     expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
     assert page.evaluate(kept) is None and page.evaluate("localStorage.getItem('door_session')") is None
+
+
+def test_an_admin_links_a_guest_let_in_by_name_to_their_platform_account(browser, make_user, org, meetup,
+                                                                          token_for):
+    page = browser.page(token=token_for(make_user("olga", org=org, role="ADMIN")), viewport=PHONE,
+                        path=f"/#/meetups/{meetup.id}")
+    expect(row(page, "alice")).to_be_visible()
+    page.keyboard.type("Robert Tables")
+    page.get_by_role("button", name="add “Robert Tables” as a walk-in").click()
+    page.get_by_label("Not on the platform").check()
+    page.get_by_role("button", name="Add and check in").click()
+    expect(page.get_by_text("✓ Robert Tables (not on the platform) checked in: #1")).to_be_visible()
+    page.keyboard.type("robert")
+    page.get_by_role("button", name="Link…").click()
+    page.get_by_label("Platform username").fill("bobby_tables")
+    page.get_by_role("button", name="Link", exact=True).click()
+    expect(page.get_by_text("Robert Tables is now Robert Tables (@bobby_tables).")).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(row(page, "bobby_tables")).to_contain_text("#1 arrived")
+    assert AuditEvent.get(AuditEvent.event_type == "GUEST_LINKED").guest_id == 1007
