@@ -272,3 +272,33 @@ def test_an_admin_links_a_guest_let_in_by_name_to_their_platform_account(browser
     page.keyboard.press("Escape")
     expect(row(page, "bobby_tables")).to_contain_text("#1 arrived")
     assert AuditEvent.get(AuditEvent.event_type == "GUEST_LINKED").guest_id == 1007
+
+
+RANKING_JS = """async () => {
+  const { DoorList } = await import("/static/doorlist.js");
+  const entry = (id, username, displayname, order = null) => ({
+    guest: { platform_user_id: id, username, displayname, is_banned: false, is_local: false },
+    rsvp: { has_arrived: order !== null, arrival_order: order, cancelled_rsvp: false, is_walkin: false } });
+  const state = new DoorList();
+  state.load({ guests: [entry(1, "ada_smith2", "Ada Smith"), entry(2, "ada_smith", "Ada Smith", 1),
+    entry(3, "ada_smithson", "Ada Smithson"), entry(4, "grace", "Grace Okafor", 2),
+    entry(5, "brooke", "Brooke Stone")] });
+  const ids = (answer) => [answer.results.map((e) => e.guest.platform_user_id),
+    answer.target?.guest.platform_user_id ?? null];
+  return {
+    exact: ids(state.query("ada_smith")), at: ids(state.query("@Ada_Smith ")),
+    name: ids(state.query("ada smith")),
+    words: ids(state.query("ok")), one: ids(state.query("gr ok")), arrived: ids(state.query("", "arrived")),
+  };
+}"""
+
+
+def test_the_door_lists_state_ranks_and_decides_as_a_pure_module(browser):
+    page = browser.page()
+    found = page.evaluate(RANKING_JS)
+    assert found["exact"] == [[2, 1, 3], 2]  # the exact username first, even arrived; Enter acts on it
+    assert found["at"] == [[2, 1, 3], 2]  # "@", case and spaces around do not matter
+    assert found["name"] == [[2, 1, 3], None]  # namesakes: the arrived one first, Enter decides nothing
+    assert found["words"] == [[4], 4]  # words match at their start: "ok" is Okafor, not Brooke
+    assert found["one"] == [[4], 4]
+    assert found["arrived"] == [[4, 2], None]  # the latest arrival first
