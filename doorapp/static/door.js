@@ -197,10 +197,15 @@ class DoorScreen {
     const items = queue.items(this.meetup.id);
     this.state.pending(items.filter((i) => i.state === "waiting"));
     const refused = items.filter((i) => i.state === "refused");
-    const waiting = items.length - refused.length;
+    const others = items.filter((i) => i.state === "waiting" && !queue.mine(i));
+    const waiting = items.length - refused.length - others.length;
+    const makers = [...new Set(others.map((i) => `@${i.user}`))].join(", ");
     clear(this.attention,
       waiting ? h("div", { class: "alert info", dataset: { queue: "waiting" } },
         `${waiting} ${waiting === 1 ? "action is" : "actions are"} waiting to be sent.`) : null,
+      others.length ? h("div", { class: "alert warn", dataset: { queue: "others" } },
+        `${others.length} ${others.length === 1 ? "action" : "actions"} made on this phone by ${makers} `
+        + "before signing out will be sent when they sign in here again.") : null,
       refused.length ? h("div", { class: "alert error needs-attention" }, h("strong", {}, "Needs attention"),
         h("ul", {}, refused.map((item) => h("li", {}, `${describe(item)}: refused. ${item.problem.detail} `,
           h("button", { type: "button", class: "secondary small", onclick: () => queue.dismiss(item.id) }, "Dismiss"))))) : null);

@@ -3,8 +3,10 @@
 // until Door answers: sent in order, retried with the same key (Door answers a repeat with its first
 // answer, so a lost answer never checks anybody in twice), and refused ones kept with the reason for the
 // "needs attention" list. One tab sends at a time: a Web Lock where the page is a secure context, else a
-// claim in localStorage that expires.
+// claim in localStorage that expires. An action goes out under the account that made it: one left by
+// somebody who signed out waits for them to sign in again on this device, never under another name.
 import { isOffline, request } from "./api.js";
+import { session } from "./session.js";
 
 const STORE = "door_queue";
 const CLAIM = "door_queue_claim";
@@ -37,11 +39,14 @@ function tell(detail) {
   window.dispatchEvent(new CustomEvent("door:queue", { detail }));
 }
 
-// The items of one meetup (or all): {id, meetup, kind, method, path, body, guest, at, state, problem}.
+// The items of one meetup (or all): {id, meetup, kind, method, path, body, guest, at, user, state, problem}.
 // state: "waiting" (no answer yet) or "refused" (Door said no: problem.detail says why).
 export function items(meetup) {
   return load().filter((item) => !meetup || item.meetup === meetup);
 }
+
+// Whether the signed-in account made this item (only its maker's token may send it).
+export const mine = (item) => Boolean(session.user) && item.user === session.user.username;
 
 export function dismiss(id) {
   save(load().filter((item) => item.id !== id));
@@ -53,7 +58,7 @@ export function dismiss(id) {
 export async function submit({ id = randomKey(), meetup, kind, method, path, body = {}, guest }) {
   const at = new Date().toISOString();
   const item = { id, meetup, kind, method, path, body: { ...body, door_time: at }, guest, at,
-    state: "waiting" };
+    user: session.user?.username, state: "waiting" };
   save([...load(), item]);
   tell({ id: item.id, state: "waiting", item });
   return new Promise((resolve) => {
@@ -92,8 +97,10 @@ async function exclusively(work) {
 
 async function drain() {
   for (;;) {
-    const next = load().find((item) => item.state === "waiting"); // read again: another tab may have sent it
-    if (!next) return;
+    // read again: another tab may have sent it
+    const waiting = load().filter((item) => item.state === "waiting");
+    const next = waiting.find(mine);
+    if (!next) return waiting.length ? schedule() : undefined; // its maker may sign in (again) any moment
     let answer;
     try {
       answer = await request(next.method, next.path, { json: next.body, headers: { "Idempotency-Key": next.id } });

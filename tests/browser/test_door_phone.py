@@ -254,6 +254,30 @@ def test_signing_out_leaves_no_guest_list_on_the_phone(browser, make_user, org, 
     assert page.evaluate(kept) is None and page.evaluate("localStorage.getItem('door_session')") is None
 
 
+def test_an_action_queued_before_signing_out_goes_out_only_under_the_account_that_made_it(
+        browser, make_user, org, crowd, token_for):
+    from browser.test_session import sign_in
+    make_user("olga", org=org)
+    page = door_page(browser, make_user, org, crowd, token_for)
+    page.route("**/checkin", lambda route: route.abort("connectionreset"))  # Door out of reach for it
+    check_in_by_username(page, "grace_0")
+    expect(page.get_by_text("1 action is waiting to be sent")).to_be_visible()
+    page.get_by_role("button", name="Sign out").click()
+    sign_in(page, "olga")  # another door person takes the phone
+    page.unroute("**/checkin")
+    page.goto(f"/#/meetups/{crowd.id}")
+    expect(page.locator("[data-queue=others]")).to_contain_text("1 action made on this phone by @sam")
+    page.wait_for_timeout(3500)  # longer than the queue's retry: still not sent under olga's name
+    assert arrived() == {}
+    page.get_by_role("button", name="Sign out").click()
+    sign_in(page, "sam")
+    page.goto(f"/#/meetups/{crowd.id}")
+    expect(counter(page, "arrived")).to_have_text("1")
+    expect(page.locator("[data-queue]")).to_have_count(0)
+    assert arrived() == {2000: 1}
+    assert MeetupGuest.get(MeetupGuest.guest == 2000).checked_in_by.username == "sam"
+
+
 def test_an_admin_links_a_guest_let_in_by_name_to_their_platform_account(browser, make_user, org, meetup,
                                                                           token_for):
     page = browser.page(token=token_for(make_user("olga", org=org, role="ADMIN")), viewport=PHONE,
