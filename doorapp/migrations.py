@@ -4,6 +4,8 @@ Never edit a migration that has been released; add a new function at the end of 
 """
 
 from peewee import CharField, DateTimeField
+from playhouse.migrate import SchemaMigrator
+from playhouse.migrate import migrate as migrate_schema
 
 from doorapp.models import MODELS, BaseModel, MeetupGuest, db, utcnow
 
@@ -26,7 +28,19 @@ def m0002_door_list_order():
     db.execute(MeetupGuest.index(MeetupGuest.meetup, MeetupGuest.rsvp_time).safe(True))
 
 
-MIGRATIONS = [m0001_initial, m0002_door_list_order]
+def m0003_attendance():
+    """What the summary and guest history need: when an RSVP was cancelled, the platform's waitlist mark and
+    guest count, an admin's excuse; and an index to read one guest's meetups (their history)."""
+    present = {column.name for column in db.get_columns(MeetupGuest._meta.table_name)}
+    migrator = SchemaMigrator.from_database(db)
+    fields = {"cancelled_at": MeetupGuest.cancelled_at, "waitlisted": MeetupGuest.waitlisted,
+              "guests_count": MeetupGuest.guests_count, "excused_at": MeetupGuest.excused_at}
+    migrate_schema(*[migrator.add_column(MeetupGuest._meta.table_name, name, field)
+                     for name, field in fields.items() if name not in present])
+    db.execute(MeetupGuest.index(MeetupGuest.guest, MeetupGuest.meetup).safe(True))
+
+
+MIGRATIONS = [m0001_initial, m0002_door_list_order, m0003_attendance]
 
 
 def pending():

@@ -228,6 +228,10 @@ class MeetupGuest(BaseModel):
     guest = ForeignKeyField(Guest)
     rsvp_time = DateTimeField(default=utcnow)
     cancelled_rsvp = BooleanField(default=False)
+    cancelled_at = DateTimeField(null=True)   # when a sync found the RSVP gone
+    waitlisted = BooleanField(default=False)  # on the platform's waiting list (not expected at the door)
+    guests_count = IntegerField(default=0)    # people the guest brings along ("+2")
+    excused_at = DateTimeField(null=True)     # an admin excused the absence (EXCUSED_ABSENCE)
     is_walkin = BooleanField(default=False)
     has_arrived = BooleanField(default=False)
     arrival_time = DateTimeField(null=True)
@@ -305,24 +309,39 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def add_rsvps(cls, meetup_id, rows):
-        """The insert of RSVPs [(platform_user_id, rsvp_time)] leaving guests already on the list alone."""
-        return (cls.insert_many([(meetup_id, guest_id, at) for guest_id, at in rows],
-                                fields=[cls.meetup, cls.guest, cls.rsvp_time])
+        """The insert of RSVPs [(platform_user_id, rsvp_time, waitlisted, guests_count)] leaving guests
+        already on the list alone."""
+        fields = [cls.meetup, cls.guest, cls.rsvp_time, cls.waitlisted, cls.guests_count]
+        return (cls.insert_many([(meetup_id, *row) for row in rows], fields=fields)
                 .on_conflict_ignore())
 
     @classmethod
     def rsvp_states(cls, meetup):
-        """{platform_user_id: (cancelled_rsvp, is_walkin)} of everyone on the meetup's list."""
-        rows = cls.select(cls.guest, cls.cancelled_rsvp, cls.is_walkin).where(cls.meetup == meetup)
-        return {guest_id: (cancelled, walkin) for guest_id, cancelled, walkin in rows.tuples()}
+        """{platform_user_id: (cancelled_rsvp, is_walkin, waitlisted, guests_count)} of everyone on the
+        meetup's list."""
+        rows = cls.select(cls.guest, cls.cancelled_rsvp, cls.is_walkin, cls.waitlisted, cls.guests_count) \
+            .where(cls.meetup == meetup)
+        return {guest_id: tuple(state) for guest_id, *state in rows.tuples()}
 
     @classmethod
     def set_cancelled(cls, meetup, guest_ids, cancelled):
-        """Mark these guests' RSVPs (un)cancelled in one statement; the number of rows changed."""
+        """Mark these guests' RSVPs (un)cancelled, and when, in one statement; the number of rows changed."""
         if not guest_ids:
             return 0
-        return (cls.update(cancelled_rsvp=cancelled)
+        return (cls.update(cancelled_rsvp=cancelled, cancelled_at=utcnow() if cancelled else None)
                 .where(cls.meetup == meetup, cls.guest.in_(list(guest_ids))).execute())
+
+    @classmethod
+    def set_rsvp_details(cls, meetup, guest_ids, waitlisted, guests_count):
+        """Set these guests' waitlist mark and guest count, in one statement."""
+        return (cls.update(waitlisted=waitlisted, guests_count=guests_count)
+                .where(cls.meetup == meetup, cls.guest.in_(list(guest_ids))).execute())
+
+    @classmethod
+    def excuse(cls, entry):
+        """Excuse an absence; False when the guest arrived or was already excused (the UPDATE decides)."""
+        return cls.update(excused_at=utcnow()).where(cls.id == entry.id, ~cls.has_arrived,
+                                                     cls.excused_at.is_null()).execute() == 1
 
 
 class AuditEvent(BaseModel):

@@ -46,6 +46,7 @@ def meetup_guest_json(entry):
                       "displayname": guest.displayname, "is_banned": ban is not None,
                       "ban_reason": ban and ban.reason},
             "rsvp": {"rsvp_time": iso(entry.rsvp_time), "cancelled_rsvp": entry.cancelled_rsvp,
+                     "waitlisted": entry.waitlisted, "guests_count": entry.guests_count,
                      "is_walkin": entry.is_walkin, "has_arrived": entry.has_arrived,
                      "arrival_time": iso(entry.arrival_time), "arrival_order": entry.arrival_order,
                      "checked_in_by": person(entry.checked_in_by)}}
