@@ -1,4 +1,4 @@
-"""Typed audit events (API.md's 14 types) and the one way to write them."""
+"""Typed audit events (API.md's 14 types, and NO_SHOW_EXCUSED) and the one way to write them."""
 
 from enum import StrEnum
 
@@ -20,6 +20,7 @@ class AuditType(StrEnum):
     MEMBER_ROLE_CHANGED = "MEMBER_ROLE_CHANGED"  # a member's org role changed (details: user, old, new)
     MEMBER_REMOVED = "MEMBER_REMOVED"          # a user left an org (details: user)
     ORG_UPDATED = "ORG_UPDATED"                # an org's name or slug changed (details: the changes)
+    NO_SHOW_EXCUSED = "NO_SHOW_EXCUSED"        # an admin excused a guest's absence, with a reason
 
 
 def record(event_type, actor, org=None, meetup=None, guest=None, reason=None, **details):

@@ -222,6 +222,14 @@ class Meetup(BaseModel):
             cls.id == meetup_id, cls.is_finalized != finalized).execute() == 1
 
 
+def count_where(condition):
+    """An aggregate: how many rows of the group meet `condition` (0 for none)."""
+    return fn.COALESCE(fn.SUM(Case(None, [(condition, 1)], 0)), 0)
+
+
+RECENT = 5  # the org's last meetups a guest's "repeat no-show" mark looks at
+
+
 class MeetupGuest(BaseModel):
     """A guest on a meetup's list: an RSVP from the platform or a walk-in, and its check-in state."""
     meetup = ForeignKeyField(Meetup, backref="entries", on_delete="CASCADE")
@@ -245,8 +253,7 @@ class MeetupGuest(BaseModel):
     @classmethod
     def counts(cls, meetup_ids):
         """{meetup_id: {rsvps, cancelled, walkins, arrived}} in one query (API.md's `counts`)."""
-        def total(condition):
-            return fn.COALESCE(fn.SUM(Case(None, [(condition, 1)], 0)), 0)
+        total = count_where
         rows = (cls.select(cls.meetup,
                            total(~cls.is_walkin & ~cls.cancelled_rsvp).alias("rsvps"),
                            total(cls.cancelled_rsvp).alias("cancelled"),
@@ -261,8 +268,9 @@ class MeetupGuest(BaseModel):
     def _at_the_door(cls):
         """Entries with what the door shows: meetup, guest, checker (or None) and `ban`, the guest's ban in
         the meetup's org (or None), joined."""
-        return (cls.select(cls, Meetup.id, Meetup.org, Meetup.is_finalized, Guest.platform_user_id,
-                           Guest.username, Guest.displayname, Ban.id, Ban.reason, User.id, User.username)
+        return (cls.select(cls, Meetup.id, Meetup.org, Meetup.date, Meetup.is_finalized,
+                           Guest.platform_user_id, Guest.username, Guest.displayname, Ban.id, Ban.reason,
+                           User.id, User.username)
                 .join(Meetup).switch(cls).join(Guest).switch(cls)
                 .join(Ban, JOIN.LEFT_OUTER, attr="ban", on=(Ban.guest == cls.guest) & (Ban.org == Meetup.org))
                 .switch(cls).join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by))
@@ -336,6 +344,59 @@ class MeetupGuest(BaseModel):
         """Set these guests' waitlist mark and guest count, in one statement."""
         return (cls.update(waitlisted=waitlisted, guests_count=guests_count)
                 .where(cls.meetup == meetup, cls.guest.in_(list(guest_ids))).execute())
+
+    @property
+    def outcome(self):
+        """Meetup's attendance words where they exist (ATTENDED, NO_SHOW, EXCUSED_ABSENCE), Door's own for
+        the rest (WALK_IN, CANCELLED, WAITLIST, and NOT_CHECKED_IN: a walk-in whose check-in was undone)."""
+        if self.has_arrived:
+            return "WALK_IN" if self.is_walkin else "ATTENDED"
+        if self.is_walkin:
+            return "NOT_CHECKED_IN"
+        if self.cancelled_rsvp:
+            return "CANCELLED"
+        if self.waitlisted:
+            return "WAITLIST"
+        return "EXCUSED_ABSENCE" if self.excused_at else "NO_SHOW"
+
+    @classmethod
+    def no_show(cls):
+        """The condition of a NO_SHOW outcome (see `outcome`), in SQL."""
+        return (~cls.has_arrived & ~cls.is_walkin & ~cls.cancelled_rsvp & ~cls.waitlisted
+                & cls.excused_at.is_null())
+
+    @classmethod
+    def with_guests(cls, meetup_id):
+        """The meetup's entries with their guests and checkers joined, in arrival order, then RSVP order."""
+        arrived_first = Case(None, [(cls.has_arrived, 0)], 1)
+        return (cls.select(cls, Guest, User.id, User.username).join(Guest).switch(cls)
+                .join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by).where(cls.meetup == meetup_id)
+                .order_by(arrived_first, cls.arrival_order, cls.rsvp_time, cls.id))
+
+    @classmethod
+    def history(cls, org_id, guests, before):
+        """{platform_user_id: {visits, last_visit, recent_no_shows}} of `guests` (ids or a query of them)
+        over the org's meetups dated before `before`, in one query: arrivals, the last one, and no-shows at
+        the org's RECENT last meetups (the guest-ids index reads only these guests' rows)."""
+        recent = (Meetup.select(Meetup.id).where(Meetup.org == org_id, Meetup.date < before)
+                  .order_by(Meetup.date.desc()).limit(RECENT))
+        rows = (cls.select(cls.guest, count_where(cls.has_arrived).alias("visits"),
+                           fn.MAX(cls.arrival_time).alias("last_visit"),
+                           count_where(cls.no_show() & cls.meetup.in_(recent)).alias("recent_no_shows"))
+                .join(Meetup).where(cls.guest.in_(guests), Meetup.org == org_id, Meetup.date < before)
+                .group_by(cls.guest).tuples())
+        return {guest: {"visits": visits, "last_visit": last, "recent_no_shows": no_shows}
+                for guest, visits, last, no_shows in rows}
+
+    @classmethod
+    def guests_of(cls, meetup_id):
+        return cls.select(cls.guest).where(cls.meetup == meetup_id)
+
+    @classmethod
+    def of_guest(cls, org_id, guest_id):
+        """The guest's entries at the org's meetups, newest meetup first, with the meetups joined."""
+        return (cls.select(cls, Meetup).join(Meetup).where(cls.guest == guest_id, Meetup.org == org_id)
+                .order_by(Meetup.date.desc()))
 
     @classmethod
     def excuse(cls, entry):

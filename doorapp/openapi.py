@@ -66,8 +66,10 @@ def _operation(route):
         operation["requestBody"] = {"required": bool(schema.get("required")),
                                     "content": {media: {"schema": schema}}}
     status = config["status"]
+    produces = config["produces"]
+    schema = {"type": "object"} if produces == "application/json" else {"type": "string"}
     success = {"description": "Success"} if status == 204 else {
-        "description": "Success", "content": {"application/json": {"schema": {"type": "object"}}}}
+        "description": "Success", "content": {produces.split(";")[0]: {"schema": schema}}}
     operation["responses"] = {str(status): success, **_problems(route)}
     return operation
 

@@ -10,6 +10,7 @@ from bottle import request, response
 from doorapp import audit
 from doorapp.access import org_member
 from doorapp.api import endpoint
+from doorapp.api.attendance import history_badges
 from doorapp.api.meetups import open_meetup
 from doorapp.audit import AuditType
 from doorapp.bodies import text
@@ -39,12 +40,16 @@ def person(user):
     return user and {"id": user.id, "username": user.username}
 
 
-def meetup_guest_json(entry):
-    """API.md's MeetupGuest from an entry of MeetupGuest.door_list() or .at_door()."""
-    guest, ban = entry.guest, entry.ban
+def meetup_guest_json(entry, history=None):
+    """API.md's MeetupGuest from an entry of MeetupGuest.door_list() or .at_door(), with the guest's
+    `history` in the org before this meetup (given by the door list for all its guests at once)."""
+    guest, ban, meetup = entry.guest, entry.ban, entry.meetup
+    if history is None:
+        history = MeetupGuest.history(meetup.org_id, [guest.platform_user_id], meetup.date)
+    history = history_badges(history.get(guest.platform_user_id))
     return {"guest": {"platform_user_id": guest.platform_user_id, "username": guest.username,
                       "displayname": guest.displayname, "is_banned": ban is not None,
-                      "ban_reason": ban and ban.reason},
+                      "ban_reason": ban and ban.reason, "history": history},
             "rsvp": {"rsvp_time": iso(entry.rsvp_time), "cancelled_rsvp": entry.cancelled_rsvp,
                      "waitlisted": entry.waitlisted, "guests_count": entry.guests_count,
                      "is_walkin": entry.is_walkin, "has_arrived": entry.has_arrived,
@@ -86,7 +91,8 @@ def door_list_body(meetup, tag, accept_encoding):
     with _rendering:
         cached = _rendered.get(key)
         if cached is None or cached[0] != tag:
-            guests = [meetup_guest_json(row) for row in MeetupGuest.door_list(meetup)]
+            history = MeetupGuest.history(meetup.org_id, MeetupGuest.guests_of(meetup.id), meetup.date)
+            guests = [meetup_guest_json(row, history) for row in MeetupGuest.door_list(meetup)]
             counts = MeetupGuest.counts([meetup.id])[str(meetup.id)]
             body = json.dumps({"total": len(guests), "counts": counts, "guests": guests}).encode()
             if len(_rendered) >= 32:

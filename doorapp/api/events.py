@@ -1,5 +1,6 @@
 """The audit log: an org's full log for its admins; meetup-, guest- and staff-scoped lists for members."""
 
+import json
 import re
 import uuid
 from dataclasses import dataclass
@@ -10,6 +11,7 @@ from doorapp.api import endpoint, page
 from doorapp.audit import AuditType
 from doorapp.bodies import number, text
 from doorapp.errors import validation_error
+from doorapp.export import CSV, csv_file
 from doorapp.models import AuditEvent, Guest, Meetup, Org, User, get_or_404, iso
 
 TYPES = re.compile(r"\s*({0})\s*(,\s*({0})\s*)*".format("|".join(AuditType)))
@@ -63,17 +65,21 @@ def event_json(event):
             "details": event.details}
 
 
-def events_page(org_id, query, orgless=False, **scope):
-    """One page of the org's log narrowed by the query's filters and the path's `scope` (guest, meetup or
-    actor)."""
+def filtered_events(org_id, query, orgless=False, **scope):
+    """The org's log narrowed by the query's filters and the path's `scope` (guest, meetup or actor)."""
     errors = []
     since, until = parse_moment("since", query.since, errors), parse_moment("until", query.until, errors)
     if errors:
         raise validation_error(errors)
     types = [t.strip() for t in query.type.split(",")] if query.type else ()
     meetup_id = query.meetup_id and str(uuid.UUID(query.meetup_id))
-    events = AuditEvent.log(org_id, orgless=orgless, types=types, since=since, until=until,
-                            guest_id=query.guest_id, meetup_id=meetup_id, actor_id=query.actor_id, **scope)
+    return AuditEvent.log(org_id, orgless=orgless, types=types, since=since, until=until,
+                          guest_id=query.guest_id, meetup_id=meetup_id, actor_id=query.actor_id, **scope)
+
+
+def events_page(org_id, query, orgless=False, **scope):
+    """One page of filtered_events()."""
+    events = filtered_events(org_id, query, orgless, **scope)
     return page(AuditEvent.with_people(events), query.limit, query.offset, "events", event_json, total=events)
 
 
@@ -105,3 +111,28 @@ def list_staff_events(org_id, staff_id, query):
     get_or_404(Org, org_id, "organization")
     get_or_404(User, staff_id, "user")
     return events_page(org_id, query, actor=staff_id)
+
+
+EXPORT_MAX = 100_000  # events in one export, newest first: narrow the filters for older ones
+EXPORT_COLUMNS = ("id", "timestamp", "event_type", "actor", "guest_id", "guest_username", "guest_displayname",
+                  "meetup_id", "meetup", "reason", "details")
+
+
+def event_row(event, meetup_names):
+    """An event as a line of EXPORT_COLUMNS; `event` comes from AuditEvent.with_people()."""
+    actor, guest = event.actor, event.guest
+    return (event.id, iso(event.timestamp), event.event_type, actor and actor.username,
+            guest and guest.platform_user_id, guest and guest.username, guest and guest.displayname,
+            event.meetup_id and str(event.meetup_id), meetup_names.get(event.meetup_id), event.reason,
+            json.dumps(event.details, ensure_ascii=False) if event.details else None)
+
+
+@endpoint("GET", "/organizations/<org_id>/events/export", auth=org_admin, query=EventQuery, produces=CSV)
+def export_events(org_id, query):
+    """The organization's audit log with the same filters as the list, as CSV (UTF-8 with a byte-order
+    mark), newest first; at most 100,000 events (limit and offset are ignored)."""
+    org = get_or_404(Org, org_id, "organization")
+    names = dict(Meetup.select(Meetup.id, Meetup.name).where(Meetup.org == org_id).tuples())
+    events = AuditEvent.with_people(filtered_events(org_id, query)).limit(EXPORT_MAX)
+    rows = [event_row(e, names) for e in events]
+    return csv_file(f"{org.slug} audit log", EXPORT_COLUMNS, rows)
