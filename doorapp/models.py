@@ -203,12 +203,14 @@ class Meetup(BaseModel):
     @classmethod
     def with_list_version(cls, org_id, meetup_id):
         """The org's meetup, or None, with `list_version`: the ids of the newest events that can change its
-        door list (its own: check-ins, walk-ins, syncs; bans in its org; syncs anywhere, which refresh guest
-        profiles), in one query. Every change writes its event in the same transaction and SQLite hands out
-        ids in commit order, so the version changes whenever the list does."""
+        door list (its own: check-ins, walk-ins, syncs; bans and excuses in its org, which change guests'
+        history; syncs anywhere, which refresh guest profiles), in one query. Every change writes its event
+        in the same transaction and SQLite hands out ids in commit order, so the version changes whenever
+        the list does."""
         event, newest = AuditEvent, AuditEvent.newest
         versions = (newest(event.meetup_id == cls.id).alias("own_events"),
-                    newest(event.org == cls.org, event.event_type.in_(("BAN", "UNBAN"))).alias("ban_events"),
+                    newest(event.org == cls.org, event.event_type.in_(("BAN", "UNBAN", "NO_SHOW_EXCUSED")))
+                    .alias("ban_events"),
                     newest(event.event_type == "MEETUP_SYNCED").alias("sync_events"))
         meetup = cls.select(cls, *versions).where(cls.id == meetup_id, cls.org == org_id).get_or_none()
         if meetup is not None:
