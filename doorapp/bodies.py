@@ -3,7 +3,9 @@ for OpenAPI."""
 
 import types
 import typing
+import uuid
 from dataclasses import MISSING, dataclass, field, fields
+from enum import StrEnum
 
 from doorapp.errors import validation_error
 
@@ -46,6 +48,12 @@ def parse(cls, data, where="body", strings=False):
     if errors:
         raise validation_error(errors)
     return cls(**values)
+
+
+def _enum_list(kind):
+    """list[SomeStrEnum]: in a query, one comma-separated parameter (OpenAPI's form style, not exploded)."""
+    return typing.get_origin(kind) is list and isinstance(typing.get_args(kind)[0], type) \
+        and issubclass(typing.get_args(kind)[0], StrEnum)
 
 
 def _optional(kind):
@@ -95,6 +103,17 @@ def _check(f, value, form=False):
     if kind == list[str]:
         ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
         return (value, None) if ok else (None, "Must be a list of strings.")
+    if _enum_list(kind):
+        choices = typing.get_args(kind)[0]
+        items = [v.strip() for v in value.split(",")] if form and isinstance(value, str) else value
+        if not isinstance(items, list) or not items or not all(v in choices.__members__ for v in items):
+            return None, f"Must be a comma-separated list of {', '.join(choices)}."
+        return [choices(v) for v in items], None
+    if kind is uuid.UUID:
+        try:
+            return str(uuid.UUID(value)), None
+        except (TypeError, ValueError, AttributeError):
+            return None, "Must be a UUID."
     raise TypeError(f"bodies.parse does not know {kind}")
 
 
@@ -124,6 +143,10 @@ def _schema(kind, meta):
         return {"type": "integer", **{k: v for k, v in bounds.items() if v is not None}}
     if kind == list[str]:
         return {"type": "array", "items": {"type": "string"}}
+    if _enum_list(kind):
+        return {"type": "array", "items": {"type": "string", "enum": list(typing.get_args(kind)[0])}}
+    if kind is uuid.UUID:
+        return {"type": "string", "format": "uuid"}
     schema = {"type": "string"}
     if meta.get("min_length"):
         schema["minLength"] = meta["min_length"]

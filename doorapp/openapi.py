@@ -57,7 +57,9 @@ def _operation(route):
     if config["query"]:
         schema = json_schema(config["query"])
         parameters += [{"name": name, "in": "query", "required": name in schema.get("required", []),
-                        "schema": prop} for name, prop in schema["properties"].items()]
+                        "schema": prop, **({"style": "form", "explode": False} if prop.get("type") == "array"
+                                           else {})}
+                       for name, prop in schema["properties"].items()]
     if parameters:
         operation["parameters"] = parameters
     if config["body"]:

@@ -224,13 +224,14 @@ def test_an_admin_reads_a_guests_history_with_outcomes_and_bans(boss, door, org,
     boss.patch_json(f"/organizations/{org.id}/guests/{gid}/ban", {"reason": "Rude again"})
     history = boss.get(f"/organizations/{org.id}/guests/{gid}/history").json
     assert history["guest"] == {"platform_user_id": gid, "username": "alice", "displayname": "Alice Ångström"}
-    assert (history["attended"], history["no_shows"], history["excused"]) == (1, 2, 0)  # tonight: not yet
+    # Summer social is still to come: UPCOMING, not a no-show
+    assert (history["attended"], history["no_shows"], history["excused"]) == (1, 1, 0)
     assert history["last_visit"] == "2026-06-01T00:00:00Z" and history["is_banned"] is True
     assert history["ban_reason"] == "Rude again"
     assert [(b["event_type"], b["reason"]) for b in history["bans"]] == [
         ("BAN", "Rude again"), ("UNBAN", None), ("BAN", "Rude")]
     assert [(m["name"], m["outcome"], m["guests_count"]) for m in history["meetups"]] == [
-        ("Summer social", "NO_SHOW", 0), ("Night 1", "NO_SHOW", 0), ("Night 0", "ATTENDED", 1)]
+        ("Summer social", "UPCOMING", 0), ("Night 1", "NO_SHOW", 0), ("Night 0", "ATTENDED", 1)]
     assert door.get(f"/organizations/{org.id}/guests/{gid}/history", status=403).json["code"] \
         == "org_admin_required"
     assert boss.get(f"/organizations/{org.id}/guests/12345/history", status=404).json["code"] == "not_found"

@@ -121,15 +121,26 @@ def history_badges(history):
             "repeat_no_show": history["recent_no_shows"] >= REPEAT_NO_SHOWS}
 
 
+def upcoming(entry):
+    """UPCOMING for an expected guest of a meetup yet to come (open, dated later): no no-show yet."""
+    meetup = entry.meetup
+    if entry.outcome == "NO_SHOW" and not meetup.is_finalized and meetup.date > utcnow():
+        return "UPCOMING"
+    return None
+
+
 @endpoint("GET", "/organizations/<org_id>/guests/<platform_user_id>/history", auth=org_admin)
 def get_guest_history(org_id, platform_user_id):
     """A guest's history in this organization: meetups attended, no-shows, last visit, bans.
+
+    Each meetup's outcome is as the summary gives it, or UPCOMING for a meetup yet to come.
 
     `repeat_no_show` counts no-shows at the organization's last 5 meetups only; an excused absence does not
     count, and the mark never bans anyone by itself."""
     org, guest = get_or_404(Org, org_id, "organization"), get_or_404(Guest, platform_user_id, "guest")
     meetups = [{"meetup_id": str(e.meetup.id), "name": e.meetup.name, "date": iso(e.meetup.date),
-                "outcome": e.outcome, "guests_count": e.guests_count, "arrival_time": iso(e.arrival_time)}
+                "outcome": upcoming(e) or e.outcome, "guests_count": e.guests_count,
+                "arrival_time": iso(e.arrival_time)}
                for e in MeetupGuest.of_guest(org.id, guest.platform_user_id)]
     history = MeetupGuest.history(org.id, [guest.platform_user_id], utcnow() + timedelta(days=1))
     bans = AuditEvent.log(org.id, guest=guest.platform_user_id, types=(AuditType.BAN, AuditType.UNBAN))

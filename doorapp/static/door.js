@@ -3,6 +3,7 @@
 // If-None-Match, so a check-in at another door shows here within two seconds.
 import { api } from "./api.js";
 import { ask, clear, formatDate, formatTime, h, toast } from "./dom.js";
+import { rowBadges } from "./badges.js";
 import { haystack, search } from "./search.js";
 import { isOrgAdmin, orgPath, platformInfo, session, setOrg } from "./session.js";
 
@@ -252,7 +253,8 @@ class DoorScreen {
     h("div", { class: "who" },
       h("span", { class: "name" }, guest.displayname || guest.username),
       h("span", { class: "username" }, "@" + guest.username),
-      rsvp.is_walkin ? h("span", { class: "tag" }, "walk-in") : null),
+      rsvp.is_walkin ? h("span", { class: "tag" }, "walk-in") : null,
+      rowBadges(entry)),
     guest.is_banned ? h("div", { class: "ban" }, h("strong", {}, "BANNED"), " ", guest.ban_reason || "") : null,
     state,
     h("div", { class: "act" }, button));
