@@ -24,6 +24,10 @@ FINALIZED = "This meetup is finalized; an admin can unfinalize it."
 # current.
 _rendered = {}
 _rendering = threading.Lock()  # a changed list is rendered by one thread while the others wait for it
+# (database, meetup id) -> (the org's newest ban or excuse event id, {guest id: history}): the list's history
+# (MeetupGuest.history) is of earlier meetups, so a check-in here leaves it alone; bans and excuses in the
+# org move the version on. A rendering looks up only the guests it has not seen (a walk-in: one row).
+_histories = {}
 
 
 @dataclass
@@ -91,8 +95,9 @@ def door_list_body(meetup, tag, accept_encoding):
     with _rendering:
         cached = _rendered.get(key)
         if cached is None or cached[0] != tag:
-            history = MeetupGuest.history(meetup.org_id, MeetupGuest.guests_of(meetup.id), meetup.date)
-            guests = [meetup_guest_json(row, history) for row in MeetupGuest.door_list(meetup)]
+            rows = list(MeetupGuest.door_list(meetup))
+            history = list_history(meetup, [row.guest_id for row in rows])
+            guests = [meetup_guest_json(row, history) for row in rows]
             counts = MeetupGuest.counts([meetup.id])[str(meetup.id)]
             body = json.dumps({"total": len(guests), "counts": counts, "guests": guests}).encode()
             if len(_rendered) >= 32:
@@ -103,6 +108,23 @@ def door_list_body(meetup, tag, accept_encoding):
         return cached[1]
     response.set_header("Content-Encoding", "gzip")
     return cached[2]
+
+
+def list_history(meetup, guest_ids):
+    """{guest id: history} of the list's guests (see _histories); called under _rendering."""
+    key, version = (db.database, str(meetup.id)), meetup.list_version[1]
+    seen_version, known = _histories.get(key, (None, {}))
+    if seen_version != version:
+        known = {}
+    missing = [i for i in guest_ids if i not in known]
+    if missing:
+        wanted = missing if len(missing) <= 500 else MeetupGuest.guests_of(meetup.id)  # 500: parameter limits
+        found = MeetupGuest.history(meetup.org_id, wanted, meetup.date)
+        known.update({i: found.get(i) for i in missing})
+    if len(_histories) >= 32:
+        _histories.clear()
+    _histories[key] = (version, known)
+    return known
 
 
 def accepts_gzip(header):
