@@ -1,53 +1,28 @@
 """The audit log: an org's full log for its admins; meetup-, guest- and staff-scoped lists for members."""
 
 import json
-import re
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 
 from doorapp.access import org_admin, org_member
 from doorapp.api import endpoint, page
 from doorapp.audit import AuditType
-from doorapp.bodies import number, text
-from doorapp.errors import validation_error
+from doorapp.bodies import moment, number
 from doorapp.export import CSV, csv_file
 from doorapp.models import AuditEvent, Guest, Meetup, Org, User, get_or_404, iso
-
-_SPACED_OFFSET = re.compile(r" (\d\d(:?\d\d)?)$")  # a `+` sent unencoded arrives as a space
-
-
-def moment_field(doc):
-    return text(default=None, max_length=64, doc=doc)
-
 
 @dataclass
 class EventQuery:
     type: list[AuditType] | None = field(default=None)  # comma-separated in the query
-    since: str | None = moment_field("ISO 8601 (UTC if no offset); events at or after it; a date: its start.")
-    until: str | None = moment_field("ISO 8601 (UTC if no offset); events at or before it; a date: its end.")
+    since: datetime | None = moment("ISO 8601 (UTC if no offset); events at or after it; a date: its start.")
+    until: datetime | None = moment("ISO 8601 (UTC if no offset); events at or before it; a date: its end.",
+                                    end_of_day=True)
     guest_id: int | None = number(default=None)
     meetup_id: uuid.UUID | None = None
     actor_id: int | None = number(default=None)
     limit: int = number(1, 200, default=50)
     offset: int = number(0, default=0)
-
-
-def parse_moment(name, value, errors):
-    """A query timestamp as naive UTC (offset-less ones are read as UTC), or None; a bad one joins `errors`.
-    A date alone means its whole day: its start for `since`, its last microsecond for `until`."""
-    if value is None:
-        return None
-    try:
-        moment = datetime.fromisoformat(_SPACED_OFFSET.sub(r"+\1", value))
-    except ValueError:
-        errors.append((("query", name), "Must be an ISO 8601 timestamp such as 2026-11-21T19:04:05Z."))
-        return None
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
-    if name == "until" and len(value) == 10:
-        moment += timedelta(days=1, microseconds=-1)
-    return moment
 
 
 def event_json(event):
@@ -64,13 +39,9 @@ def event_json(event):
 
 def filtered_events(org_id, query, orgless=False, **scope):
     """The org's log narrowed by the query's filters and the path's `scope` (guest, meetup or actor)."""
-    errors = []
-    since, until = parse_moment("since", query.since, errors), parse_moment("until", query.until, errors)
-    if errors:
-        raise validation_error(errors)
-    return AuditEvent.log(org_id, orgless=orgless, types=query.type or (), since=since, until=until,
-                          guest_id=query.guest_id, meetup_id=query.meetup_id, actor_id=query.actor_id,
-                          **scope)
+    return AuditEvent.log(org_id, orgless=orgless, types=query.type or (), since=query.since,
+                          until=query.until, guest_id=query.guest_id, meetup_id=query.meetup_id,
+                          actor_id=query.actor_id, **scope)
 
 
 def events_page(org_id, query, orgless=False, **scope):
