@@ -61,7 +61,8 @@ def summary_json(meetup):
     kinds = Counter("forced" if e.details.get("forced") else e.event_type for e in check_ins)
     bar_minutes, bars = arrivals(times)
     return {"meetup": meetup_json(meetup),
-            "counts": {"rsvps": sum(not e.is_walkin for e in entries), "arrived": len(times),
+            "counts": {"rsvps": sum(not e.is_walkin and not e.cancelled_rsvp for e in entries),
+                       "arrived": len(times),
                        "no_shows": outcomes["NO_SHOW"], "excused": outcomes["EXCUSED_ABSENCE"],
                        "cancelled": outcomes["CANCELLED"], "waitlisted": outcomes["WAITLIST"],
                        "walkins": sum(e.is_walkin for e in entries),
@@ -78,6 +79,7 @@ def summary_json(meetup):
 def get_meetup_summary(org_id, meetup_id):
     """The meetup's attendance: counts, first and last arrival, arrivals per 15 minutes, each guest's outcome.
 
+    `rsvps` counts RSVPs not cancelled (the waitlisted included), as the door list's counts do.
     Outcomes use Meetup's words where they exist (ATTENDED, NO_SHOW, EXCUSED_ABSENCE) and Door's own for
     the rest (WALK_IN, CANCELLED, WAITLIST, NOT_CHECKED_IN). `people` counts the guests arrivals brought."""
     return summary_json(get_or_404(Meetup, meetup_id, "meetup", org=org_id))
