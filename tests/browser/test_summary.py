@@ -18,6 +18,7 @@ from doorapp.models import AuditEvent, Meetup, MeetupGuest
 
 pytestmark = pytest.mark.browser
 DEMO = "https://demo.door.invalid/night-owls"
+KEYBOARD_UP = {"width": 390, "height": 470}  # a phone with its keyboard up
 
 
 @pytest.fixture
@@ -79,15 +80,18 @@ def test_finalizing_shows_the_summary_and_its_csv_opens_with_names_intact_and_in
     phone = browser.page(token=token_for(olga), viewport=PHONE, path=f"/#/meetups/{meetup['id']}/summary")
     expect(phone.locator("svg.chart")).to_be_visible()
     screenshot(phone, "summary")
+    phone.locator("[data-guest='1013']").scroll_into_view_if_needed()
+    screenshot(phone, "summary-guests")
 
 
 def test_an_admin_excuses_a_no_show_from_the_summary(browser, api, olga, org, meetup, token_for):
-    page = browser.page(token=token_for(olga), path=f"/#/meetups/{meetup.id}/summary")
+    page = browser.page(token=token_for(olga), path=f"/#/meetups/{meetup.id}/summary", viewport=KEYBOARD_UP)
     expect(page.get_by_text("Nobody has been checked in yet.")).to_be_visible()
     row = page.locator("[data-guest='9007199254740993']")
     expect(row).to_contain_text("No-show")
     row.get_by_role("button", name="Excuse…").click()
     page.get_by_role("dialog").get_by_label("Reason").fill("Snowed in")
+    screenshot(page, "excuse")
     page.get_by_role("dialog").get_by_role("button", name="Excuse").click()
     expect(page.locator("[data-guest='9007199254740993']")).to_contain_text("Excused")
     assert [e.reason for e in AuditEvent.select().where(AuditEvent.event_type == "NO_SHOW_EXCUSED")] \
