@@ -391,3 +391,12 @@ def test_rate_limited_is_retried_with_backoff_within_the_timeout(door, org, fake
     meetup = create_meetup(door, org, SUMMER, status=201).json
     assert meetup["name"] == "Summer social"
     assert len(fake.calls("event")) == 3  # refused twice, then answered
+
+
+@pytest.mark.parametrize("platform_timeout", [0.5])
+def test_rate_limited_past_the_timeout_is_a_502_that_says_so_within_it(door, org, fake):
+    fake.fail("event", "rate_limited")
+    started = time.monotonic()
+    reply = create_meetup(door, org, SUMMER, status=502).json
+    assert time.monotonic() - started < 1.5  # the timeout, not the retries' sum, bounds the call
+    assert "RATE_LIMITED" in reply["detail"] and len(fake.calls("event")) >= 3  # 0.1 s, then 0.2 s apart
