@@ -9,7 +9,7 @@ import pytest
 
 from doorapp.export import FORMULA_START
 from doorapp.models import AuditEvent, Ban, Guest, Meetup, MeetupGuest, Org, iso
-from tests.helpers import create_meetup
+from tests.helpers import assert_query_count, create_meetup
 
 DEMO = "https://demo.door.invalid/night-owls"
 
@@ -235,3 +235,17 @@ def test_an_admin_reads_a_guests_history_with_outcomes_and_bans(boss, door, org,
     assert door.get(f"/organizations/{org.id}/guests/{gid}/history", status=403).json["code"] \
         == "org_admin_required"
     assert boss.get(f"/organizations/{org.id}/guests/12345/history", status=404).json["code"] == "not_found"
+
+
+def test_the_summary_takes_as_many_queries_for_2000_guests_as_for_one(door, meetup, make_user):
+    with assert_query_count(5) as statements:  # user with membership, meetup, entries, check-ins, counts
+        door.get(f"{base(meetup)}/summary")
+    checker = make_user("tom").id
+    Guest.insert_many([{"platform_user_id": i, "username": f"guest{i}"} for i in range(1, 2000)]).execute()
+    MeetupGuest.insert_many([{"meetup": meetup.id, "guest": i, "has_arrived": i % 2, "arrival_order": i,
+                              "checked_in_by": checker if i % 2 else None,
+                              "arrival_time": datetime(2026, 12, 5, 20) + timedelta(seconds=i)}
+                             for i in range(1, 2000)]).execute()
+    with assert_query_count(len(statements)):
+        summary = door.get(f"{base(meetup)}/summary").json
+    assert summary["counts"]["arrived"] == 1000 and summary["guests"][0]["checked_in_by"] == "tom"

@@ -53,9 +53,11 @@ def arrivals(times):
 
 
 def summary_json(meetup):
+    """The summary of get_meetup_summary, in three queries (entries, check-in events, the meetup's counts)."""
     entries = list(MeetupGuest.with_guests(meetup.id))
     outcomes = Counter(e.outcome for e in entries)
     times = [e.arrival_time for e in entries if e.has_arrived]
+    brought = sum(e.guests_count for e in entries if e.has_arrived)
     check_ins = AuditEvent.log(meetup.org_id, meetup=meetup.id,
                                types=(AuditType.CHECK_IN, AuditType.UNDO_CHECK_IN))
     kinds = Counter("forced" if e.details.get("forced") else e.event_type for e in check_ins)
@@ -68,8 +70,7 @@ def summary_json(meetup):
                        "walkins": sum(e.is_walkin for e in entries),
                        "forced_check_ins": kinds["forced"],
                        "undone_check_ins": kinds[AuditType.UNDO_CHECK_IN],
-                       "guests_brought": sum(e.guests_count for e in entries if e.has_arrived),
-                       "people": len(times) + sum(e.guests_count for e in entries if e.has_arrived)},
+                       "guests_brought": brought, "people": len(times) + brought},
             "outcomes": dict(outcomes), "first_arrival": iso(min(times, default=None)),
             "last_arrival": iso(max(times, default=None)), "bar_minutes": bar_minutes, "arrivals": bars,
             "guests": [outcome_json(e) for e in entries]}
