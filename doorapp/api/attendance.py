@@ -43,10 +43,10 @@ def arrivals(times):
     """Arrivals per 15 minutes (wider when they span more than MAX_BARS bars): [{start, count}]."""
     if not times:
         return 15, []
-    first = min(times).replace(minute=min(times).minute // 15 * 15, second=0, microsecond=0)
-    minutes = 15
-    while (max(times) - first) // timedelta(minutes=minutes) >= MAX_BARS:
+    minutes, day = 15, min(times).replace(hour=0, minute=0, second=0, microsecond=0)
+    while (max(times) - min(times)) // timedelta(minutes=minutes) >= MAX_BARS - 1:
         minutes *= 2
+    first = day + (min(times) - day) // timedelta(minutes=minutes) * timedelta(minutes=minutes)  # bars start
     counts = Counter((t - first) // timedelta(minutes=minutes) for t in times)
     return minutes, [{"start": iso(first + n * timedelta(minutes=minutes)), "count": counts[n]}
                      for n in range(max(counts) + 1)]
