@@ -14,7 +14,7 @@ from peewee import OperationalError
 from doorapp import pages, platforms
 from doorapp.api import ROUTES
 from doorapp.api import auth, bans, checkins, events, guests, health, meetups, meta, organizations, staff  # noqa: F401 (registers routes)
-from doorapp.api import phones  # noqa: F401 (registers routes)
+from doorapp.api import attendance, phones  # noqa: F401 (registers routes)
 from doorapp.errors import render_problem
 from doorapp.migrations import migrate
 from doorapp.models import db

@@ -1,4 +1,4 @@
-"""Typed audit events (API.md's 14 types, and GUEST_LINKED) and the one way to write them."""
+"""Typed audit events (API.md's 14 types, GUEST_LINKED and NO_SHOW_EXCUSED) and the one way to write them."""
 
 from enum import StrEnum
 
@@ -22,6 +22,7 @@ class AuditType(StrEnum):
     ORG_UPDATED = "ORG_UPDATED"                # an org's name or slug changed (details: the changes)
     GUEST_LINKED = "GUEST_LINKED"              # a guest let in by name was linked to a platform account
     #                                            (guest: the platform guest; details: local_id, moved counts)
+    NO_SHOW_EXCUSED = "NO_SHOW_EXCUSED"        # an admin excused a guest's absence, with a reason
 
 
 def record(event_type, actor, org=None, meetup=None, guest=None, reason=None, **details):

@@ -1,14 +1,20 @@
 """Request bodies as dataclasses: parse() validates into one 422 listing every error; json_schema()
 for OpenAPI."""
 
+import re
 import types
 import typing
+import uuid
 from dataclasses import MISSING, dataclass, field, fields
+from datetime import datetime, timedelta, timezone
+from enum import StrEnum
 
 from doorapp.errors import validation_error
 
 _NONE = type(None)
 INT64 = (-(2**63), 2**63 - 1)  # what the database stores; larger numbers are 422, never an overflow
+_SPACED_OFFSET = re.compile(r" (\d\d(:?\d\d)?)$")  # a `+` sent unencoded in a query arrives as a space
+_MOMENT = "Must be an ISO 8601 timestamp such as 2026-11-21T19:04:05Z, or a date."
 
 
 def text(max_length=None, min_length=1, pattern=None, default=MISSING, strip=True, doc=None):
@@ -26,6 +32,12 @@ def text(max_length=None, min_length=1, pattern=None, default=MISSING, strip=Tru
 def number(minimum=None, maximum=None, default=MISSING):
     """A whole-number field with an inclusive range."""
     return field(default=default, metadata={"minimum": minimum, "maximum": maximum})
+
+
+def moment(doc, end_of_day=False):
+    """An optional `datetime` field: ISO 8601, as naive UTC (no offset reads as UTC); a date alone is its
+    day's start, or with `end_of_day` its last microsecond. Out of range, even by an offset, is a 422."""
+    return field(default=None, metadata={"doc": doc, "end_of_day": end_of_day})
 
 
 def parse(cls, data, where="body", strings=False):
@@ -46,6 +58,12 @@ def parse(cls, data, where="body", strings=False):
     if errors:
         raise validation_error(errors)
     return cls(**values)
+
+
+def _enum_list(kind):
+    """list[SomeStrEnum]: in a query, one comma-separated parameter (OpenAPI's form style, not exploded)."""
+    return typing.get_origin(kind) is list and isinstance(typing.get_args(kind)[0], type) \
+        and issubclass(typing.get_args(kind)[0], StrEnum)
 
 
 def _optional(kind):
@@ -96,7 +114,34 @@ def _check(f, value, form=False):
     if kind == list[str]:
         ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
         return (value, None) if ok else (None, "Must be a list of strings.")
+    if _enum_list(kind):
+        choices = typing.get_args(kind)[0]
+        items = [v.strip() for v in value.split(",")] if form and isinstance(value, str) else value
+        if not isinstance(items, list) or not items or not all(v in choices.__members__ for v in items):
+            return None, f"Must be a comma-separated list of {', '.join(choices)}."
+        return [choices(v) for v in items], None
+    if kind is uuid.UUID:
+        try:
+            return str(uuid.UUID(value)), None
+        except (TypeError, ValueError, AttributeError):
+            return None, "Must be a UUID."
+    if kind is datetime:
+        return _moment(value, f.metadata.get("end_of_day"))
     raise TypeError(f"bodies.parse does not know {kind}")
+
+
+def _moment(value, end_of_day):
+    if not isinstance(value, str) or len(value) > 64:
+        return None, _MOMENT
+    try:
+        moment = datetime.fromisoformat(_SPACED_OFFSET.sub(r"+\1", value.strip()))
+        if moment.tzinfo is not None:
+            moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+        if end_of_day and len(value.strip()) == 10:
+            moment += timedelta(days=1, microseconds=-1)
+    except (ValueError, OverflowError):  # OverflowError: a date at the calendar's edge moved past it
+        return None, _MOMENT
+    return moment, None
 
 
 def json_schema(cls):
@@ -125,6 +170,12 @@ def _schema(kind, meta):
         return {"type": "integer", **{k: v for k, v in bounds.items() if v is not None}}
     if kind == list[str]:
         return {"type": "array", "items": {"type": "string"}}
+    if _enum_list(kind):
+        return {"type": "array", "items": {"type": "string", "enum": list(typing.get_args(kind)[0])}}
+    if kind is uuid.UUID:
+        return {"type": "string", "format": "uuid"}
+    if kind is datetime:
+        return {"type": "string", "maxLength": 64, "description": meta["doc"]}
     schema = {"type": "string"}
     if meta.get("min_length"):
         schema["minLength"] = meta["min_length"]
@@ -137,4 +188,4 @@ def _schema(kind, meta):
     return schema
 
 
-__all__ = ["dataclass", "json_schema", "number", "parse", "text"]
+__all__ = ["dataclass", "json_schema", "moment", "number", "parse", "text"]

@@ -3,10 +3,12 @@
 Never edit a migration that has been released; add a new function at the end of MIGRATIONS.
 """
 
-from peewee import BooleanField, CharField, DateTimeField
-from playhouse.migrate import SchemaMigrator, migrate as alter
+from copy import copy
 
-from doorapp.models import MODELS, BaseModel, IdempotencyKey, MeetupGuest, db, utcnow
+from peewee import SQL, CharField, DateTimeField
+from playhouse.migrate import SchemaMigrator
+
+from doorapp.models import MODELS, BaseModel, Guest, IdempotencyKey, MeetupGuest, db, utcnow
 
 
 class Migration(BaseModel):
@@ -27,14 +29,37 @@ def m0002_door_list_order():
     db.execute(MeetupGuest.index(MeetupGuest.meetup, MeetupGuest.rsvp_time).safe(True))
 
 
+def add_columns(model, *names):
+    """Add the model's columns `names` that its table lacks, in place, each NOT NULL one with its default as
+    the column's DEFAULT. (playhouse's add_column makes a column NOT NULL by copying the table, which
+    SQLite's foreign keys refuse for a table others point at, such as guest.)"""
+    migrator, table = SchemaMigrator.from_database(db), model._meta.table_name
+    present = {column.name for column in db.get_columns(table)}
+    for name in names:
+        if name in present:  # m0001 makes tables from today's models
+            continue
+        field = copy(model._meta.fields[name])
+        if not field.null:
+            default = field.default
+            field.constraints = [SQL("DEFAULT " + (str(default).upper() if isinstance(default, bool)
+                                                   else str(int(default))))]
+        migrator.alter_add_column(table, name, field, allow_not_null=True).run()
+
+
 def m0003_door_offline():
     """Door actions retried after a network blip (Idempotency-Key), and guests let in by a typed name."""
-    if "is_local" not in {column.name for column in db.get_columns("guest")}:  # m0001 of today has it
-        alter(SchemaMigrator.from_database(db).add_column("guest", "is_local", BooleanField(default=False)))
+    add_columns(Guest, "is_local")
     db.create_tables([IdempotencyKey])
 
 
-MIGRATIONS = [m0001_initial, m0002_door_list_order, m0003_door_offline]
+def m0004_attendance():
+    """What the summary and guest history need: when an RSVP was cancelled, the platform's waitlist mark and
+    guest count, an admin's excuse; and an index to read one guest's meetups (their history)."""
+    add_columns(MeetupGuest, "cancelled_at", "waitlisted", "guests_count", "excused_at")
+    db.execute(MeetupGuest.index(MeetupGuest.guest, MeetupGuest.meetup).safe(True))
+
+
+MIGRATIONS = [m0001_initial, m0002_door_list_order, m0003_door_offline, m0004_attendance]
 
 
 def pending():

@@ -245,12 +245,14 @@ class Meetup(BaseModel):
     @classmethod
     def with_list_version(cls, org_id, meetup_id):
         """The org's meetup, or None, with `list_version`: the ids of the newest events that can change its
-        door list (its own: check-ins, walk-ins, syncs; bans in its org; syncs anywhere, which refresh guest
-        profiles), in one query. Every change writes its event in the same transaction and SQLite hands out
-        ids in commit order, so the version changes whenever the list does."""
+        door list (its own: check-ins, walk-ins, syncs; bans and excuses in its org, which change guests'
+        history; syncs anywhere, which refresh guest profiles), in one query. Every change writes its event
+        in the same transaction and SQLite hands out ids in commit order, so the version changes whenever
+        the list does."""
         event, newest = AuditEvent, AuditEvent.newest
         versions = (newest(event.meetup_id == cls.id).alias("own_events"),
-                    newest(event.org == cls.org, event.event_type.in_(("BAN", "UNBAN"))).alias("ban_events"),
+                    newest(event.org == cls.org, event.event_type.in_(("BAN", "UNBAN", "NO_SHOW_EXCUSED")))
+                    .alias("ban_events"),
                     newest(event.event_type == "MEETUP_SYNCED").alias("sync_events"))
         meetup = cls.select(cls, *versions).where(cls.id == meetup_id, cls.org == org_id).get_or_none()
         if meetup is not None:
@@ -264,12 +266,24 @@ class Meetup(BaseModel):
             cls.id == meetup_id, cls.is_finalized != finalized).execute() == 1
 
 
+def count_where(condition):
+    """An aggregate: how many rows of the group meet `condition` (0 for none)."""
+    return fn.COALESCE(fn.SUM(Case(None, [(condition, 1)], 0)), 0)
+
+
+RECENT = 5  # the org's last meetups a guest's "repeat no-show" mark looks at
+
+
 class MeetupGuest(BaseModel):
     """A guest on a meetup's list: an RSVP from the platform or a walk-in, and its check-in state."""
     meetup = ForeignKeyField(Meetup, backref="entries", on_delete="CASCADE")
     guest = ForeignKeyField(Guest)
     rsvp_time = DateTimeField(default=utcnow)
     cancelled_rsvp = BooleanField(default=False)
+    cancelled_at = DateTimeField(null=True)   # when a sync found the RSVP gone
+    waitlisted = BooleanField(default=False)  # on the platform's waiting list (not expected at the door)
+    guests_count = IntegerField(default=0)    # people the guest brings along ("+2")
+    excused_at = DateTimeField(null=True)     # an admin excused the absence (EXCUSED_ABSENCE)
     is_walkin = BooleanField(default=False)
     has_arrived = BooleanField(default=False)
     arrival_time = DateTimeField(null=True)
@@ -283,8 +297,7 @@ class MeetupGuest(BaseModel):
     @classmethod
     def counts(cls, meetup_ids):
         """{meetup_id: {rsvps, cancelled, walkins, arrived}} in one query (API.md's `counts`)."""
-        def total(condition):
-            return fn.COALESCE(fn.SUM(Case(None, [(condition, 1)], 0)), 0)
+        total = count_where
         rows = (cls.select(cls.meetup,
                            total(~cls.is_walkin & ~cls.cancelled_rsvp).alias("rsvps"),
                            total(cls.cancelled_rsvp).alias("cancelled"),
@@ -299,9 +312,9 @@ class MeetupGuest(BaseModel):
     def _at_the_door(cls):
         """Entries with what the door shows: meetup, guest, checker (or None) and `ban`, the guest's ban in
         the meetup's org (or None), joined."""
-        return (cls.select(cls, Meetup.id, Meetup.org, Meetup.is_finalized, Guest.platform_user_id,
-                           Guest.username, Guest.displayname, Guest.is_local, Ban.id, Ban.reason, User.id,
-                           User.username)
+        return (cls.select(cls, Meetup.id, Meetup.org, Meetup.date, Meetup.is_finalized,
+                           Guest.platform_user_id, Guest.username, Guest.displayname, Guest.is_local, Ban.id,
+                           Ban.reason, User.id, User.username)
                 .join(Meetup).switch(cls).join(Guest).switch(cls)
                 .join(Ban, JOIN.LEFT_OUTER, attr="ban", on=(Ban.guest == cls.guest) & (Ban.org == Meetup.org))
                 .switch(cls).join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by))
@@ -348,24 +361,92 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def add_rsvps(cls, meetup_id, rows):
-        """The insert of RSVPs [(platform_user_id, rsvp_time)] leaving guests already on the list alone."""
-        return (cls.insert_many([(meetup_id, guest_id, at) for guest_id, at in rows],
-                                fields=[cls.meetup, cls.guest, cls.rsvp_time])
+        """The insert of RSVPs [(platform_user_id, rsvp_time, waitlisted, guests_count)] leaving guests
+        already on the list alone."""
+        fields = [cls.meetup, cls.guest, cls.rsvp_time, cls.waitlisted, cls.guests_count]
+        return (cls.insert_many([(meetup_id, *row) for row in rows], fields=fields)
                 .on_conflict_ignore())
 
     @classmethod
     def rsvp_states(cls, meetup):
-        """{platform_user_id: (cancelled_rsvp, is_walkin)} of everyone on the meetup's list."""
-        rows = cls.select(cls.guest, cls.cancelled_rsvp, cls.is_walkin).where(cls.meetup == meetup)
-        return {guest_id: (cancelled, walkin) for guest_id, cancelled, walkin in rows.tuples()}
+        """{platform_user_id: (cancelled_rsvp, is_walkin, waitlisted, guests_count)} of everyone on the
+        meetup's list."""
+        rows = cls.select(cls.guest, cls.cancelled_rsvp, cls.is_walkin, cls.waitlisted, cls.guests_count) \
+            .where(cls.meetup == meetup)
+        return {guest_id: tuple(state) for guest_id, *state in rows.tuples()}
 
     @classmethod
     def set_cancelled(cls, meetup, guest_ids, cancelled):
-        """Mark these guests' RSVPs (un)cancelled in one statement; the number of rows changed."""
+        """Mark these guests' RSVPs (un)cancelled, and when, in one statement; the number of rows changed."""
         if not guest_ids:
             return 0
-        return (cls.update(cancelled_rsvp=cancelled)
+        return (cls.update(cancelled_rsvp=cancelled, cancelled_at=utcnow() if cancelled else None)
                 .where(cls.meetup == meetup, cls.guest.in_(list(guest_ids))).execute())
+
+    @classmethod
+    def set_rsvp_details(cls, meetup, guest_ids, waitlisted, guests_count):
+        """Set these guests' waitlist mark and guest count, in one statement."""
+        return (cls.update(waitlisted=waitlisted, guests_count=guests_count)
+                .where(cls.meetup == meetup, cls.guest.in_(list(guest_ids))).execute())
+
+    @property
+    def outcome(self):
+        """Meetup's attendance words where they exist (ATTENDED, NO_SHOW, EXCUSED_ABSENCE), Door's own for
+        the rest (WALK_IN, CANCELLED, WAITLIST, and NOT_CHECKED_IN: a walk-in whose check-in was undone)."""
+        if self.has_arrived:
+            return "WALK_IN" if self.is_walkin else "ATTENDED"
+        if self.is_walkin:
+            return "NOT_CHECKED_IN"
+        if self.cancelled_rsvp:
+            return "CANCELLED"
+        if self.waitlisted:
+            return "WAITLIST"
+        return "EXCUSED_ABSENCE" if self.excused_at else "NO_SHOW"
+
+    @classmethod
+    def no_show(cls):
+        """The condition of a NO_SHOW outcome (see `outcome`), in SQL."""
+        return (~cls.has_arrived & ~cls.is_walkin & ~cls.cancelled_rsvp & ~cls.waitlisted
+                & cls.excused_at.is_null())
+
+    @classmethod
+    def with_guests(cls, meetup_id):
+        """The meetup's entries with their guests and checkers joined, in arrival order, then RSVP order."""
+        arrived_first = Case(None, [(cls.has_arrived, 0)], 1)
+        return (cls.select(cls, Guest, User.id, User.username).join(Guest).switch(cls)
+                .join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by).where(cls.meetup == meetup_id)
+                .order_by(arrived_first, cls.arrival_order, cls.rsvp_time, cls.id))
+
+    @classmethod
+    def history(cls, org_id, guests, before):
+        """{platform_user_id: {visits, last_visit, recent_no_shows}} of `guests` (ids or a query of them)
+        over the org's meetups dated before `before`, in one query: arrivals, the last one, and no-shows at
+        the org's RECENT last meetups (the guest-ids index reads only these guests' rows)."""
+        recent = (Meetup.select(Meetup.id).where(Meetup.org == org_id, Meetup.date < before)
+                  .order_by(Meetup.date.desc()).limit(RECENT))
+        rows = (cls.select(cls.guest, count_where(cls.has_arrived).alias("visits"),
+                           fn.MAX(cls.arrival_time).alias("last_visit"),
+                           count_where(cls.no_show() & cls.meetup.in_(recent)).alias("recent_no_shows"))
+                .join(Meetup).where(cls.guest.in_(guests), Meetup.org == org_id, Meetup.date < before)
+                .group_by(cls.guest).tuples())
+        return {guest: {"visits": visits, "last_visit": last, "recent_no_shows": no_shows}
+                for guest, visits, last, no_shows in rows}
+
+    @classmethod
+    def guests_of(cls, meetup_id):
+        return cls.select(cls.guest).where(cls.meetup == meetup_id)
+
+    @classmethod
+    def of_guest(cls, org_id, guest_id):
+        """The guest's entries at the org's meetups, newest meetup first, with the meetups joined."""
+        return (cls.select(cls, Meetup).join(Meetup).where(cls.guest == guest_id, Meetup.org == org_id)
+                .order_by(Meetup.date.desc()))
+
+    @classmethod
+    def excuse(cls, entry):
+        """Excuse an absence; False when the guest arrived or was already excused (the UPDATE decides)."""
+        return cls.update(excused_at=utcnow()).where(cls.id == entry.id, ~cls.has_arrived,
+                                                     cls.excused_at.is_null()).execute() == 1
 
 
 class AuditEvent(BaseModel):

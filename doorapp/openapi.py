@@ -57,7 +57,9 @@ def _operation(route):
     if config["query"]:
         schema = json_schema(config["query"])
         parameters += [{"name": name, "in": "query", "required": name in schema.get("required", []),
-                        "schema": prop} for name, prop in schema["properties"].items()]
+                        "schema": prop, **({"style": "form", "explode": False} if prop.get("type") == "array"
+                                           else {})}
+                       for name, prop in schema["properties"].items()]
     if config.get("idempotent"):
         parameters.append({"name": idempotency.HEADER, "in": "header", "required": False,
                            "description": idempotency.DOC,
@@ -70,8 +72,10 @@ def _operation(route):
         operation["requestBody"] = {"required": bool(schema.get("required")),
                                     "content": {media: {"schema": schema}}}
     status = config["status"]
+    produces = config["produces"]
+    schema = {"type": "object"} if produces == "application/json" else {"type": "string"}
     success = {"description": "Success"} if status == 204 else {
-        "description": "Success", "content": {"application/json": {"schema": {"type": "object"}}}}
+        "description": "Success", "content": {produces.split(";")[0]: {"schema": schema}}}
     operation["responses"] = {str(status): success, **_problems(route)}
     return operation
 

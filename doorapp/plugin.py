@@ -26,7 +26,7 @@ class ApiPlugin:
             raise TypeError(f"{route.method} {route.rule} declares no auth= Rule; use endpoint()")
         rule, body, status = route.config["auth"], route.config["body"], route.config["status"]
         query = route.config["query"]
-        media, tx = route.config["media"], route.config["tx"]
+        media, tx, produces = route.config["media"], route.config["tx"], route.config["produces"]
         idempotent = route.config.get("idempotent", False)
         wants_user = "user" in route.get_callback_args()
         secret = self.config.secret_key
@@ -79,6 +79,8 @@ class ApiPlugin:
                 ).response()
             if result is None:
                 return b""
+            if produces != "application/json":
+                response.content_type = produces
             if isinstance(result, (bytes, str)):
                 return result
             response.content_type = "application/json"

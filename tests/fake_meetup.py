@@ -1,5 +1,8 @@
-"""A fake Meetup.com GraphQL API on a real socket (127.0.0.1, an ephemeral port), answering the queries of
-doorapp/platforms/meetup.py by their operation name: groups, members, events with paged RSVP lists, faults.
+"""A fake Meetup.com GraphQL API on a real socket (127.0.0.1, an ephemeral port) that runs every query it
+receives against Meetup's published schema (meetup_schema.json, a copy of ../shared/meetup/schema.json) with
+graphql-core: a query Meetup would refuse is refused here too, with Meetup's GRAPHQL_VALIDATION_FAILED, and
+an answer has exactly the fields the query asked for. The data behind it: groups, members, events with paged
+RSVP lists; and faults.
 
     with FakeMeetup() as fake:
         fake.add_group("night-owls")
@@ -15,20 +18,25 @@ Like Meetup, it answers errors as HTTP 200 with an `errors` array, wants `Author
 
 import json
 from dataclasses import replace
+from pathlib import Path
+
+from graphql import GraphQLError, build_client_schema, execute, parse, validate
 
 from fake_server import FakeHandler, FakeServer
 
+SCHEMA = build_client_schema(json.loads((Path(__file__).parent / "meetup_schema.json").read_text()))
 OPERATIONS = {"DoorEvent": "event", "DoorMembers": "members", "DoorPing": "ping"}  # name -> kind of call
-NEEDS = {  # what each operation's query must ask for, so a query that drifts from the fields read fails
-    "event": ("event(id: $id)", "title", "dateTime", "eventUrl", "urlname", "timezone",
-              "rsvps(first: $first, after: $after, filter: {rsvpStatus: $statuses})", "hasNextPage",
-              "endCursor", "status", "updated", "member { id name username }"),
-    "members": ("groupByUrlname(urlname: $urlname)", "memberships(", "filter: {memberIds: $ids}",
-                "node { id name username }"),
-    "ping": ("self { id }",),
-}
 DEFAULT_STATUSES = ("YES", "ATTENDED")
 PATH = "/gql-ext"
+
+
+def refused(query):
+    """Meetup's errors for a query its schema does not accept (none when it does)."""
+    try:
+        errors = validate(SCHEMA, parse(query))
+    except GraphQLError as error:
+        errors = [error]
+    return [{"message": e.message, "extensions": {"code": "GRAPHQL_VALIDATION_FAILED"}} for e in errors]
 
 
 class FakeMeetup(FakeServer):
@@ -62,7 +70,8 @@ class FakeMeetup(FakeServer):
             self.groups[group]["members"].add(member_id)
 
     def add_event(self, group, event_id, title, date_time, rsvps=()):
-        """An event of `group`; `rsvps` are member ids (YES) or (member id, status[, updated]) tuples."""
+        """An event of `group`; `rsvps` are member ids (YES) or (member id, status[, updated[, guests]])
+        tuples."""
         self.events[event_id] = {"title": title, "dateTime": date_time, "group": group, "rsvps": []}
         self.set_rsvps(event_id, rsvps)
         return f"{self.web_url}/{group}/events/{event_id}/"
@@ -70,44 +79,50 @@ class FakeMeetup(FakeServer):
     def set_rsvps(self, event_id, rsvps):
         entries = []
         for n, rsvp in enumerate(rsvps):
-            member_id, status, *updated = rsvp if isinstance(rsvp, tuple) else (rsvp, "YES")
-            updated = updated[0] if updated else f"2026-11-20T10:{n % 60:02d}:00+01:00"
-            entries.append((member_id, status, updated))
+            member_id, status, *more = rsvp if isinstance(rsvp, tuple) else (rsvp, "YES")
+            updated = more[0] if more else f"2026-11-20T10:{n % 60:02d}:00+01:00"
+            entries.append((member_id, status, updated, more[1] if len(more) > 1 else 0))
         self.events[event_id]["rsvps"] = entries
 
-    # --- answers --------------------------------------------------------------------------------------
+    # --- answers: root values the schema's fields are read from (a callable is a field with arguments) ---
 
-    def _event(self, variables, fault):
-        found = self.events.get(variables.get("id"))
+    def root(self, fault):
+        return {"event": lambda info, id: self._event(id, fault),
+                "groupByUrlname": lambda info, urlname: self._group(urlname, fault),
+                "self": None if fault == "null" else {"id": "1"}}
+
+    def _event(self, event_id, fault):
+        found = self.events.get(event_id)
         if found is None or fault == "null":
-            return {"event": None}
-        statuses = set(variables.get("statuses") or DEFAULT_STATUSES)
+            return None
+        return {"title": found["title"], "dateTime": found["dateTime"],
+                "eventUrl": f"{self.web_url}/{found['group']}/events/{event_id}/",
+                "group": {"urlname": found["group"], "timezone": self.groups[found["group"]]["timezone"]},
+                "rsvps": lambda info, first=20, after=None, filter=None, sort=None:
+                    self._rsvps(found, first, after, filter, fault)}
+
+    def _rsvps(self, found, first, after, filter, fault):
+        statuses = set((filter or {}).get("rsvpStatus") or DEFAULT_STATUSES)
         listed = [r for r in found["rsvps"] if r[1] in statuses]
-        after = variables.get("after")
         start = int(after.removeprefix("cursor-")) if after else 0
-        size = min(int(variables["first"]), self.page_cap)
+        size = min(first, self.page_cap)
         page = listed[start:start + size]
         more = start + size < len(listed) or fault == "loop"
         cursor = after if fault == "loop" else f"cursor-{start + size}"  # a loop's cursor never moves
-        return {"event": {
-            "title": found["title"], "dateTime": found["dateTime"],
-            "eventUrl": f"{self.web_url}/{found['group']}/events/{variables['id']}/",
-            "group": {"urlname": found["group"], "timezone": self.groups[found["group"]]["timezone"]},
-            "rsvps": {"pageInfo": {"hasNextPage": more, "endCursor": cursor if more else None},
-                      "edges": [{"node": {"id": f"rsvp-{member_id}", "status": status, "updated": updated,
-                                          "member": self.members.get(member_id)}}
-                                for member_id, status, updated in page]}}}
+        return {"pageInfo": {"hasNextPage": more, "endCursor": cursor if more else None},
+                "edges": [{"node": {"id": f"rsvp-{member_id}", "status": status, "updated": updated,
+                                    "guestsCount": guests, "member": self.members.get(member_id)}}
+                          for member_id, status, updated, guests in page]}
 
-    def _ping(self, variables, fault):
-        return {"self": None if fault == "null" else {"id": "1"}}
-
-    def _members(self, variables, fault):
-        group = self.groups.get(variables.get("urlname"))
+    def _group(self, urlname, fault):
+        group = self.groups.get(urlname)
         if group is None or fault == "null":
-            return {"groupByUrlname": None}
-        wanted = [int(i) for i in variables["ids"]]
-        found = [self.members[i] for i in wanted if i in group["members"]][:int(variables["first"])]
-        return {"groupByUrlname": {"memberships": {"edges": [{"node": m} for m in found]}}}
+            return None
+        def memberships(info, first=None, after=None, filter=None, sort=None):
+            wanted = (filter or {}).get("memberIds") or []
+            found = [self.members[i] for i in wanted if i in group["members"]][:first]
+            return {"edges": [{"node": m} for m in found]}
+        return {"urlname": urlname, "timezone": group["timezone"], "memberships": memberships}
 
 
 ERRORS = {
@@ -125,12 +140,12 @@ def _handler(fake):
             payload = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
             if self.path != PATH:
                 return self._send(404, {"message": "no such endpoint"})
-            kind = OPERATIONS.get(payload.get("operationName"))
-            query, variables = payload.get("query") or "", payload.get("variables") or {}
-            if kind is None or not all(part in query for part in NEEDS[kind]):
-                return self._send(200, {"errors": [{"message": "Cannot query that",
-                                                    "extensions": {"code": "GRAPHQL_VALIDATION_FAILED"}}]})
-            fault = fake.fault_for(kind, variables)
+            name, query = payload.get("operationName"), payload.get("query") or ""
+            variables = payload.get("variables") or {}
+            errors = refused(query)
+            if errors or name not in OPERATIONS:
+                return self._send(200, {"errors": errors or [{"message": f"Unknown operation {name}"}]})
+            fault = fake.fault_for(OPERATIONS[name], variables)
             if fault == "drop":
                 self.close_connection = True
                 return
@@ -144,6 +159,10 @@ def _handler(fake):
                 return self._send(200, {"data": ["not", "an", "object"]})
             if fault in ERRORS:
                 return self._send(200, {"errors": [ERRORS[fault]], "data": None})
-            answer = {"event": fake._event, "members": fake._members, "ping": fake._ping}[kind]
-            self._send(200, {"data": answer(variables, fault)})
+            result = execute(SCHEMA, parse(query), root_value=fake.root(fault), variable_values=variables,
+                             operation_name=name)
+            answer = {"data": result.data}
+            if result.errors:
+                answer["errors"] = [{"message": e.message, "path": e.path} for e in result.errors]
+            self._send(200, answer)
     return Handler

@@ -47,12 +47,13 @@ class FakeServer:
         self._server.server_close()
         self._thread.join(timeout=5)
 
-    def fail(self, kind, fault, after=0):
-        """Answer calls of `kind` with `fault` from now on, after `after` more normal answers."""
+    def fail(self, kind, fault, after=0, times=None):
+        """Answer calls of `kind` with `fault` from now on, after `after` more normal answers (`times`
+        calls only, then normal answers again; None: until healed)."""
         assert kind in self.KINDS and fault in self.FAULTS, (kind, fault)
         if fault == "stall":
             self._release.clear()
-        self.faults[kind] = (fault, after)
+        self.faults[kind] = (fault, after, times)
 
     def heal(self):
         self.faults.clear()
@@ -75,10 +76,12 @@ class FakeServer:
         """Note the call; the fault to answer it with (None for a normal answer), after any stall."""
         with self._lock:
             self.requests.append((kind, seen))
-            fault, after = self.faults.get(kind, (None, 0))
+            fault, after, times = self.faults.get(kind, (None, 0, None))
             if fault and after:
-                self.faults[kind] = (fault, after - 1)
+                self.faults[kind] = (fault, after - 1, times)
                 fault = None
+            elif fault and times is not None:
+                self.faults[kind] = (fault, 0, times - 1) if times > 1 else (None, 0, None)
         if fault == "stall":
             self._stall()
         return fault

@@ -70,6 +70,12 @@ SPEC_ROLES = {
     ("GET", "/openapi.json"): "public",
     # issue 9: how phones join (the address and its QR code)
     ("GET", "/phones"): "any_org_admin",
+    # issue 12: after the night (the summary for every member; exports, excuses and histories for admins)
+    ("GET", "/organizations/<org_id>/meetups/<meetup_id>/summary"): "org_member",
+    ("GET", "/organizations/<org_id>/meetups/<meetup_id>/export"): "org_admin",
+    ("PATCH", "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>/excuse"): "org_admin",
+    ("GET", "/organizations/<org_id>/guests/<platform_user_id>/history"): "org_admin",
+    ("GET", "/organizations/<org_id>/events/export"): "org_admin",
 }
 
 CALLERS = ["anonymous", "pending", "disabled", "outsider", "staff", "other_org_admin", "admin", "site_admin"]

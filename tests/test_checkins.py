@@ -42,11 +42,13 @@ def test_the_door_list_shows_each_guest_with_rsvp_check_in_and_ban_status(door, 
         "total": 1, "counts": {"rsvps": 1, "cancelled": 0, "walkins": 0, "arrived": 0},
         "meetup": {"is_finalized": False, "finalized_at": None, "last_synced_at": None},
         "guests": [{"guest": {"platform_user_id": 9007199254740993, "username": "alice",
-                              "displayname": "Alice Ångström", "is_local": False, "is_banned": False,
-                              "ban_reason": None},
-                    "rsvp": {"rsvp_time": "2026-11-20T10:00:00Z", "cancelled_rsvp": False, "is_walkin": False,
-                             "has_arrived": False, "arrival_time": None, "arrival_order": None,
-                             "checked_in_by": None}}]}
+                              "displayname": "Alice Ångström", "is_local": False,
+                              "is_banned": False, "ban_reason": None,
+                              "history": {"visits": 0, "last_visit": None, "recent_no_shows": 0, "recent": 5,
+                                          "repeat_no_show": False}},
+                    "rsvp": {"rsvp_time": "2026-11-20T10:00:00Z", "cancelled_rsvp": False,
+                             "waitlisted": False, "guests_count": 0, "is_walkin": False, "has_arrived": False,
+                             "arrival_time": None, "arrival_order": None, "checked_in_by": None}}]}
     assert reply.headers["ETag"].startswith('W/"') and reply.headers["Vary"] == "Accept-Encoding"
 
 
@@ -61,7 +63,8 @@ def test_the_list_is_in_rsvp_order_flags_cancelled_rsvps_and_counts_them(door, m
     assert reply["guests"][0]["guest"]["is_banned"] is False
     assert reply["guests"][2]["guest"] == {"platform_user_id": 4, "username": "dave", "displayname": "Dave",
                                            "is_local": False, "is_banned": True,
-                                           "ban_reason": "Threw a chair"}
+                                           "ban_reason": "Threw a chair",
+                                           "history": reply["guests"][2]["guest"]["history"]}
     assert reply["counts"] == {"rsvps": 1, "cancelled": 1, "walkins": 1, "arrived": 0}
 
 
@@ -137,7 +140,7 @@ def test_the_etag_changes_when_another_orgs_sync_renames_a_guest(config, fake_pl
 
 
 def test_the_list_of_2000_rsvps_takes_as_many_queries_as_a_list_of_one(door, meetup, org, staff):
-    with assert_query_count(4):  # user with membership, meetup with its ETag, entries, counts
+    with assert_query_count(5):  # user with membership, meetup with its ETag, history, entries, counts
         door.get(f"{base(meetup)}/guests")
     Guest.insert_many([{"platform_user_id": i, "username": f"guest{i}"} for i in range(1, 2000)]).execute()
     MeetupGuest.insert_many([{"meetup": meetup.id, "guest": i, "has_arrived": i % 2, "arrival_order": i,
@@ -145,7 +148,7 @@ def test_the_list_of_2000_rsvps_takes_as_many_queries_as_a_list_of_one(door, mee
                              for i in range(1, 2000)]).execute()
     Ban.insert_many([{"org": org.id, "guest": i, "reason": "r"} for i in range(1, 2000, 7)]).execute()
     AuditEvent.create(event_type="MEETUP_SYNCED", org=org, meetup_id=meetup.id)  # as a sync writes
-    with assert_query_count(4):
+    with assert_query_count(5):
         reply = door.get(f"{base(meetup)}/guests").json
     assert reply["total"] == 2000 and reply["counts"]["arrived"] == 1000
     assert sum(g["guest"]["is_banned"] for g in reply["guests"]) == 286
@@ -242,11 +245,11 @@ def test_a_meetup_of_another_org_is_404_even_for_its_guests(door, guest):
 
 
 def test_check_in_takes_a_fixed_number_of_queries(door, meetup, guest):
-    with assert_query_count(5):
+    with assert_query_count(6):  # the sixth: the guest's history in the org, in the answer
         door.post(f"{entry(meetup, guest)}/checkin")
     Guest.insert_many([{"platform_user_id": i, "username": f"guest{i}"} for i in range(1, 2000)]).execute()
     MeetupGuest.insert_many([{"meetup": meetup.id, "guest": i} for i in range(1, 2000)]).execute()
-    with assert_query_count(5):
+    with assert_query_count(6):
         door.post(f"{base(meetup)}/guests/1999/checkin")
 
 

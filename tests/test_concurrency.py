@@ -175,3 +175,13 @@ def test_a_server_killed_mid_storm_keeps_every_check_in_it_confirmed(tmp_path):
     assert check_ins["total"] == len(arrived)  # each check-in committed with its event, or neither
     with sqlite3.connect(data_dir / "door.db") as check:
         assert check.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+
+
+def test_eight_admins_excusing_one_no_show_at_once_excuse_it_once(live_server, org, meetup, guest, make_user):
+    admins = [auth(make_user(f"admin{i}", org=org, role="ADMIN")) for i in range(8)]
+    url = f"{live_server}/organizations/{org.id}/meetups/{meetup.id}/guests/{guest.platform_user_id}/excuse"
+    replies = at_once(8, lambda i: requests.patch(url, json={"reason": f"told admin {i}"}, headers=admins[i],
+                                                  timeout=30))
+    assert sorted(r.status_code for r in replies) == [200] + [409] * 7
+    assert {r.json()["code"] for r in replies if r.status_code == 409} == {"already_excused"}
+    assert events("NO_SHOW_EXCUSED") == 1

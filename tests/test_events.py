@@ -162,3 +162,22 @@ def test_filtered_pages_of_the_full_log_read_an_index_in_order(app, org, filters
     plan = " | ".join(row[3] for row in db.execute_sql("EXPLAIN QUERY PLAN " + sql, params))
     assert "USING INDEX" in plan and "TEMP B-TREE" not in plan, plan
     assert "SCAN audit_event" not in plan.replace("SCAN audit_event AS t1 USING INDEX", ""), plan
+
+
+def test_a_moment_at_the_calendars_edge_is_422_never_a_500(boss, org):
+    """An offset or a whole day can move a valid date past what datetime holds."""
+    for name, value in [("since", "0001-01-01T00:00:00+01:00"), ("until", "9999-12-31T23:59:59-01:00"),
+                        ("since", "x" * 65)]:
+        reply = boss.get(log(org), {name: value}, status=422).json
+        assert reply["errors"] == [{"loc": ["query", name], "msg": reply["errors"][0]["msg"]}], value
+    assert boss.get(log(org), {"since": "0001-01-01", "until": "9999-12-31"}).json["total"] == 0  # whole days
+
+
+def test_the_filters_are_declared_types_in_openapi(client):
+    parameters = {p["name"]: p for p in client.get("/openapi.json").json["paths"][
+        "/organizations/{org_id}/events/"]["get"]["parameters"]}
+    assert parameters["type"]["schema"]["items"]["enum"] == list(AuditType)
+    assert (parameters["type"]["style"], parameters["type"]["explode"]) == ("form", False)
+    assert parameters["meetup_id"]["schema"]["format"] == "uuid"
+    assert parameters["since"]["schema"]["type"] == "string" and "ISO 8601" in parameters["since"]["schema"][
+        "description"]

@@ -1,19 +1,23 @@
 """PLATFORM=meetup against the fake Meetup GraphQL API of tests/fake_meetup.py over a real socket: the
 start-up settings, the event-URL table, creating and syncing meetups (RSVP lists over several pages),
-registering guests by member id or profile URL, health, and every platform call's answer to every fault
-(PLATFORM.md's mapping)."""
+registering guests by member id or profile URL, health, every platform call's answer to every fault
+(PLATFORM.md's mapping), and the queries against Meetup's published schema (tests/meetup_schema.json)."""
 
+import json
 import time
 from dataclasses import replace
 from datetime import datetime
+from pathlib import Path
 
 import pytest
+import requests
 
 from doorapp import platforms
 from doorapp.app import create_app
 from doorapp.errors import ApiError
 from doorapp.models import AuditEvent, Guest, Meetup, MeetupGuest
-from fake_meetup import FakeMeetup
+from doorapp.platforms.meetup import QUERIES
+from fake_meetup import SCHEMA, FakeMeetup, refused
 from tests.helpers import create_meetup
 
 WEB = "https://www.meetup.com"
@@ -152,7 +156,7 @@ def test_a_sync_follows_every_page_of_a_long_rsvp_list(door, org, fake):
     for n in people:
         fake.add_member(n, f"Member {n}", f"m{n}" if n % 2 else None, groups=["night-owls"])
     rsvps = ([(n, "YES") for n in people[:40]] + [(n, "WAITLIST") for n in people[40:43]]
-             + [(n, "NO") for n in people[43:]] + [(99999, "YES")])  # 99999: a deleted member (null)
+             + [(n, "NO") for n in people[43:]])  # (Rsvp.member is Member!: Meetup never sends a null one)
     fake.add_event("night-owls", "302", "Tech conference", "2027-01-16T09:00:00Z", rsvps)
     meetup = create_meetup(door, org, f"{WEB}/night-owls/events/302/").json  # and its first sync
     pages = fake.calls("event")
@@ -162,7 +166,8 @@ def test_a_sync_follows_every_page_of_a_long_rsvp_list(door, org, fake):
 
     fake.add_member(1003, "Member 1003 (renamed)", "m1003", groups=["night-owls"])
     fake.set_rsvps("302", [(n, "YES") for n in people[2:44]])  # 1000 and 1001 left, 1043 joined
-    assert sync(door, org, meetup) == {"inserted": 1, "updated": 1, "cancelled": 2, "skipped": 0,
+    # updated: 1003 renamed, and 1040-1042 moved from the waitlist to YES
+    assert sync(door, org, meetup) == {"inserted": 1, "updated": 4, "cancelled": 2, "skipped": 0,
                                          "total": 44}
     assert Guest.get_by_id(1003).displayname == "Member 1003 (renamed)"
     assert [e.details["inserted"] for e in AuditEvent.select().where(AuditEvent.event_type == "MEETUP_SYNCED")
@@ -178,8 +183,8 @@ def test_a_guest_is_registered_by_member_id_or_profile_url(door, org, fake, give
     stored_meetup(org, f"{WEB}/Day-Larks/events/777", datetime(2026, 11, 1, 18))
     reply = door.post_json("/guests/", {"username": given}, status=201).json
     assert (reply["platform_user_id"], reply["username"], reply["displayname"]) == (15, "15", "Walk In")
-    assert fake.calls("members") == [{"urlname": "night-owls", "ids": ["15"], "first": 1},
-                                     {"urlname": "Day-Larks", "ids": ["15"], "first": 1}]
+    assert fake.calls("members") == [{"urlname": "night-owls", "ids": [15], "first": 1},
+                                     {"urlname": "Day-Larks", "ids": [15], "first": 1}]
     event = AuditEvent.get()
     assert (event.event_type, event.guest_id) == ("GUEST_CREATED", 15)
 
@@ -324,3 +329,71 @@ def test_an_unusable_meetup_makes_health_degraded_but_still_200(client, fake, fa
             break
         time.sleep(0.1)
     assert platform["status"] == "unhealthy" and platform["latency_ms"] is None and platform["message"]
+
+
+# --- true to Meetup's published schema (a copy of ../shared/meetup/schema.json) ----------------------------
+
+HERE = Path(__file__).parent
+
+
+@pytest.mark.parametrize("name", sorted(QUERIES))
+def test_every_query_the_adapter_sends_validates_against_meetups_schema(name):
+    assert refused(QUERIES[name]) == []
+
+
+def test_the_schema_copy_is_meetups_published_one():
+    shared = HERE.parent.parent / "shared" / "meetup" / "schema.json"
+    if not shared.exists():
+        pytest.skip("../shared is not next to this checkout")
+    assert json.loads((HERE / "meetup_schema.json").read_text()) == json.loads(shared.read_text())
+    statuses = SCHEMA.get_type("RsvpStatus").values.keys()
+    assert statuses >= {"ATTENDED", "NO_SHOW", "EXCUSED_ABSENCE", "WAITLIST"}
+
+
+def test_the_fake_refuses_a_query_meetup_would_refuse(fake):
+    """The DoorMembers query as it was first written: memberIds takes [Int!], not [ID!]!."""
+    old = QUERIES["DoorMembers"].replace("$ids: [Int!]", "$ids: [ID!]!")
+    payload = {"operationName": "DoorMembers", "query": old,
+               "variables": {"urlname": "night-owls", "ids": ["11"], "first": 1}}
+    reply = requests.post(fake.api_url, json=payload,
+                          headers={"Authorization": f"Bearer {fake.token}"}, timeout=5).json()
+    assert reply["errors"][0]["extensions"]["code"] == "GRAPHQL_VALIDATION_FAILED"
+    assert "[Int!]" in reply["errors"][0]["message"] and "data" not in reply
+    assert fake.calls("members") == []  # refused before it ran
+
+
+def test_a_guest_found_by_member_id_goes_through_the_schema_true_members_query(door, org, fake):
+    create_meetup(door, org, SUMMER)
+    assert door.post_json("/guests/", {"username": f"{WEB}/members/14/"}, status=201).json["displayname"] \
+        == "Nora"  # her RSVP says NO: not on a list read, so looked up in the group
+    assert fake.calls("members")[-1]["ids"] == [14]  # Int, as the schema wants
+
+
+def test_waitlist_and_guests_count_reach_the_door_list(door, org, fake):
+    fake.set_rsvps("301234567", [(11, "YES", "2026-11-20T10:00:00Z", 2), (12, "WAITLIST")])
+    meetup = create_meetup(door, org, SUMMER).json
+    sync(door, org, meetup)
+    rows = door.get(f"/organizations/{org.id}/meetups/{meetup['id']}/guests").json["guests"]
+    assert {r["guest"]["platform_user_id"]: (r["rsvp"]["waitlisted"], r["rsvp"]["guests_count"])
+            for r in rows} == {11: (False, 2), 12: (True, 0)}
+    fake.set_rsvps("301234567", [(11, "YES", "2026-11-20T10:00:00Z", 0), (12, "YES")])  # off the waitlist
+    assert sync(door, org, meetup)["updated"] == 2
+    rows = door.get(f"/organizations/{org.id}/meetups/{meetup['id']}/guests").json["guests"]
+    assert {(r["rsvp"]["waitlisted"], r["rsvp"]["guests_count"]) for r in rows} == {(False, 0)}
+
+
+@pytest.mark.parametrize("platform_timeout", [2.0])
+def test_rate_limited_is_retried_with_backoff_within_the_timeout(door, org, fake):
+    fake.fail("event", "rate_limited", times=2)
+    meetup = create_meetup(door, org, SUMMER, status=201).json
+    assert meetup["name"] == "Summer social"
+    assert len(fake.calls("event")) == 3  # refused twice, then answered
+
+
+@pytest.mark.parametrize("platform_timeout", [0.5])
+def test_rate_limited_past_the_timeout_is_a_502_that_says_so_within_it(door, org, fake):
+    fake.fail("event", "rate_limited")
+    started = time.monotonic()
+    reply = create_meetup(door, org, SUMMER, status=502).json
+    assert time.monotonic() - started < 1.5  # the timeout, not the retries' sum, bounds the call
+    assert "RATE_LIMITED" in reply["detail"] and len(fake.calls("event")) >= 3  # 0.1 s, then 0.2 s apart

@@ -82,3 +82,31 @@ def test_an_older_door_refuses_a_newer_data_folder_and_changes_nothing(tmp_path)
         assert "m9999_from_the_future" in refused.stderr and "nothing was changed" in refused.stderr
         assert "Traceback" not in refused.stderr
         assert snapshot(tmp_path) == before
+
+
+def test_m0004_adds_the_attendance_columns_to_a_list_made_before_them(tmp_path):
+    """A meetup_guest table as m0001 made it when it was released (without m0004's columns) gets them,
+    with the defaults, and keeps its rows."""
+    m0001_data_folder(tmp_path)
+    with sqlite3.connect(tmp_path / "door.db") as connection:
+        for column in ("cancelled_at", "waitlisted", "guests_count", "excused_at"):
+            connection.execute(f"ALTER TABLE meetup_guest DROP COLUMN {column}")
+        connection.execute("ALTER TABLE guest DROP COLUMN is_local")  # m0003's
+        connection.execute("INSERT INTO guest (platform_user_id, username, displayname, created_at) "
+                           "VALUES (1, 'ann', 'Ann', '2026-11-20')")
+        meetup = "b6a1e1de-4a3f-4a8e-9a5e-1d1e1e1e1e1e"
+        connection.execute("INSERT INTO meetup (id, org_id, name, date, platform_url, is_finalized, "
+                           "created_at, last_arrival_order) SELECT ?, id, 'm', '2026-11-21', 'u', 0, "
+                           "'2026-11-20', 0 FROM org", (meetup,))
+        connection.execute("INSERT INTO meetup_guest (meetup_id, guest_id, rsvp_time, cancelled_rsvp, "
+                           "is_walkin, has_arrived) VALUES (?, 1, '2026-11-20', 1, 0, 0)", (meetup,))
+    connection.close()
+    open_database(Config(data_dir=tmp_path))
+    assert "m0004_attendance" in migrate()
+    with sqlite3.connect(tmp_path / "door.db") as connection:
+        rows = connection.execute("SELECT guest_id, cancelled_rsvp, cancelled_at, waitlisted, guests_count, "
+                                  "excused_at FROM meetup_guest").fetchall()
+        indexes = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+    connection.close()
+    db.close()
+    assert rows == [(1, 1, None, 0, 0, None)] and "meetup_guest_guest_id_meetup_id" in indexes

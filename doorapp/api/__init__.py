@@ -24,12 +24,13 @@ ROUTES = []
 
 
 def endpoint(method, path, *, auth, body=None, query=None, status=200, media="json", tx=True, errors=(),
-             idempotent=False):
+             idempotent=False, produces="application/json"):
     """Declare an API route. `auth` is a Rule; `body` and `query` dataclasses (the handler gets them as
-    `body` and `query`); `tx=False` for handlers that call the platform (they open their own short
-    transactions with models.write()); `errors` lists codes raised outside the handler's own module that
-    OpenAPI cannot find by itself (the platform's); `idempotent=True` honours an Idempotency-Key header
-    (doorapp.idempotency)."""
+    `body` and `query`); `produces` the media type of a success (a handler of another type than JSON
+    returns its body as text or bytes; OpenAPI documents it); `tx=False` for handlers that call the
+    platform (they open their own short transactions with models.write()); `errors` lists codes raised
+    outside the handler's own module that OpenAPI cannot find by itself (the platform's);
+    `idempotent=True` honours an Idempotency-Key header (doorapp.idempotency)."""
     if not isinstance(auth, Rule):
         raise TypeError(f"{method} {path}: auth= must be a Rule from doorapp.access")
     names = re.findall(r"<(\w+)>", path)
@@ -45,7 +46,8 @@ def endpoint(method, path, *, auth, body=None, query=None, status=200, media="js
             raise TypeError(f"{handler.__name__} needs a docstring: it is the API summary")
         ROUTES.append(Route(method, path, handler,
                             {"auth": auth, "body": body, "query": query, "status": status, "media": media,
-                             "tx": tx, "errors": tuple(errors), "idempotent": idempotent}))
+                             "tx": tx, "errors": tuple(errors), "idempotent": idempotent,
+                             "produces": produces}))
         return handler
     return register
 

@@ -11,6 +11,7 @@ from bottle import request, response
 from doorapp import audit
 from doorapp.access import org_member
 from doorapp.api import endpoint
+from doorapp.api.attendance import history_badges
 from doorapp.api.meetups import open_meetup
 from doorapp.audit import AuditType
 from doorapp.bodies import text
@@ -24,6 +25,10 @@ FINALIZED = "This meetup is finalized; an admin can unfinalize it."
 # current.
 _rendered = {}
 _rendering = threading.Lock()  # a changed list is rendered by one thread while the others wait for it
+# (database, meetup id) -> (the org's newest ban or excuse event id, {guest id: history}): the list's history
+# (MeetupGuest.history) is of earlier meetups, so a check-in here leaves it alone; bans and excuses in the
+# org move the version on. A rendering looks up only the guests it has not seen (a walk-in: one row).
+_histories = {}
 
 
 DOOR_TIME = text(max_length=40, default=None, doc=(
@@ -80,14 +85,19 @@ def person(user):
     return user and {"id": user.id, "username": user.username}
 
 
-def meetup_guest_json(entry):
-    """API.md's MeetupGuest from an entry of MeetupGuest.door_list() or .at_door()."""
-    guest, ban = entry.guest, entry.ban
+def meetup_guest_json(entry, history=None):
+    """API.md's MeetupGuest from an entry of MeetupGuest.door_list() or .at_door(), with the guest's
+    `history` in the org before this meetup (given by the door list for all its guests at once)."""
+    guest, ban, meetup = entry.guest, entry.ban, entry.meetup
+    if history is None:
+        history = MeetupGuest.history(meetup.org_id, [guest.platform_user_id], meetup.date)
+    history = history_badges(history.get(guest.platform_user_id))
     return {"guest": {"platform_user_id": guest.platform_user_id, "username": guest.username,
                       "displayname": guest.displayname, "is_local": guest.is_local,
                       "is_banned": ban is not None,
-                      "ban_reason": ban and ban.reason},
+                      "ban_reason": ban and ban.reason, "history": history},
             "rsvp": {"rsvp_time": iso(entry.rsvp_time), "cancelled_rsvp": entry.cancelled_rsvp,
+                     "waitlisted": entry.waitlisted, "guests_count": entry.guests_count,
                      "is_walkin": entry.is_walkin, "has_arrived": entry.has_arrived,
                      "arrival_time": iso(entry.arrival_time), "arrival_order": entry.arrival_order,
                      "checked_in_by": person(entry.checked_in_by)}}
@@ -132,7 +142,9 @@ def door_list_body(meetup, tag, accept_encoding):
     with _rendering:
         cached = _rendered.get(key)
         if cached is None or cached[0] != tag:
-            guests = [meetup_guest_json(row) for row in MeetupGuest.door_list(meetup)]
+            rows = list(MeetupGuest.door_list(meetup))
+            history = list_history(meetup, [row.guest_id for row in rows])
+            guests = [meetup_guest_json(row, history) for row in rows]
             counts = MeetupGuest.counts([meetup.id])[str(meetup.id)]
             state = {"is_finalized": meetup.is_finalized, "finalized_at": iso(meetup.finalized_at),
                      "last_synced_at": iso(meetup.last_synced_at)}  # finalize and sync change the version
@@ -146,6 +158,23 @@ def door_list_body(meetup, tag, accept_encoding):
         return cached[1]
     response.set_header("Content-Encoding", "gzip")
     return cached[2]
+
+
+def list_history(meetup, guest_ids):
+    """{guest id: history} of the list's guests (see _histories); called under _rendering."""
+    key, version = (db.database, str(meetup.id)), meetup.list_version[1]
+    seen_version, known = _histories.get(key, (None, {}))
+    if seen_version != version:
+        known = {}
+    missing = [i for i in guest_ids if i not in known]
+    if missing:
+        wanted = missing if len(missing) <= 500 else MeetupGuest.guests_of(meetup.id)  # 500: parameter limits
+        found = MeetupGuest.history(meetup.org_id, wanted, meetup.date)
+        known.update({i: found.get(i) for i in missing})
+    if len(_histories) >= 32:
+        _histories.clear()
+    _histories[key] = (version, known)
+    return known
 
 
 def accepts_gzip(header):

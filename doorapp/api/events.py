@@ -1,54 +1,28 @@
 """The audit log: an org's full log for its admins; meetup-, guest- and staff-scoped lists for members."""
 
-import re
+import json
 import uuid
-from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from dataclasses import dataclass, field
+from datetime import datetime
 
 from doorapp.access import org_admin, org_member
 from doorapp.api import endpoint, page
 from doorapp.audit import AuditType
-from doorapp.bodies import number, text
-from doorapp.errors import validation_error
+from doorapp.bodies import moment, number
+from doorapp.export import CSV, csv_file
 from doorapp.models import AuditEvent, Guest, Meetup, Org, User, get_or_404, iso
-
-TYPES = re.compile(r"\s*({0})\s*(,\s*({0})\s*)*".format("|".join(AuditType)))
-UUID = re.compile(r"[0-9a-fA-F]{8}-?([0-9a-fA-F]{4}-?){3}[0-9a-fA-F]{12}")
-_SPACED_OFFSET = re.compile(r" (\d\d(:?\d\d)?)$")  # a `+` sent unencoded arrives as a space
-
-
-def moment_field(doc):
-    return text(default=None, max_length=64, doc=doc)
-
 
 @dataclass
 class EventQuery:
-    type: str | None = text(default=None, max_length=1000, pattern=TYPES,
-                            doc="Comma-separated event types: " + ", ".join(AuditType) + ".")
-    since: str | None = moment_field("ISO 8601 (UTC if no offset); events at or after it; a date: its start.")
-    until: str | None = moment_field("ISO 8601 (UTC if no offset); events at or before it; a date: its end.")
+    type: list[AuditType] | None = field(default=None)  # comma-separated in the query
+    since: datetime | None = moment("ISO 8601 (UTC if no offset); events at or after it; a date: its start.")
+    until: datetime | None = moment("ISO 8601 (UTC if no offset); events at or before it; a date: its end.",
+                                    end_of_day=True)
     guest_id: int | None = number(default=None)
-    meetup_id: str | None = text(default=None, pattern=UUID, doc="A meetup id (UUID).")
+    meetup_id: uuid.UUID | None = None
     actor_id: int | None = number(default=None)
     limit: int = number(1, 200, default=50)
     offset: int = number(0, default=0)
-
-
-def parse_moment(name, value, errors):
-    """A query timestamp as naive UTC (offset-less ones are read as UTC), or None; a bad one joins `errors`.
-    A date alone means its whole day: its start for `since`, its last microsecond for `until`."""
-    if value is None:
-        return None
-    try:
-        moment = datetime.fromisoformat(_SPACED_OFFSET.sub(r"+\1", value))
-    except ValueError:
-        errors.append((("query", name), "Must be an ISO 8601 timestamp such as 2026-11-21T19:04:05Z."))
-        return None
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
-    if name == "until" and len(value) == 10:
-        moment += timedelta(days=1, microseconds=-1)
-    return moment
 
 
 def event_json(event):
@@ -63,17 +37,16 @@ def event_json(event):
             "details": event.details}
 
 
+def filtered_events(org_id, query, orgless=False, **scope):
+    """The org's log narrowed by the query's filters and the path's `scope` (guest, meetup or actor)."""
+    return AuditEvent.log(org_id, orgless=orgless, types=query.type or (), since=query.since,
+                          until=query.until, guest_id=query.guest_id, meetup_id=query.meetup_id,
+                          actor_id=query.actor_id, **scope)
+
+
 def events_page(org_id, query, orgless=False, **scope):
-    """One page of the org's log narrowed by the query's filters and the path's `scope` (guest, meetup or
-    actor)."""
-    errors = []
-    since, until = parse_moment("since", query.since, errors), parse_moment("until", query.until, errors)
-    if errors:
-        raise validation_error(errors)
-    types = [t.strip() for t in query.type.split(",")] if query.type else ()
-    meetup_id = query.meetup_id and str(uuid.UUID(query.meetup_id))
-    events = AuditEvent.log(org_id, orgless=orgless, types=types, since=since, until=until,
-                            guest_id=query.guest_id, meetup_id=meetup_id, actor_id=query.actor_id, **scope)
+    """One page of filtered_events()."""
+    events = filtered_events(org_id, query, orgless, **scope)
     return page(AuditEvent.with_people(events), query.limit, query.offset, "events", event_json, total=events)
 
 
@@ -105,3 +78,28 @@ def list_staff_events(org_id, staff_id, query):
     get_or_404(Org, org_id, "organization")
     get_or_404(User, staff_id, "user")
     return events_page(org_id, query, actor=staff_id)
+
+
+EXPORT_MAX = 100_000  # events in one export, newest first: narrow the filters for older ones
+EXPORT_COLUMNS = ("id", "timestamp", "event_type", "actor", "guest_id", "guest_username", "guest_displayname",
+                  "meetup_id", "meetup", "reason", "details")
+
+
+def event_row(event, meetup_names):
+    """An event as a line of EXPORT_COLUMNS; `event` comes from AuditEvent.with_people()."""
+    actor, guest = event.actor, event.guest
+    return (event.id, iso(event.timestamp), event.event_type, actor and actor.username,
+            guest and guest.platform_user_id, guest and guest.username, guest and guest.displayname,
+            event.meetup_id and str(event.meetup_id), meetup_names.get(event.meetup_id), event.reason,
+            json.dumps(event.details, ensure_ascii=False) if event.details else None)
+
+
+@endpoint("GET", "/organizations/<org_id>/events/export", auth=org_admin, query=EventQuery, produces=CSV)
+def export_events(org_id, query):
+    """The organization's audit log with the same filters as the list, as CSV (UTF-8 with a byte-order
+    mark), newest first; at most 100,000 events (limit and offset are ignored)."""
+    org = get_or_404(Org, org_id, "organization")
+    names = dict(Meetup.select(Meetup.id, Meetup.name).where(Meetup.org == org_id).tuples())
+    events = AuditEvent.with_people(filtered_events(org_id, query)).limit(EXPORT_MAX)
+    rows = [event_row(e, names) for e in events]
+    return csv_file(f"{org.slug} audit log", EXPORT_COLUMNS, rows)

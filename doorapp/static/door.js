@@ -6,6 +6,7 @@
 // the shell) while the network is down.
 import { api, ApiProblem, isOffline } from "./api.js";
 import { ask, clear, formatDate, formatTime, h, toast } from "./dom.js";
+import { rowBadges } from "./badges.js";
 import { DoorList, FILTERS, idOf, named } from "./doorlist.js";
 import * as queue from "./queue.js";
 import { isOrgAdmin, LAST_LIST as LAST, orgPath, platformInfo, session, setOrg } from "./session.js";
@@ -344,7 +345,8 @@ class DoorScreen {
     h("div", { class: "who" },
       h("span", { class: "name" }, guest.displayname || guest.username),
       h("span", { class: "username" }, guest.is_local ? "not on the platform" : "@" + guest.username),
-      rsvp.is_walkin ? h("span", { class: "tag" }, "walk-in") : null),
+      rsvp.is_walkin ? h("span", { class: "tag" }, "walk-in") : null,
+      rowBadges(entry)),
     guest.is_banned ? h("div", { class: "ban" }, h("strong", {}, "BANNED"), " ", guest.ban_reason || "") : null,
     state,
     h("div", { class: "act" }, button, guest.is_local && !entry.pending && isOrgAdmin()

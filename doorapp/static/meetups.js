@@ -25,7 +25,8 @@ async function renderList(slot, ctx) {
 
 function card(meetup, slot, ctx) {
   const c = meetup.counts;
-  const actions = [h("a", { class: "button primary", href: `#/meetups/${meetup.id}` }, meetup.is_finalized ? "Open" : "Open door")];
+  const actions = [h("a", { class: "button primary", href: `#/meetups/${meetup.id}` }, meetup.is_finalized ? "Open" : "Open door"),
+    h("a", { class: "button secondary", href: `#/meetups/${meetup.id}/summary` }, "Summary")];
   const neverSynced = !meetup.last_synced_at;
   if (neverSynced && !meetup.is_finalized) {
     actions.unshift(h("button", { type: "button", class: "secondary", onclick: (event) => busy(event.currentTarget, null, async () => {
@@ -46,7 +47,8 @@ function card(meetup, slot, ctx) {
         danger: finalize,
         action: () => api.patch(orgPath(`/meetups/${meetup.id}/${finalize ? "finalize" : "unfinalize"}`), {}),
       });
-      if (done) renderList(slot, ctx);
+      if (done && finalize) ctx.navigate(`#/meetups/${meetup.id}/summary`);
+      else if (done) renderList(slot, ctx);
     } }, finalize ? "Finalize…" : "Unfinalize…"));
   }
   return h("article", { class: "card meetup", dataset: { meetup: meetup.id } },

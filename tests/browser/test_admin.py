@@ -25,6 +25,9 @@ def test_an_admin_finalizes_a_meetup_after_confirming_and_the_door_closes(browse
     assert not Meetup.get_by_id(meetup.id).is_finalized
     card.get_by_role("button", name="Finalize…").click()
     page.get_by_role("dialog").get_by_role("button", name="Finalize").click()
+    expect(page).to_have_url(re.compile(f"#/meetups/{meetup.id}/summary$"))  # the night's summary
+    expect(page.get_by_role("heading", name="Arrivals")).to_be_visible()
+    page.get_by_role("link", name="← Meetups").click()
     expect(card).to_contain_text("finalized")
     assert audit_types(event_type="MEETUP_FINALIZED") == ["MEETUP_FINALIZED"]
     card.get_by_role("link", name="Open").click()

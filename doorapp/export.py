@@ -1,0 +1,36 @@
+"""CSV exports that open in a spreadsheet as they should.
+
+UTF-8 with a byte-order mark: Excel reads a CSV without one in the computer's legacy code page (Ångström
+becomes Ã…ngstrÃ¶m), and with it as UTF-8; LibreOffice, Numbers and Google Sheets take the mark as well.
+A header row, CRLF line ends (RFC 4180). Names come from an outside platform, so a text cell that a
+spreadsheet would run as a formula (one starting with = + - @, tab or carriage return) gets a leading `'`,
+which spreadsheets show as text (OWASP's CSV injection advice); Door's own numbers are left as numbers.
+"""
+
+import csv
+import io
+import re
+
+from bottle import response
+
+CSV = "text/csv; charset=utf-8"
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def cell(value):
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+def csv_file(name, header, rows):
+    """The CSV text of `rows` (sequences in `header`'s order), sent as the download `name`.csv."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(header)
+    writer.writerows([cell(value) for value in row] for row in rows)
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "export"
+    response.set_header("Content-Disposition", f'attachment; filename="{safe}.csv"')
+    return ("\ufeff" + out.getvalue()).encode("utf-8")
