@@ -40,7 +40,8 @@ def read_csv(reply):
 @pytest.fixture
 def evening(door, boss_user, meetup, guest, org):
     """Summer social after the doors closed: alice (+2) and bob arrived, carol never came, dave cancelled,
-    erin waitlisted, mallory (banned) forced in, trent's check-in undone, and walk-in wendy."""
+    erin waitlisted, mallory (banned) forced in, trent's check-in undone, walk-in wendy, and Nadia, who is
+    not on the platform, let in by name."""
     MeetupGuest.update(guests_count=2).where(MeetupGuest.guest == guest).execute()
     add(meetup, 2, "bob")
     add(meetup, 3, "carol")
@@ -58,28 +59,32 @@ def evening(door, boss_user, meetup, guest, org):
     door.patch_json(f"{base(meetup)}/guests/7/undo-checkin", {"reason": "Wrong Trent"})
     door.post_json(f"{base(meetup)}/guests/8/add-walkin", {})
     check_in(door, meetup, 8, start + timedelta(minutes=50))
+    nadia = door.post_json(f"{base(meetup)}/local-walkins", {"displayname": "Nadia Volkova"}, status=201)
+    MeetupGuest.update(arrival_time=start + timedelta(minutes=55)).where(
+        MeetupGuest.guest == nadia.json["guest"]["platform_user_id"]).execute()
     return meetup
 
 
 def test_the_summary_counts_the_evening_and_draws_arrivals_per_15_minutes(door, evening):
     summary = door.get(f"{base(evening)}/summary").json
-    assert summary["counts"] == {"rsvps": 6, "arrived": 4, "no_shows": 2, "excused": 0, "cancelled": 1,
-                                 "waitlisted": 1, "walkins": 1, "forced_check_ins": 1, "undone_check_ins": 1,
-                                 "guests_brought": 2, "people": 6}
+    assert summary["counts"] == {"rsvps": 6, "arrived": 5, "no_shows": 2, "excused": 0, "cancelled": 1,
+                                 "waitlisted": 1, "walkins": 2, "local_walkins": 1, "forced_check_ins": 1,
+                                 "undone_check_ins": 1, "guests_brought": 2, "people": 7}
     assert summary["first_arrival"] == "2026-12-05T20:03:00Z"
-    assert summary["last_arrival"] == "2026-12-05T20:53:00Z"
+    assert summary["last_arrival"] == "2026-12-05T20:58:00Z"
     assert summary["bar_minutes"] == 15
     assert summary["arrivals"] == [{"start": "2026-12-05T20:00:00Z", "count": 2},
                                    {"start": "2026-12-05T20:15:00Z", "count": 1},
                                    {"start": "2026-12-05T20:30:00Z", "count": 0},
-                                   {"start": "2026-12-05T20:45:00Z", "count": 1}]
-    assert [(g["username"], g["outcome"]) for g in summary["guests"]] == [
-        ("alice", "ATTENDED"), ("bob", "ATTENDED"), ("mallory", "ATTENDED"), ("wendy", "WALK_IN"),
-        ("carol", "NO_SHOW"), ("dave", "CANCELLED"), ("erin", "WAITLIST"), ("trent", "NO_SHOW")]
-    assert summary["outcomes"] == {"ATTENDED": 3, "WALK_IN": 1, "NO_SHOW": 2, "CANCELLED": 1, "WAITLIST": 1}
+                                   {"start": "2026-12-05T20:45:00Z", "count": 2}]
+    assert [(g["displayname"], g["outcome"]) for g in summary["guests"]] == [
+        ("Alice Ångström", "ATTENDED"), ("Bob", "ATTENDED"), ("Mallory", "ATTENDED"), ("Wendy", "WALK_IN"),
+        ("Nadia Volkova", "WALK_IN"), ("Carol", "NO_SHOW"), ("Dave", "CANCELLED"), ("Erin", "WAITLIST"),
+        ("Trent", "NO_SHOW")]
+    assert summary["outcomes"] == {"ATTENDED": 3, "WALK_IN": 2, "NO_SHOW": 2, "CANCELLED": 1, "WAITLIST": 1}
     alice = summary["guests"][0]
     assert (alice["guests_count"], alice["arrival_order"], alice["checked_in_by"]) == (2, 1, "sam")
-    assert summary["guests"][5]["cancelled_at"] == "2026-12-01T00:00:00Z"
+    assert summary["guests"][6]["cancelled_at"] == "2026-12-01T00:00:00Z"
     assert summary["meetup"]["id"] == str(evening.id)
 
 
@@ -160,11 +165,12 @@ def test_the_audit_export_takes_the_lists_filters(boss, door, evening, org):
     header, *rows = read_csv(reply)
     assert header == ["id", "timestamp", "event_type", "actor", "guest_id", "guest_username",
                       "guest_displayname", "meetup_id", "meetup", "reason", "details"]
-    assert [row[2] for row in rows] == ["CHECK_IN", "UNDO_CHECK_IN", "CHECK_IN", "CHECK_IN", "CHECK_IN",
-                                        "CHECK_IN"]  # newest first, every page
-    assert rows[1][3:10] == ["sam", "7", "trent", "Trent", str(evening.id), "Summer social", "Wrong Trent"]
-    assert rows[1][10].startswith('{"arrival_order": 4, "arrival_time": "')
-    assert rows[3][10] == '{"forced": true}'
+    assert [row[2] for row in rows] == ["CHECK_IN", "CHECK_IN", "UNDO_CHECK_IN", "CHECK_IN", "CHECK_IN",
+                                        "CHECK_IN", "CHECK_IN"]  # newest first, every page
+    assert rows[0][6] == "Nadia Volkova"
+    assert rows[2][3:10] == ["sam", "7", "trent", "Trent", str(evening.id), "Summer social", "Wrong Trent"]
+    assert rows[2][10].startswith('{"arrival_order": 4, "arrival_time": "')
+    assert rows[4][10] == '{"forced": true}'
     bad = boss.get(f"/organizations/{org.id}/events/export?type=NOPE", status=422)
     assert bad.content_type == "application/problem+json"
     assert bad.json["errors"][0]["loc"] == ["query", "type"]

@@ -68,6 +68,7 @@ def summary_json(meetup):
                        "no_shows": outcomes["NO_SHOW"], "excused": outcomes["EXCUSED_ABSENCE"],
                        "cancelled": outcomes["CANCELLED"], "waitlisted": outcomes["WAITLIST"],
                        "walkins": sum(e.is_walkin for e in entries),
+                       "local_walkins": sum(e.is_walkin and e.guest.is_local for e in entries),
                        "forced_check_ins": kinds["forced"],
                        "undone_check_ins": kinds[AuditType.UNDO_CHECK_IN],
                        "guests_brought": brought, "people": len(times) + brought},

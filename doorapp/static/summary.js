@@ -35,7 +35,7 @@ function render(view, summary, path, ctx) {
     ["People in", counts.people, "ok", counts.guests_brought ? `${counts.arrived} + ${counts.guests_brought} guests` : null],
     ["RSVPs", counts.rsvps], ["No-shows", counts.no_shows, counts.no_shows ? "danger" : ""],
     ["Excused", counts.excused], ["Cancelled", counts.cancelled], ["Waitlist", counts.waitlisted],
-    ["Walk-ins", counts.walkins], ["Forced (banned)", counts.forced_check_ins, counts.forced_check_ins ? "danger" : ""],
+    ["Walk-ins", counts.walkins, "", counts.local_walkins ? `${counts.local_walkins} not on the platform` : null], ["Forced (banned)", counts.forced_check_ins, counts.forced_check_ins ? "danger" : ""],
     ["Undone", counts.undone_check_ins],
   ];
   view.append(
