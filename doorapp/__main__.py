@@ -80,6 +80,16 @@ def _app(config):
         raise SystemExit(str(error)) from None
 
 
+def server_options():
+    """waitress as Door runs it (tests serve the app with the same). X-Forwarded-For reaches the app, which
+    believes it only from DOOR_TRUSTED_PROXIES (access.client_address); waitress would otherwise delete it,
+    and every client behind a proxy would share the proxy's rate limits. A body over Door's limit is refused
+    when its headers arrive, before waitress would spool it (up to 1 GiB) to disk."""
+    from doorapp.plugin import MAX_BODY
+    return {"threads": 8, "ident": "door", "clear_untrusted_proxy_headers": False,
+            "max_request_body_size": MAX_BODY + 1}
+
+
 def serve(config, args):
     import waitress
 
@@ -87,7 +97,7 @@ def serve(config, args):
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     app = _app(config)
-    server = waitress.create_server(app, host=config.host, port=config.port, threads=8, ident="door")
+    server = waitress.create_server(app, host=config.host, port=config.port, **server_options())
     backups = Scheduler(config.database_path, config.data_dir)
     backups.start()
     stop_on_signals()

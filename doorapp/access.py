@@ -164,19 +164,26 @@ def _trusted(address, networks):
     return any(ip in net for net in networks)
 
 
-def check_rate(*keys):
-    """429 when any key has MAX_FAILURES failures within the window."""
-    since = utcnow() - WINDOW
-    for key in keys:
-        recent = Failure.select().where(Failure.key == key, Failure.at > since)
-        if recent.count() >= MAX_FAILURES:
-            oldest = recent.order_by(Failure.at).first().at
-            retry = max(1, int((oldest + WINDOW - utcnow()).total_seconds()) + 1)
-            raise ApiError(429, "rate_limited", f"Too many failed attempts; try again in {retry} seconds.",
-                           headers={"Retry-After": str(retry)})
-
-
-def record_failure(*keys):
+def reserve_attempt(*keys):
+    """Count an attempt against each key *before* it is verified, or 429 when a key already has
+    MAX_FAILURES within the window. Reserving in the same write transaction as the count is what keeps
+    parallel guesses within the limit (checking, verifying, then recording let 40 parallel guesses through).
+    Returns the reservation; forgive() takes it back when the attempt succeeds."""
+    now = utcnow()
     with write():
-        Failure.delete().where(Failure.at < utcnow() - WINDOW).execute()
-        Failure.insert_many([{"key": key} for key in keys]).execute()
+        Failure.delete().where(Failure.at < now - WINDOW).execute()
+        for key in keys:
+            recent = Failure.select().where(Failure.key == key, Failure.at > now - WINDOW)
+            if recent.count() >= MAX_FAILURES:
+                oldest = recent.order_by(Failure.at).first().at
+                retry = max(1, int((oldest + WINDOW - now).total_seconds()) + 1)
+                raise ApiError(429, "rate_limited",
+                               f"Too many failed attempts; try again in {retry} seconds.",
+                               headers={"Retry-After": str(retry)})
+        return [Failure.insert(key=key, at=now).execute() for key in keys]
+
+
+def forgive(reservation):
+    """A successful attempt does not count against its keys."""
+    with write():
+        Failure.delete().where(Failure.id.in_(reservation)).execute()

@@ -18,6 +18,7 @@ from doorapp.api import attendance, phones  # noqa: F401 (registers routes)
 from doorapp.errors import render_problem
 from doorapp.migrations import migrate
 from doorapp.models import db
+from doorapp.paths import private_dir, private_file
 from doorapp.plugin import ApiPlugin
 
 log = logging.getLogger("doorapp")
@@ -27,8 +28,7 @@ PUBLIC_URL = re.compile(r"https?://[^\s/?#]+(/\S*)?")
 
 def create_app(config, before_upgrade=None):
     """A Bottle app for `config`, with its database bound and migrated."""
-    data_dir = Path(config.data_dir)
-    data_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(config.data_dir)  # recovery-code hashes and the signing key: the owner's alone
     config = replace(config, secret_key=secret_key(config))
     if config.public_url and not PUBLIC_URL.fullmatch(config.public_url):
         raise SystemExit(f"DOOR_PUBLIC_URL must be an http:// or https:// address, "
@@ -70,6 +70,9 @@ def open_database(config):
     if path is None:
         raise SystemExit("Only SQLite databases (sqlite:///path) are supported by this build.")
     path.parent.mkdir(parents=True, exist_ok=True)
+    for part in (path, *(path.with_name(path.name + end) for end in ("-wal", "-shm"))):
+        if part == path or part.exists():
+            private_file(part)
     if not db.is_closed():
         db.close()
     db.init(str(path))

@@ -17,6 +17,7 @@ from peewee import fn
 
 from doorapp.audit import AuditType
 from doorapp.models import AuditEvent
+from doorapp.paths import private_dir, private_file
 
 log = logging.getLogger("doorapp.backup")
 KEEP = 14                  # automatic backups kept in <data dir>/backups
@@ -33,14 +34,14 @@ def backup(database_path, dest):
 
 def backup_into(database_path, folder, prefix="door"):
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     return copy(database_path, folder / f"{prefix}-{datetime.now().strftime('%Y%m%d-%H%M%S-%f')}.db")
 
 
 def copy(database_path, dest):
     """An online copy of the database at `dest`, written under another name and renamed when complete."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(dest.name + ".partial")
+    dest.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    tmp = private_file(dest.with_name(dest.name + ".partial"))  # a copy holds what the database holds
     source = sqlite3.connect(f"file:{database_path}?mode=ro", uri=True)
     try:
         target = sqlite3.connect(tmp)
@@ -57,7 +58,7 @@ def copy(database_path, dest):
 
 
 def backups_dir(data_dir):
-    return Path(data_dir) / "backups"
+    return private_dir(Path(data_dir) / "backups")
 
 
 def before_upgrade(database_path, data_dir):

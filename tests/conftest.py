@@ -9,6 +9,7 @@ import waitress
 from webtest import TestApp
 
 from doorapp import access
+from doorapp.__main__ import server_options
 from doorapp.app import create_app
 from doorapp.config import Config
 from doorapp.models import Guest, Meetup, MeetupGuest, Membership, Org, User
@@ -130,8 +131,9 @@ def meetup(org, guest):
 
 @pytest.fixture
 def live_server(app):
-    """The app served by waitress on 127.0.0.1 (an ephemeral port) in this process; yields its base URL."""
-    server = waitress.create_server(app, host="127.0.0.1", port=0, threads=8)
+    """The app served by waitress as `doorapp serve` serves it, on 127.0.0.1 (an ephemeral port) in this
+    process; yields its base URL."""
+    server = waitress.create_server(app, host="127.0.0.1", port=0, **server_options())
     stop = threading.Event()
 
     def serve():  # server.run() cannot be stopped from another thread without racing its select()

@@ -112,12 +112,11 @@ def issue_token(body):
     """Sign in (OAuth 2.0 password flow, form-encoded username and password); returns a bearer JWT."""
     config = settings()
     address = access.client_address(access.trusted_networks(config.trusted_proxies))
-    keys = (f"login-user:{body.username}", f"login-addr:{address}")
-    access.check_rate(*keys)
+    attempt = access.reserve_attempt(f"login-user:{body.username}", f"login-addr:{address}")
     user = User.get_or_none(User.username == body.username)
     if not access.verify_secret(user and user.password_hash, body.password):
-        access.record_failure(*keys)
         raise ApiError(401, "invalid_credentials", "The username or password is wrong.")
+    access.forgive(attempt)
     refusal = access.account_refusal(user)
     if refusal:
         raise refusal
@@ -140,27 +139,32 @@ def get_userinfo(user):
 def _recovery_user(body):
     """The user whose current recovery code this is, or the one generic 400 (and a counted failure)."""
     address = access.client_address(access.trusted_networks(settings().trusted_proxies))
-    access.check_rate(f"recovery-addr:{address}")
+    attempt = access.reserve_attempt(f"recovery-addr:{address}")
     user = User.get_or_none(User.username == body.username)
     live = (
         user is not None
         and user.recovery_code_hash is not None
         and not user.recovery_code_used
-        and user.recovery_code_failures < RECOVERY_MAX_FAILURES
         and user.recovery_code_created_at + RECOVERY_VALIDITY > utcnow()
+        and _try_code(user, +1)  # reserved before it is verified, so parallel tries stay within the limit
     )
-    matches = access.verify_secret(user.recovery_code_hash if live else None, body.code)
-    if not (live and matches):
-        access.record_failure(f"recovery-addr:{address}")
-        if live:
-            with write():
-                User.update(recovery_code_failures=User.recovery_code_failures + 1).where(
-                    User.id == user.id, User.recovery_code_hash == user.recovery_code_hash
-                ).execute()
+    if not (live and access.verify_secret(user.recovery_code_hash, body.code)):
         raise ApiError(
             400, "invalid_recovery_code", "This recovery code is not valid; ask a site admin for a new one."
         )
+    _try_code(user, -1)  # the right code is not a wrong try
+    access.forgive(attempt)
     return user
+
+
+def _try_code(user, step):
+    """Count one try (+1) against the user's current code, while it has tries left, or take one back (-1)."""
+    where = [User.id == user.id, User.recovery_code_hash == user.recovery_code_hash]
+    if step > 0:
+        where.append(User.recovery_code_failures < RECOVERY_MAX_FAILURES)
+    with write():
+        return User.update(recovery_code_failures=User.recovery_code_failures + step).where(*where) \
+            .execute() == 1
 
 
 @endpoint("POST", "/auth/verify-recovery-code", auth=public, body=RecoveryCheck, tx=False)
@@ -230,12 +234,11 @@ def get_setup():
 def create_first_admin(body):
     """Create the first approved site admin with the setup code that `doorapp serve` printed."""
     address = access.client_address(access.trusted_networks(settings().trusted_proxies))
-    access.check_rate(f"setup-addr:{address}")
+    attempt = access.reserve_attempt(f"setup-addr:{address}")
     if _site_admin_exists():
         raise ApiError(409, "already_set_up", "Door is already set up; sign in instead.")
     stored = Setting.get_or_none(Setting.key == "setup_code")
     if not access.verify_secret(stored and stored.value, body.code.strip().upper()):
-        access.record_failure(f"setup-addr:{address}")
         raise ApiError(
             403, "invalid_setup_code", "The setup code is wrong; it is printed where Door was started."
         )
@@ -245,4 +248,5 @@ def create_first_admin(body):
             raise ApiError(409, "already_set_up", "Door is already set up; sign in instead.")
         user = create_user(body.username, password_hash, role="SITE_ADMIN", is_approved=True)
         Setting.delete().where(Setting.key == "setup_code").execute()
+    access.forgive(attempt)
     return user_json(user)
