@@ -1,5 +1,6 @@
 """Passwords (argon2id), tokens (JWT HS256), rate limits, and the authorization chain as declared Rules."""
 
+import calendar
 import hmac
 import ipaddress
 from datetime import timedelta
@@ -65,6 +66,10 @@ def current_user(secret, rule, org_id=None):
     user = User.signed_in(claims["sub"], org_id)
     if user is None:
         raise ApiError(401, "invalid_token", "The account of this token no longer exists; sign in again.")
+    ended = user.sessions_since and claims.get("iat", 0) < calendar.timegm(user.sessions_since.timetuple())
+    if ended and not user.is_disabled:  # a disabled account hears so (403) first, as API.md orders it
+        raise ApiError(401, "invalid_token", "This session has ended (a new password, or the account was "
+                                             "disabled); sign in again.")
     user.token_role = claims["role"]
     return user
 

@@ -7,6 +7,7 @@ import secrets
 import uuid
 from dataclasses import replace
 from pathlib import Path
+from urllib.parse import quote
 
 from bottle import Bottle, request, response
 from peewee import OperationalError
@@ -23,6 +24,7 @@ from doorapp.plugin import ApiPlugin
 
 log = logging.getLogger("doorapp")
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+API_TYPES = ("application/json", "application/problem+json", "text/csv")  # answers no cache may keep
 PUBLIC_URL = re.compile(r"https?://[^\s/?#]+(/\S*)?")
 
 
@@ -52,6 +54,8 @@ def create_app(config, before_upgrade=None):
             db.connect(reuse_if_open=True)
         except OperationalError:
             pass  # answered per route: /health reports it, other routes answer 503
+        path = request.environ.get("PATH_INFO", "").encode("latin-1", "replace")  # PEP 3333's bytes-as-str
+        request.environ["door.raw_path"] = quote(path, safe="/:@!$&'()*+,;=-._~")
         sent = request.get_header("X-Request-ID", "")
         request.environ["door.request_id"] = sent if _REQUEST_ID.fullmatch(sent) else uuid.uuid4().hex
 
@@ -59,7 +63,13 @@ def create_app(config, before_upgrade=None):
     def finish_request():
         request_id = request.environ.get("door.request_id", "-")
         response.set_header("X-Request-ID", request_id)
-        log.info("%s %s %s %s", request_id, request.method, request.path, response.status_code)
+        response.set_header("X-Content-Type-Options", "nosniff")
+        kind = response.content_type.split(";")[0]
+        if kind in API_TYPES and "Cache-Control" not in response.headers:  # tokens, codes, names
+            response.set_header("Cache-Control", "no-store")
+        # the path as sent (percent-encoded): a decoded %0a would start a forged log line
+        log.info("%s %s %s %s", request_id, request.method, request.environ.get("door.raw_path", "-"),
+                 response.status_code)
 
     return app
 
@@ -89,7 +99,11 @@ def secret_key(config):
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        return path.read_text().strip()
+        key = path.read_text().strip()
+        if len(key.encode()) < 32:  # an empty key would make logins fail, a short one forgeable tokens
+            raise SystemExit(f"{path} holds no signing key of 32 bytes or more. Delete the file and "
+                             f"start Door again to make a new one (everyone signs in again).") from None
+        return key
     with os.fdopen(fd, "w") as file:
         file.write(secrets.token_urlsafe(48))
     return path.read_text().strip()

@@ -83,6 +83,7 @@ def render_problem(error):
     else:
         detail = str(error.body) if isinstance(error.body, str) and error.body else HTTPStatus(status).phrase
     response.content_type = "application/problem+json"
+    response.headers["Cache-Control"] = "no-store"  # rendered after the after_request hook has looked
     if status == 401:
         response.headers["WWW-Authenticate"] = "Bearer"
     code = _CODE_FOR_STATUS.get(status, "bad_request" if status < 500 else "internal_error")

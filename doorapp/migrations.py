@@ -8,7 +8,7 @@ from copy import copy
 from peewee import SQL, CharField, DateTimeField
 from playhouse.migrate import SchemaMigrator
 
-from doorapp.models import MODELS, BaseModel, Guest, IdempotencyKey, MeetupGuest, db, utcnow
+from doorapp.models import MODELS, BaseModel, Guest, IdempotencyKey, MeetupGuest, User, db, utcnow
 
 
 class Migration(BaseModel):
@@ -59,7 +59,12 @@ def m0004_attendance():
     db.execute(MeetupGuest.index(MeetupGuest.guest, MeetupGuest.meetup).safe(True))
 
 
-MIGRATIONS = [m0001_initial, m0002_door_list_order, m0003_door_offline, m0004_attendance]
+def m0005_sessions():
+    """A password reset, a new password and disabling end the account's earlier sessions."""
+    add_columns(User, "sessions_since")
+
+
+MIGRATIONS = [m0001_initial, m0002_door_list_order, m0003_door_offline, m0004_attendance, m0005_sessions]
 
 
 def pending():

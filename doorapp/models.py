@@ -69,6 +69,19 @@ class User(BaseModel):
     recovery_code_used = BooleanField(default=False)
     recovery_code_created_at = DateTimeField(null=True)
     recovery_code_failures = IntegerField(default=0)  # wrong attempts against the current code
+    sessions_since = DateTimeField(null=True)  # tokens issued (iat, whole seconds) before it no longer work
+
+    @classmethod
+    def end_sessions(cls, user_id, **changes):
+        """Apply `changes` and end every session (token) the account has so far, in one UPDATE."""
+        return cls.update(sessions_since=cls.session_start(), **changes).where(cls.id == user_id) \
+            .execute() == 1
+
+    @staticmethod
+    def session_start():
+        """The next whole second (a token's `iat` has no finer resolution): every token issued until now,
+        this second's included, is of an earlier session."""
+        return (utcnow() + timedelta(seconds=1)).replace(microsecond=0)
 
     @classmethod
     def search(cls, q, limit=20):

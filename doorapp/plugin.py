@@ -1,6 +1,7 @@
 """ApiPlugin: the request chain every API route runs through, in API.md's order."""
 
 import json
+import re
 import uuid
 
 from bottle import request, response
@@ -13,6 +14,7 @@ from doorapp.errors import ApiError, log, validation_error
 from doorapp.models import db, write
 
 MAX_BODY = 64 * 1024
+DIGITS = re.compile(r"-?[0-9]+")
 
 
 class ApiPlugin:
@@ -45,7 +47,7 @@ class ApiPlugin:
             elif media == "form":
                 read_form()
             if query:
-                args["query"] = bodies.parse(query, request.query, where="query")
+                args["query"] = bodies.parse(query, read_query(), where="query")
             if wants_user:
                 args["user"] = user
             if idempotent:
@@ -95,6 +97,8 @@ def path_args(args):
     for name, raw in args.items():
         kind = PATH_PARAMS[name]
         try:
+            if kind is int and not DIGITS.fullmatch(raw):  # int() takes "+5", "1_000", other scripts' digits
+                raise ValueError
             value = kind(raw)
             if kind is int and not INT64[0] <= value <= INT64[1]:
                 raise ValueError
@@ -124,7 +128,7 @@ def read_json():
     data = _raw_body()
     if not data.strip():
         return {}
-    if kind and kind != "application/json" and not kind.endswith("+json"):
+    if kind != "application/json" and not kind.endswith("+json"):  # none: a cross-site form could send it
         raise ApiError(415, "unsupported_media_type", "Send the body as application/json.")
     try:
         text = data.decode("utf-8")
@@ -132,11 +136,20 @@ def read_json():
         raise ApiError(400, "malformed_json", "The body is not UTF-8 text.") from None
     try:
         value = json.loads(text)
-    except ValueError:
-        raise ApiError(400, "malformed_json", "The body is not valid JSON.") from None
+        json.dumps(value, ensure_ascii=False).encode()  # a lone surrogate ("\ud800") is no text to store
+    except (ValueError, RecursionError):  # UnicodeEncodeError is a ValueError; nesting past Python's limit
+        raise ApiError(400, "malformed_json", "The body is not valid JSON text.") from None
     if not isinstance(value, dict):
         raise validation_error([(("body",), "The body must be a JSON object.")])
     return value
+
+
+def read_query():
+    """The query string's parameters as UTF-8 text (WSGI hands them over decoded as Latin-1)."""
+    try:
+        return request.query.decode("utf-8")
+    except UnicodeDecodeError:
+        raise validation_error([(("query",), "The query string is not UTF-8 text.")]) from None
 
 
 def read_form():

@@ -70,6 +70,8 @@ SPEC_ROLES = {
     ("GET", "/openapi.json"): "public",
     # issue 9: how phones join (the address and its QR code)
     ("GET", "/phones"): "any_org_admin",
+    # issue 10: a signed-in user changes their own password
+    ("PATCH", "/auth/password"): "signed_in",
     # issue 12: after the night (the summary for every member; exports, excuses and histories for admins)
     ("GET", "/organizations/<org_id>/meetups/<meetup_id>/summary"): "org_member",
     ("GET", "/organizations/<org_id>/meetups/<meetup_id>/export"): "org_admin",

@@ -109,3 +109,101 @@ def test_the_data_folder_its_database_and_backups_are_the_owners_alone(tmp_path)
             assert mode(data / name) == 0o600, name
         [backup] = (tmp_path / "copies").iterdir()
         assert mode(backup) == 0o600 and mode(tmp_path / "copies") == 0o700
+
+
+def test_api_answers_are_not_sniffed_or_cached(live_server):
+    for path in ("/ping", "/organizations/", "/nowhere"):
+        reply = requests.get(live_server + path, timeout=10)
+        assert reply.headers["X-Content-Type-Options"] == "nosniff", path
+        assert reply.headers["Cache-Control"] == "no-store", path
+    shell = requests.get(live_server + "/static/door.js", timeout=10)  # holds no data: revalidated, kept
+    assert shell.headers["X-Content-Type-Options"] == "nosniff"
+    assert shell.headers["Cache-Control"] == "no-cache"
+
+
+def test_a_json_body_without_a_content_type_is_refused(live_server):
+    account = b'{"username": "mallory", "password": "a long enough password here"}'
+    reply = requests.post(live_server + "/auth/register", data=account, timeout=10)  # as a cross-site form
+    assert reply.status_code == 415 and reply.json()["code"] == "unsupported_media_type"
+
+
+def test_path_ids_are_plain_ascii_digits(admin):
+    for raw in ("+5", "1_000", "\u0665", "５", " 5"):
+        reply = admin.patch(f"/staff/{requests.utils.quote(raw)}/enable", status=422)
+        assert reply.json["errors"][0]["loc"] == ["path", "user_id"], raw
+
+
+def test_a_short_secret_key_file_stops_door_at_start(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "secret.key").write_text("short\n")
+    started = subprocess.run([DOORAPP, "serve", "--port", "0", "--data-dir", data], capture_output=True,
+                             text=True, env=door_env(), timeout=60)
+    assert started.returncode != 0 and "no signing key of 32 bytes or more" in started.stderr
+
+
+def test_a_path_cannot_forge_a_log_line(tmp_path):
+    with served(DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path) as door:
+        requests.get(f"{door.url}/x%0a2026-01-01 INFO doorapp forged", timeout=10)
+        requests.get(f"{door.url}/ping", timeout=10)  # logged after it: the line above is complete
+        door.stop()
+    logged = "".join(door.log)
+    assert "/x%0A2026-01-01" in logged and "\n2026-01-01 INFO doorapp forged" not in logged
+
+
+def test_text_that_is_no_text_and_json_nested_past_reason_are_refused_plainly(client):
+    lone = b'{"username": "ro\\ud800ot", "password": "a long enough password here"}'
+    deep = b'{"username": ' + b"[" * 2000 + b"]" * 2000 + b"}"
+    for body in (lone, deep):
+        reply = client.post("/auth/register", body, content_type="application/json", status=400)
+        assert reply.json["code"] == "malformed_json"
+
+
+def test_a_search_for_a_name_with_an_accent_finds_it(live_server, make_user, as_user):
+    from doorapp.models import Guest
+    Guest.create(platform_user_id=7, username="zoe_m", displayname="Zoë Müller")
+    user = make_user("sam")
+    token = as_user(user).authorization[1]
+    signed_in = {"Authorization": f"Bearer {token}"}
+    reply = requests.get(live_server + "/guests/", params={"q": "Zoë"}, timeout=10, headers=signed_in)
+    assert [g["username"] for g in reply.json()["guests"]] == ["zoe_m"]
+    bad = requests.get(live_server + "/guests/?q=%ff", timeout=10, headers=signed_in)
+    assert bad.status_code == 422 and bad.json()["errors"][0]["loc"] == ["query"]
+
+
+def test_a_password_reset_ends_the_sessions_taken_before_it(client, make_user, admin):
+    sam = make_user("sam")
+    old = client.post("/auth/token", {"username": "sam", "password": PASSWORD}).json["access_token"]
+    code = admin.post(f"/staff/{sam.id}/recovery-code").json["code"]
+    client.post_json("/auth/reset-password", {"username": "sam", "code": code,
+                                              "new_password": "a brand new password for sam"})
+    ended = client.get("/auth/userinfo", headers={"Authorization": f"Bearer {old}"}, status=401)
+    assert ended.json["code"] == "invalid_token" and "session has ended" in ended.json["detail"]
+
+
+def test_disabling_ends_sessions_for_good_even_once_enabled_again(client, make_user, admin):
+    sam = make_user("sam")
+    old = client.post("/auth/token", {"username": "sam", "password": PASSWORD}).json["access_token"]
+    admin.patch_json(f"/staff/{sam.id}/disable", {"reason": "Lost phone"})
+    admin.patch(f"/staff/{sam.id}/enable")
+    client.get("/auth/userinfo", headers={"Authorization": f"Bearer {old}"}, status=401)
+    fresh = client.post("/auth/token", {"username": "sam", "password": PASSWORD}).json["access_token"]
+    client.get("/auth/userinfo", headers={"Authorization": f"Bearer {fresh}"}, status=200)
+
+
+def test_changing_your_password_ends_your_other_sessions_and_keeps_this_one(client, make_user):
+    make_user("sam")
+    signed_in = {"username": "sam", "password": PASSWORD}
+    phone, laptop = (client.post("/auth/token", signed_in).json["access_token"] for _ in range(2))
+    as_phone = {"Authorization": f"Bearer {phone}"}
+    new = "a brand new password for sam"
+    wrong = client.patch_json("/auth/password", {"current_password": WRONG, "new_password": new},
+                              headers=as_phone, status=401)
+    assert wrong.json["code"] == "invalid_credentials"
+    changed = client.patch_json("/auth/password", {"current_password": PASSWORD, "new_password": new},
+                                headers=as_phone).json
+    assert changed["token_type"] == "bearer"
+    client.get("/auth/userinfo", headers={"Authorization": f"Bearer {changed['access_token']}"}, status=200)
+    for ended in (phone, laptop):
+        client.get("/auth/userinfo", headers={"Authorization": f"Bearer {ended}"}, status=401)
+    assert client.post("/auth/token", {"username": "sam", "password": new}).status_code == 200

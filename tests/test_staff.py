@@ -47,7 +47,7 @@ def test_disable_keeps_history_and_enable_restores(admin, make_user, as_user):
     enabled = admin.patch(f"/staff/{dana.id}/enable").json
     assert not enabled["is_disabled"] and enabled["disabled_at"] is None
     assert admin.patch(f"/staff/{dana.id}/enable", status=409).json["code"] == "not_disabled"
-    session.get("/auth/userinfo")
+    assert session.get("/auth/userinfo", status=401).json["code"] == "invalid_token"  # disabling ended it
 
 
 @pytest.mark.parametrize("method, path, body", [
@@ -56,7 +56,8 @@ def test_disable_keeps_history_and_enable_restores(admin, make_user, as_user):
     ("PATCH", "/staff/{id}/disable", {}),
 ])
 def test_a_site_admin_cannot_lock_themselves_out(admin, root, method, path, body):
-    reply = admin.request(path.format(id=root.id), method=method, json=body, status=409)
+    reply = admin.request(path.format(id=root.id), method=method, json=body, status=409,
+                          content_type="application/json")
     assert reply.json["code"] == "cannot_modify_self"
     assert User.get_by_id(root.id).is_approved and User.get_by_id(root.id).role == "SITE_ADMIN"
 

@@ -2,6 +2,7 @@
 
 import re
 import secrets
+import time
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -120,14 +121,38 @@ def issue_token(body):
     refusal = access.account_refusal(user)
     if refusal:
         raise refusal
-    minutes = config.access_token_expire_minutes
+    return token_json(user)
+
+
+@dataclass
+class PasswordChange:
+    current_password: str = text(strip=False)
+    new_password: str = password_field()
+
+
+@endpoint("PATCH", "/auth/password", auth=signed_in, body=PasswordChange, tx=False)
+def change_password(body, user):
+    """Change your own password. Your other sessions end; the answer is a new token for this one."""
+    attempt = access.reserve_attempt(f"login-user:{user.username}")  # a stolen session guessing the password
+    if not access.verify_secret(user.password_hash, body.current_password):
+        raise ApiError(401, "invalid_credentials", "The current password is wrong.")
+    access.forgive(attempt)
+    password_hash = access.hash_secret(body.new_password)
+    with write():
+        User.end_sessions(user.id, password_hash=password_hash)
+    return token_json(User.get_by_id(user.id))
+
+
+def token_json(user):
+    """OAuth 2.0's token answer for this user (not to be cached), issued in the account's current session:
+    within the second its earlier sessions ended, that is after a short wait."""
+    if user.sessions_since:
+        time.sleep(max(0.0, (user.sessions_since - utcnow()).total_seconds()))
+    minutes = settings().access_token_expire_minutes
     response.set_header("Cache-Control", "no-store")
     response.set_header("Pragma", "no-cache")
-    return {
-        "access_token": access.issue_token(config.secret_key, user, minutes),
-        "token_type": "bearer",
-        "expires_in": minutes * 60,
-    }
+    return {"access_token": access.issue_token(settings().secret_key, user, minutes), "token_type": "bearer",
+            "expires_in": minutes * 60}
 
 
 @endpoint("GET", "/auth/userinfo", auth=signed_in)
@@ -176,12 +201,14 @@ def verify_recovery_code(body):
 
 @endpoint("POST", "/auth/reset-password", auth=public, body=PasswordReset, tx=False)
 def reset_password(body):
-    """Set a new password with a recovery code; the code is used up only when this succeeds."""
+    """Set a new password with a recovery code; the code is used up only when this succeeds, and the
+    account's earlier sessions end."""
     user = _recovery_user(body)
     password_hash = access.hash_secret(body.new_password)
     with write():
         changed = (
-            User.update(password_hash=password_hash, recovery_code_used=True)
+            User.update(password_hash=password_hash, recovery_code_used=True,
+                        sessions_since=User.session_start())
             .where(
                 User.id == user.id,
                 User.recovery_code_hash == user.recovery_code_hash,

@@ -10,7 +10,10 @@ from doorapp.api import endpoint, platform
 @endpoint("GET", "/openapi.json", auth=public)
 def get_openapi():
     """The OpenAPI 3.1 description of this API, derived from its routes."""
-    return openapi.build(request.app)
+    config = request.app.config
+    if "door.openapi" not in config:  # the routes are fixed once the app is made: build it once
+        config["door.openapi"] = openapi.build(request.app)
+    return config["door.openapi"]
 
 
 @endpoint("GET", "/platform", auth=signed_in)

@@ -102,11 +102,12 @@ def change_staff_role(user_id, body, user):
 
 @endpoint("PATCH", "/staff/<user_id>/disable", auth=site_admin, body=DisableIn)
 def disable_staff(user_id, body, user):
-    """Disable an account (soft delete: its history stays); its tokens stop working at once."""
+    """Disable an account (soft delete: its history stays); its sessions end, also if it is enabled again."""
     target = _other_user(user_id, user, "disable")
     if target.is_disabled:
         raise ApiError(409, "already_disabled", f"{target.username} is already disabled.")
     target.is_disabled, target.disabled_at, target.disabled_reason = True, utcnow(), body.reason
+    target.sessions_since = User.session_start()
     target.save()
     return user_json(target)
 
