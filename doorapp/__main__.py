@@ -10,6 +10,8 @@ import threading
 import webbrowser
 from pathlib import Path
 
+import peewee
+
 from doorapp import __version__
 from doorapp.config import Config, settings_help
 from doorapp.paths import FROZEN, PROG
@@ -63,7 +65,11 @@ def main(argv=None):
         return 2
     config = Config.from_env(data_dir=args.data_dir and Path(args.data_dir),
                              host=getattr(args, "host", None), port=getattr(args, "port", None))
-    return {"serve": serve, "create-admin": create_admin, "backup": backup}[args.command](config, args)
+    try:
+        return {"serve": serve, "create-admin": create_admin, "backup": backup}[args.command](config, args)
+    except peewee.OperationalError as error:  # locked by another program past the busy timeout, or unreadable
+        raise SystemExit(f"Door could not use its database ({error}). If another program holds it (a backup, "
+                         f"a database browser), try again when it is done; nothing was changed.") from None
 
 
 def _app(config):
@@ -80,24 +86,13 @@ def _app(config):
         raise SystemExit(str(error)) from None
 
 
-def server_options():
-    """waitress as Door runs it (tests serve the app with the same). X-Forwarded-For reaches the app, which
-    believes it only from DOOR_TRUSTED_PROXIES (access.client_address); waitress would otherwise delete it,
-    and every client behind a proxy would share the proxy's rate limits. A body over Door's limit is refused
-    when its headers arrive, before waitress would spool it (up to 1 GiB) to disk."""
-    from doorapp.plugin import MAX_BODY
-    return {"threads": 8, "ident": "door", "clear_untrusted_proxy_headers": False,
-            "max_request_body_size": MAX_BODY + 1}
-
-
 def serve(config, args):
-    import waitress
-
     from doorapp.backup import Scheduler
+    from doorapp.server import create_server
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     app = _app(config)
-    server = waitress.create_server(app, host=config.host, port=config.port, **server_options())
+    server = create_server(app, config.host, config.port)
     backups = Scheduler(config.database_path, config.data_dir)
     backups.start()
     stop_on_signals()

@@ -3,6 +3,7 @@
 import calendar
 import hmac
 import ipaddress
+import threading
 from datetime import timedelta
 
 import jwt
@@ -13,20 +14,33 @@ from bottle import request
 from doorapp.errors import ApiError
 from doorapp.models import Failure, Membership, User, utcnow, write
 
-hasher = PasswordHasher()  # argon2id with the library's RFC 9106 defaults
+hasher = PasswordHasher()  # argon2id with the library's RFC 9106 defaults: 64 MiB and every core for ~50 ms
 _DUMMY_HASH = hasher.hash("a password nobody has, to spend the same time on unknown names")
+# One password hash at a time: a flood of them would take the cores and memory the door's requests need.
+# Sign-ins wait their turn; of requests for a new account (anyone can make them) at most two wait, and the
+# others are refused at once, so the server's threads stay free for the door.
+_hashing, _newcomers = threading.Semaphore(1), threading.Semaphore(2)
 
 
-def hash_secret(secret):
-    return hasher.hash(secret)
+def hash_secret(secret, newcomer=False):
+    if newcomer and not _newcomers.acquire(blocking=False):
+        raise ApiError(429, "rate_limited", "Door is busy with other new accounts; try again in a few "
+                                            "seconds.", headers={"Retry-After": "2"})
+    try:
+        with _hashing:
+            return hasher.hash(secret)
+    finally:
+        if newcomer:
+            _newcomers.release()
 
 
 def verify_secret(stored_hash, secret):
     """True when `secret` matches; an absent hash costs the same time as a wrong secret."""
-    try:
-        return hasher.verify(stored_hash or _DUMMY_HASH, secret) and stored_hash is not None
-    except (VerificationError, InvalidHashError):
-        return False
+    with _hashing:
+        try:
+            return hasher.verify(stored_hash or _DUMMY_HASH, secret) and stored_hash is not None
+        except (VerificationError, InvalidHashError):
+            return False
 
 
 def same(a, b):
@@ -169,9 +183,9 @@ def _trusted(address, networks):
     return any(ip in net for net in networks)
 
 
-def reserve_attempt(*keys):
+def reserve_attempt(*keys, limit=MAX_FAILURES, what="failed attempts"):
     """Count an attempt against each key *before* it is verified, or 429 when a key already has
-    MAX_FAILURES within the window. Reserving in the same write transaction as the count is what keeps
+    `limit` within the window. Reserving in the same write transaction as the count is what keeps
     parallel guesses within the limit (checking, verifying, then recording let 40 parallel guesses through).
     Returns the reservation; forgive() takes it back when the attempt succeeds."""
     now = utcnow()
@@ -179,11 +193,11 @@ def reserve_attempt(*keys):
         Failure.delete().where(Failure.at < now - WINDOW).execute()
         for key in keys:
             recent = Failure.select().where(Failure.key == key, Failure.at > now - WINDOW)
-            if recent.count() >= MAX_FAILURES:
+            if recent.count() >= limit:
                 oldest = recent.order_by(Failure.at).first().at
                 retry = max(1, int((oldest + WINDOW - now).total_seconds()) + 1)
                 raise ApiError(429, "rate_limited",
-                               f"Too many failed attempts; try again in {retry} seconds.",
+                               f"Too many {what}; try again in {retry} seconds.",
                                headers={"Retry-After": str(retry)})
         return [Failure.insert(key=key, at=now).execute() for key in keys]
 

@@ -17,14 +17,16 @@ _SPACED_OFFSET = re.compile(r" (\d\d(:?\d\d)?)$")  # a `+` sent unencoded in a q
 _MOMENT = "Must be an ISO 8601 timestamp such as 2026-11-21T19:04:05Z, or a date."
 
 
-def text(max_length=None, min_length=1, pattern=None, default=MISSING, strip=True, doc=None):
-    """A string field: required and non-blank unless a default is given."""
+def text(max_length=None, min_length=1, pattern=None, default=MISSING, strip=True, doc=None, normalize=None):
+    """A string field: required and non-blank unless a default is given. `normalize(value)` returns the form
+    kept (before the length checks), or raises ValueError with the message of a 422."""
     meta = {
         "max_length": max_length,
         "min_length": min_length,
         "pattern": pattern,
         "strip": strip,
         "doc": doc,
+        "normalize": normalize,
     }
     return field(default=default, metadata=meta)
 
@@ -102,6 +104,11 @@ def _check(f, value, form=False):
         meta = f.metadata
         if meta.get("strip", True):
             value = value.strip()
+        if meta.get("normalize"):
+            try:
+                value = meta["normalize"](value)
+            except ValueError as problem:
+                return None, str(problem)
         if len(value) < (meta.get("min_length") or 0):
             return None, (
                 "Must not be blank." if not value else f"Must be at least {meta['min_length']} characters."

@@ -35,6 +35,11 @@ _CODE_FOR_STATUS = {400: "bad_request", 404: "not_found", 405: "method_not_allow
                     500: "internal_error"}
 
 
+def code_for_status(status):
+    """The code of an error Door did not raise itself (Bottle's, waitress's, a crash)."""
+    return _CODE_FOR_STATUS.get(status, "bad_request" if status < 500 else "internal_error")
+
+
 class ApiError(Exception):
     """`raise ApiError(409, "already_banned", "This guest is already banned here.", **extensions)`."""
 
@@ -86,5 +91,4 @@ def render_problem(error):
     response.headers["Cache-Control"] = "no-store"  # rendered after the after_request hook has looked
     if status == 401:
         response.headers["WWW-Authenticate"] = "Bearer"
-    code = _CODE_FOR_STATUS.get(status, "bad_request" if status < 500 else "internal_error")
-    return json.dumps(problem(status, code, detail))
+    return json.dumps(problem(status, code_for_status(status), detail))

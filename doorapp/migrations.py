@@ -3,6 +3,7 @@
 Never edit a migration that has been released; add a new function at the end of MIGRATIONS.
 """
 
+import unicodedata
 from copy import copy
 
 from peewee import SQL, CharField, DateTimeField
@@ -64,7 +65,24 @@ def m0005_sessions():
     add_columns(User, "sessions_since")
 
 
-MIGRATIONS = [m0001_initial, m0002_door_list_order, m0003_door_offline, m0004_attendance, m0005_sessions]
+def m0006_usernames():
+    """Names in the one form Door keeps (NFKC, nothing invisible): an account that registered a look-alike
+    (`ro<zero width space>ot`, `ｒｏｏｔ`) is renamed to what it looked like, or that plus `-<id>` when that
+    name is taken; it signs in with the new name (its sessions end, as its tokens name the old one)."""
+    from doorapp.api.auth import INVISIBLE  # the code points that show as nothing
+
+    taken = {u.username for u in User.select(User.username)}
+    for user in User.select().order_by(User.id):
+        visible = "".join(c for c in user.username if unicodedata.category(c)[0] not in "CZ")
+        name = unicodedata.normalize("NFKC", INVISIBLE.sub("", visible)) or "user"
+        if name != user.username:
+            name = name if name not in taken else f"{name[:50]}-{user.id}"
+            User.update(username=name).where(User.id == user.id).execute()
+            taken.add(name)
+
+
+MIGRATIONS = [m0001_initial, m0002_door_list_order, m0003_door_offline, m0004_attendance, m0005_sessions,
+              m0006_usernames]
 
 
 def pending():

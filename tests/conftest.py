@@ -5,14 +5,13 @@ import threading
 from datetime import datetime
 
 import pytest
-import waitress
 from webtest import TestApp
 
 from doorapp import access
-from doorapp.__main__ import server_options
 from doorapp.app import create_app
 from doorapp.config import Config
 from doorapp.models import Guest, Meetup, MeetupGuest, Membership, Org, User
+from doorapp.server import create_server
 from fake_platform import FakePlatform
 
 PASSWORD = "correct horse battery staple"
@@ -133,7 +132,7 @@ def meetup(org, guest):
 def live_server(app):
     """The app served by waitress as `doorapp serve` serves it, on 127.0.0.1 (an ephemeral port) in this
     process; yields its base URL."""
-    server = waitress.create_server(app, host="127.0.0.1", port=0, **server_options())
+    server = create_server(app, "127.0.0.1", 0)
     stop = threading.Event()
 
     def serve():  # server.run() cannot be stopped from another thread without racing its select()

@@ -2,7 +2,9 @@
 `doorapp serve` processes: the server's own behaviour (waitress's settings, file modes) is the point, which
 an in-process WSGI client would bypass."""
 
+import json
 import os
+import sqlite3
 import socket
 import stat
 import subprocess
@@ -57,6 +59,17 @@ def test_a_huge_upload_is_refused_as_its_headers_arrive_not_spooled(tmp_path):
                          b"Content-Length: 314572800\r\n\r\n" + b"x" * 65536)
             answer = sock.recv(4096)  # no more is sent: an answer means Door did not wait for 300 MiB
         assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+        assert b"application/problem+json" in answer and b'"code": "body_too_large"' in answer
+
+
+def test_a_request_waitress_cannot_read_is_answered_as_a_problem(live_server):
+    address = urlsplit(live_server)
+    with socket.create_connection((address.hostname, address.port), timeout=10) as sock:
+        sock.sendall(b"GET /ping HTTP/1.1\r\nHost: door\r\nContent-Length: many\r\n\r\n")
+        answer = b"".join(iter(lambda: sock.recv(4096), b""))  # waitress closes the connection after it
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400") and b"Content-Type: application/problem+json" in head, head
+    assert json.loads(body)["code"] == "bad_request"
 
 
 def test_parallel_wrong_passwords_get_no_more_guesses_than_the_limit(tmp_path):
@@ -207,3 +220,77 @@ def test_changing_your_password_ends_your_other_sessions_and_keeps_this_one(clie
     for ended in (phone, laptop):
         client.get("/auth/userinfo", headers={"Authorization": f"Bearer {ended}"}, status=401)
     assert client.post("/auth/token", {"username": "sam", "password": new}).status_code == 200
+
+
+def register(url, username, client=None, password=PASSWORD):
+    headers = {"X-Forwarded-For": client} if client else {}
+    return requests.post(f"{url}/auth/register", json={"username": username, "password": password},
+                         headers=headers, timeout=60)
+
+
+def test_registration_is_throttled_per_address_and_a_flood_never_holds_up_the_door(tmp_path):
+    with served(DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path,
+                env={"DOOR_TRUSTED_PROXIES": "127.0.0.1"}) as door:
+        admin = set_up(door)
+        made = [register(door.url, f"vol{n}", client="203.0.113.7").status_code for n in range(21)]
+        assert made == [201] * 20 + [429]  # a venue's volunteers behind one router: 20 in five minutes
+        assert register(door.url, "ines", client="198.51.100.20").status_code == 201
+
+        def flood(n):  # 32 at once, each from its own address
+            return register(door.url, f"bot{n}", client=f"192.0.2.{n}")
+        with ThreadPoolExecutor(max_workers=32) as pool:
+            pending = [pool.submit(flood, n) for n in range(32)]
+            during = requests.get(f"{door.url}/auth/userinfo", headers=admin, timeout=30)
+            answers = [f.result() for f in pending]
+        assert during.status_code == 200
+        codes = [a.status_code for a in answers]
+        assert set(codes) == {201, 429}
+        assert all(a.headers["Retry-After"] for a in answers if a.status_code == 429)
+        staff = requests.get(f"{door.url}/staff/", params={"limit": 200}, headers=admin, timeout=30).json()
+        assert sum(u["username"].startswith("bot") for u in staff["users"]) == codes.count(201)
+
+
+def test_the_setup_code_is_spent_once_create_admin_made_an_admin(tmp_path):
+    with served(DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path) as door:
+        made = subprocess.run([DOORAPP, "create-admin", "alice", "--password-stdin"], input=PASSWORD + "\n",
+                              capture_output=True, text=True, env=door_env(DOOR_DATA_DIR=str(tmp_path)),
+                              timeout=60)
+        assert made.returncode == 0, made.stderr
+        with sqlite3.connect(tmp_path / "door.db") as database:  # later, no site admin is left
+            database.execute("UPDATE user SET role = 'USER'")
+        late = {"code": door.setup_code, "username": "mallory", "password": PASSWORD}
+        reply = requests.post(f"{door.url}/setup", json=late, timeout=30)
+        assert reply.status_code == 403 and reply.json()["code"] == "invalid_setup_code"
+
+
+def test_create_admin_on_a_locked_database_says_so_without_a_traceback(tmp_path):
+    with served(DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path) as door:  # makes the database
+        door.stop()
+    holder = sqlite3.connect(tmp_path / "door.db", isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        made = subprocess.run([DOORAPP, "create-admin", "alice", "--password-stdin"], input=PASSWORD + "\n",
+                              capture_output=True, text=True, env=door_env(DOOR_DATA_DIR=str(tmp_path)),
+                              timeout=60)
+    finally:
+        holder.rollback()
+        holder.close()
+    assert made.returncode == 1 and "Traceback" not in made.stderr
+    assert "database is locked" in made.stderr and "nothing was changed" in made.stderr
+
+
+LOOK_ALIKES = ["ro\u200bot", "\ufeffroot", "root\u3164", "ro\u00adot", "root\u2800", "\u0301\u0301", "ro ot",
+               "root\u202e"]
+
+
+def test_names_that_look_like_another_are_refused_or_are_that_name(client):
+    client.post_json("/auth/register", {"username": "root", "password": PASSWORD}, status=201)
+    for name in LOOK_ALIKES:
+        reply = client.post_json("/auth/register", {"username": name, "password": PASSWORD}, status=422)
+        assert reply.json["errors"][0]["loc"] == ["body", "username"], name
+    taken = client.post_json("/auth/register", {"username": "ｒｏｏｔ", "password": PASSWORD}, status=409)
+    assert taken.json["code"] == "username_taken"
+    zoe = client.post_json("/auth/register", {"username": "ｚｏe\u0308", "password": PASSWORD}, status=201)
+    assert zoe.json["username"] == "zoë"
+    pending = client.post("/auth/token", {"username": "ｒｏｏｔ", "password": PASSWORD}, status=403)
+    assert pending.json["code"] == "account_pending"  # the password was checked: it is root's account

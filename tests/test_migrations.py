@@ -110,3 +110,18 @@ def test_m0004_adds_the_attendance_columns_to_a_list_made_before_them(tmp_path):
     connection.close()
     db.close()
     assert rows == [(1, 1, None, 0, 0, None)] and "meetup_guest_guest_id_meetup_id" in indexes
+
+
+def test_m0006_renames_look_alike_accounts_to_what_they_looked_like(tmp_path):
+    m0001_data_folder(tmp_path)
+    with sqlite3.connect(tmp_path / "door.db") as connection:
+        for name in ("ro\u200bot", "ｏｌｇａ", "ｂｏｂ", "\ufeff", "ana"):
+            connection.execute("INSERT INTO user (username, password_hash, role, is_approved, is_disabled, "
+                               "created_at, recovery_code_used, recovery_code_failures) "
+                               "VALUES (?, 'x', 'USER', 1, 0, '2026-11-20', 0, 0)", (name,))
+    connection.close()
+    open_database(Config(data_dir=tmp_path))
+    assert "m0006_usernames" in migrate()
+    names = [u.username for u in User.select().order_by(User.id)]
+    db.close()
+    assert names == ["olga", "root", "olga-3", "bob", "user", "ana"]

@@ -3,6 +3,7 @@
 import re
 import secrets
 import time
+import unicodedata
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -15,15 +16,34 @@ from doorapp.bodies import parse, text
 from doorapp.errors import ApiError
 from doorapp.models import Membership, Org, Setting, User, iso, utcnow, write
 
-USERNAME = re.compile(r"[^\s\x00-\x1f\x7f-\x9f]{1,64}")
+# Unicode's default-ignorable code points (and the blank Braille pattern): they show as nothing, so a name
+# with one looks like another name. Categories C (control, format, ...) and Z (spaces) are refused too.
+INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+                       "\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3"
+                       "\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
 RECOVERY_VALIDITY = timedelta(hours=72)
 RECOVERY_MAX_FAILURES = 5
+REGISTRATIONS_PER_ADDRESS = 20  # in access.WINDOW: a venue's volunteers share one address behind its router
+
+
+def username_as_kept(name):
+    """The one form of a name that Door keeps and compares (NFKC): `ｒｏｏｔ` is `root`."""
+    return unicodedata.normalize("NFKC", name)
+
+
+def new_username(name):
+    """A name chosen for a new account, as kept; ValueError for one that could pass for another name."""
+    name = username_as_kept(name)
+    if any(unicodedata.category(c)[0] in "CZ" or INVISIBLE.match(c) for c in name):
+        raise ValueError("Must not contain spaces or invisible, control or format characters.")
+    if name and unicodedata.category(name[0])[0] == "M":
+        raise ValueError("Must not start with a combining mark.")
+    return name
 
 
 def username_field():
-    return text(
-        max_length=64, pattern=USERNAME, strip=False, doc="1-64 characters, no spaces or control characters."
-    )
+    return text(max_length=64, strip=False, normalize=new_username,
+                doc="1-64 characters (kept in Unicode NFKC form), no spaces or invisible characters.")
 
 
 def password_field():
@@ -38,13 +58,13 @@ class Credentials:
 
 @dataclass
 class TokenForm:
-    username: str = text(strip=False)
+    username: str = text(strip=False, normalize=username_as_kept)
     password: str = text(strip=False)
 
 
 @dataclass
 class RecoveryCheck:
-    username: str = text(strip=False)
+    username: str = text(strip=False, normalize=username_as_kept)
     code: str = text(max_length=32, doc="The 6-digit code a site admin gave you.")
 
 
@@ -93,6 +113,10 @@ def user_json(user):
     return users_json([user])[0]
 
 
+def client_address():
+    return access.client_address(access.trusted_networks(settings().trusted_proxies))
+
+
 def create_user(username, password_hash, **fields):
     """A new user inside the caller's write transaction; 409 when the name is taken."""
     if User.select().where(User.username == username).exists():
@@ -102,8 +126,11 @@ def create_user(username, password_hash, **fields):
 
 @endpoint("POST", "/auth/register", auth=public, body=Credentials, status=201, tx=False)
 def register_user(body):
-    """Create a staff account; it cannot sign in until a site admin approves it."""
-    password_hash = access.hash_secret(body.password)  # slow on purpose: outside the write lock
+    """Create a staff account; it cannot sign in until a site admin approves it. At most 20 per client
+    address in 5 minutes, and none while another password is being hashed (429 with Retry-After)."""
+    address = client_address()
+    access.reserve_attempt(f"register-addr:{address}", limit=REGISTRATIONS_PER_ADDRESS, what="new accounts")
+    password_hash = access.hash_secret(body.password, newcomer=True)  # slow: outside the write lock
     with write():
         return user_json(create_user(body.username, password_hash))
 
@@ -111,8 +138,7 @@ def register_user(body):
 @endpoint("POST", "/auth/token", auth=public, body=TokenForm, media="form", tx=False)
 def issue_token(body):
     """Sign in (OAuth 2.0 password flow, form-encoded username and password); returns a bearer JWT."""
-    config = settings()
-    address = access.client_address(access.trusted_networks(config.trusted_proxies))
+    address = client_address()
     attempt = access.reserve_attempt(f"login-user:{body.username}", f"login-addr:{address}")
     user = User.get_or_none(User.username == body.username)
     if not access.verify_secret(user and user.password_hash, body.password):
@@ -163,7 +189,7 @@ def get_userinfo(user):
 
 def _recovery_user(body):
     """The user whose current recovery code this is, or the one generic 400 (and a counted failure)."""
-    address = access.client_address(access.trusted_networks(settings().trusted_proxies))
+    address = client_address()
     attempt = access.reserve_attempt(f"recovery-addr:{address}")
     user = User.get_or_none(User.username == body.username)
     live = (
@@ -248,6 +274,7 @@ def create_site_admin(username, password):
     body = parse(Credentials, {"username": username, "password": password})
     password_hash = access.hash_secret(body.password)
     with write():
+        Setting.delete().where(Setting.key == "setup_code").execute()  # printed by a serve: no longer needed
         return create_user(body.username, password_hash, role="SITE_ADMIN", is_approved=True)
 
 
@@ -260,7 +287,7 @@ def get_setup():
 @endpoint("POST", "/setup", auth=public, body=SetupIn, status=201, tx=False)
 def create_first_admin(body):
     """Create the first approved site admin with the setup code that `doorapp serve` printed."""
-    address = access.client_address(access.trusted_networks(settings().trusted_proxies))
+    address = client_address()
     attempt = access.reserve_attempt(f"setup-addr:{address}")
     if _site_admin_exists():
         raise ApiError(409, "already_set_up", "Door is already set up; sign in instead.")

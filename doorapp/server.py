@@ -1,0 +1,43 @@
+"""waitress as Door runs it; `doorapp serve`, the tests and the benchmarks make their server here."""
+
+import json
+
+import waitress
+from waitress.channel import HTTPChannel
+from waitress.task import ErrorTask
+
+from doorapp.errors import code_for_status, problem
+from doorapp.plugin import MAX_BODY
+
+
+class ProblemTask(ErrorTask):
+    """An error waitress answers itself (a malformed request, a body over the limit, headers too large)
+    as the problem+json every other error is, instead of waitress's text/plain."""
+
+    def execute(self):
+        error = self.request.error
+        detail = error.body or error.reason
+        body = json.dumps(problem(error.code, code_for_status(error.code), detail)).encode()
+        self.status = f"{error.code} {error.reason}"
+        self.response_headers.extend([("Content-Type", "application/problem+json"),
+                                      ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")])
+        self.set_close_on_finish()
+        self.content_length = len(body)
+        self.write(body)
+
+
+class Channel(HTTPChannel):
+    error_task_class = ProblemTask
+
+
+def create_server(app, host, port):
+    """X-Forwarded-For reaches the app, which believes it only from DOOR_TRUSTED_PROXIES
+    (access.client_address); waitress would otherwise delete it, and every client behind a proxy would share
+    the proxy's rate limits. A body over Door's limit is refused when its headers arrive, before waitress
+    would spool it (up to 1 GiB) to disk."""
+    server = waitress.create_server(app, host=host, port=port, threads=8, ident="door",
+                                    clear_untrusted_proxy_headers=False, max_request_body_size=MAX_BODY + 1)
+    for listener in getattr(server, "map", {0: server}).values():  # a MultiSocketServer has one per address
+        if hasattr(listener, "channel_class"):
+            listener.channel_class = Channel
+    return server
