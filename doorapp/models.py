@@ -4,8 +4,10 @@ Timestamps are stored as naive UTC datetimes and rendered by iso(). Nothing here
 so the same models run on PostgreSQL.
 """
 
+import re
 import secrets
 import threading
+import unicodedata
 import uuid
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
@@ -34,6 +36,23 @@ def write():
     """A short write transaction that takes the lock up front (BEGIN IMMEDIATE)."""
     with _write_lock, db.atomic("IMMEDIATE"):
         yield
+
+
+_SEPARATORS = re.compile(r"[\s,_\-.@'()]+")  # "grace_okafor", "Nowak-Wróbel", "O'Brien": words of their own
+_UNSPACED = re.compile("[\u1100-\u11ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def _words(text):
+    folded = "".join(c for c in unicodedata.normalize("NFD", text) if unicodedata.category(c)[0] != "M")
+    return [w for w in _SEPARATORS.split(folded.lower()) if w]
+
+
+def name_filter(query):
+    """A test of names against what someone typed, as the door's search (static/search.js): every typed word
+    starts a word of the name, whatever the case, accents and word order ("angstrom alice" finds Alice
+    Ångström); scripts written without spaces match anywhere. For pickers over lists that fit in memory."""
+    terms = [t if _UNSPACED.search(t) else " " + t for t in _words(query)]
+    return lambda *names: all(t in " " + " ".join(_words(" ".join(names))) for t in terms)
 
 
 def run_prepared(statements):
@@ -85,8 +104,10 @@ class User(BaseModel):
 
     @classmethod
     def search(cls, q, limit=20):
-        return (cls.select().where(cls.is_approved, ~cls.is_disabled, cls.username.contains(q))
-                .order_by(cls.username).limit(limit))
+        """Approved, enabled users whose name matches `q` (name_filter), by name; at most `limit`."""
+        wanted = name_filter(q)
+        users = cls.select().where(cls.is_approved, ~cls.is_disabled).order_by(cls.username)
+        return [u for u in users.iterator() if wanted(u.username)][:limit]
 
 
     @classmethod
@@ -132,10 +153,19 @@ class Guest(BaseModel):
     is_local = BooleanField(default=False)  # let in by a name typed at the door: not on the platform
 
     @classmethod
-    def search(cls, q=""):
-        """Platform guests whose username or displayname contains `q` (case-insensitive), by username."""
+    def search(cls, q, limit, offset):
+        """(How many platform guests match `q`, the page of them from `offset`), by username. A name matches
+        as at the door (name_filter), so the filter runs here over (id, username, displayname) rows: 10,000
+        guests take some 30 ms."""
         query = cls.select().where(~cls.is_local).order_by(cls.username, cls.platform_user_id)
-        return query.where(cls.username.contains(q) | cls.displayname.contains(q)) if q else query
+        if not q:
+            return query.count(), list(query.limit(limit).offset(offset))
+        wanted = name_filter(q)
+        ids = [i for i, username, name in query.select(cls.platform_user_id, cls.username, cls.displayname)
+               .tuples().iterator() if wanted(name, username)]
+        shown = ids[offset:offset + limit]
+        rows = {g.platform_user_id: g for g in cls.select().where(cls.platform_user_id.in_(shown))}
+        return len(ids), [rows[i] for i in shown]
 
     @classmethod
     def of_platform(cls, platform_user_id):

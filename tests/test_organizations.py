@@ -123,7 +123,10 @@ def test_user_search_finds_approved_enabled_users_case_insensitively(make_user, 
             {"id": found["users"][2]["id"], "username": "danaparker"},
         ],
     }
-    assert as_user(me).get("/users/", {"q": "%"}).json["total"] == 1  # % is literal, not a wildcard
+    assert as_user(me).get("/users/", {"q": "100%"}).json["total"] == 1  # % is literal, not a wildcard
+    make_user("zoë_ångström")
+    assert [u["username"] for u in as_user(me).get("/users/", {"q": "angstrom zoe"}).json["users"]] == \
+        ["zoë_ångström"]
 
 
 def test_user_search_answers_at_most_20(make_user, as_user):

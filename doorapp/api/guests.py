@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 from doorapp import audit, platforms
 from doorapp.access import signed_in
-from doorapp.api import endpoint, page, platform
+from doorapp.api import endpoint, platform
 from doorapp.audit import AuditType
 from doorapp.bodies import number, text
 from doorapp.errors import ApiError
@@ -13,7 +13,8 @@ from doorapp.models import Guest, get_or_404, iso, write
 
 @dataclass
 class GuestQuery:
-    q: str = text(default="", min_length=0, max_length=255, doc="Part of a username or display name.")
+    q: str = text(default="", min_length=0, max_length=255,
+                  doc="Words that start words of the username or display name (any order, case, accents).")
     limit: int = number(1, 200, default=50)
     offset: int = number(0, default=0)
 
@@ -36,8 +37,11 @@ def refuse_existing(guest):
 
 @endpoint("GET", "/guests/", auth=signed_in, query=GuestQuery)
 def list_guests(query):
-    """Known guests by username, paged; `q` matches part of a username or display name."""
-    return page(Guest.search(query.q), query.limit, query.offset, "guests", guest_json)
+    """Known guests by username, paged; `q` finds them as the door's search does ("angstrom alice" finds
+    Alice Ångström)."""
+    total, guests = Guest.search(query.q, query.limit, query.offset)
+    return {"total": total, "limit": query.limit, "offset": query.offset,
+            "guests": [guest_json(g) for g in guests]}
 
 
 @endpoint("POST", "/guests/", auth=signed_in, body=GuestIn, status=201, tx=False, errors=platforms.ERRORS)

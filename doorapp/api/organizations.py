@@ -133,6 +133,6 @@ def remove_member(org_id, user_id, user):
 
 @endpoint("GET", "/users/", auth=signed_in, query=UserSearch)
 def search_users(query):
-    """Approved, enabled users whose username contains `q` (any case); at most 20."""
+    """Approved, enabled users whose username matches `q` as the door's search does; at most 20."""
     users = [{"id": u.id, "username": u.username} for u in User.search(query.q)]
     return {"total": len(users), "users": users}
