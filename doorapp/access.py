@@ -4,6 +4,7 @@ import calendar
 import hmac
 import ipaddress
 import threading
+from contextlib import contextmanager
 from datetime import timedelta
 
 import jwt
@@ -17,21 +18,26 @@ from doorapp.models import Failure, Membership, User, utcnow, write
 hasher = PasswordHasher()  # argon2id with the library's RFC 9106 defaults: 64 MiB and every core for ~50 ms
 _DUMMY_HASH = hasher.hash("a password nobody has, to spend the same time on unknown names")
 # One password hash at a time: a flood of them would take the cores and memory the door's requests need.
-# Sign-ins wait their turn; of requests for a new account (anyone can make them) at most two wait, and the
-# others are refused at once, so the server's threads stay free for the door.
+# Sign-ins wait their turn; of requests for a new account (anyone can make them) at most two are let in to
+# wait, and the others are refused before they cost anything, so the server's threads stay free for the door.
 _hashing, _newcomers = threading.Semaphore(1), threading.Semaphore(2)
 
 
-def hash_secret(secret, newcomer=False):
-    if newcomer and not _newcomers.acquire(blocking=False):
+def hash_secret(secret):
+    with _hashing:
+        return hasher.hash(secret)
+
+
+@contextmanager
+def newcomer():
+    """A place among the two new-account requests let in at a time, or 429 at once."""
+    if not _newcomers.acquire(blocking=False):
         raise ApiError(429, "rate_limited", "Door is busy with other new accounts; try again in a few "
                                             "seconds.", headers={"Retry-After": "2"})
     try:
-        with _hashing:
-            return hasher.hash(secret)
+        yield
     finally:
-        if newcomer:
-            _newcomers.release()
+        _newcomers.release()
 
 
 def verify_secret(stored_hash, secret):

@@ -127,10 +127,11 @@ def create_user(username, password_hash, **fields):
 @endpoint("POST", "/auth/register", auth=public, body=Credentials, status=201, tx=False)
 def register_user(body):
     """Create a staff account; it cannot sign in until a site admin approves it. At most 20 per client
-    address in 5 minutes, and none while another password is being hashed (429 with Retry-After)."""
-    address = client_address()
-    access.reserve_attempt(f"register-addr:{address}", limit=REGISTRATIONS_PER_ADDRESS, what="new accounts")
-    password_hash = access.hash_secret(body.password, newcomer=True)  # slow: outside the write lock
+    address in 5 minutes; refused while two others wait for their password hash (429 with Retry-After)."""
+    with access.newcomer():
+        access.reserve_attempt(f"register-addr:{client_address()}", limit=REGISTRATIONS_PER_ADDRESS,
+                               what="new accounts")
+        password_hash = access.hash_secret(body.password)  # slow on purpose: outside the write lock
     with write():
         return user_json(create_user(body.username, password_hash))
 
