@@ -1,7 +1,10 @@
 """The database: one handle bound in create_app, every model, and the queries that belong to them.
 
-Timestamps are stored as naive UTC datetimes and rendered by iso(). Nothing here is SQLite-only SQL,
-so the same models run on PostgreSQL.
+`db` is a proxy bound by connect() to the engine DATABASE_URL names: a SQLite file (the default) or
+PostgreSQL (`postgresql://`, through psycopg 3, the optional extra `postgres`, with pooled connections).
+The models' queries are portable SQL built by peewee; what differs between the engines lives here: how
+writers are serialized (write()) and how a whole-database step such as a migration is made exclusive
+(exclusive()). Timestamps are stored as naive UTC datetimes and rendered by iso().
 """
 
 import secrets
@@ -10,14 +13,55 @@ import uuid
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 
-from peewee import (JOIN, BigIntegerField, BooleanField, Case, CharField, DateTimeField, ForeignKeyField,
-                    IntegerField, JSONField, Model, SqliteDatabase, TextField, UUIDField, fn)
+from urllib.parse import unquote, urlsplit
+
+from peewee import (JOIN, BigIntegerField, BooleanField, Case, CharField, DatabaseProxy, DateTimeField,
+                    ForeignKeyField, IntegerField, JSONField, Model, SqliteDatabase, TextField, UUIDField, fn)
 
 from doorapp.errors import ApiError
 
 PRAGMAS = {"journal_mode": "wal", "synchronous": "normal", "foreign_keys": 1, "busy_timeout": 5000}
-db = SqliteDatabase(None, pragmas=PRAGMAS)
-_write_lock = threading.Lock()  # serialises this process's writers (STYLE.md section 15)
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+MIGRATION_LOCK = 0x646F6F72  # pg_advisory_xact_lock key of migrations ("door")
+db = DatabaseProxy()
+_write_lock = threading.Lock()  # serialises this process's SQLite writers (STYLE.md section 15)
+
+
+def database_for(url, sqlite_path):
+    """An unconnected handle for DATABASE_URL: PostgreSQL for postgresql://, else the SQLite file."""
+    if sqlite_path is not None:
+        return SqliteDatabase(str(sqlite_path), pragmas=PRAGMAS)
+    if not url.startswith(POSTGRES_SCHEMES):
+        raise SystemExit("DATABASE_URL must be sqlite:///PATH or postgresql://USER:PASSWORD@HOST:PORT/NAME.")
+    try:
+        from playhouse.postgres_ext import PooledPsycopg3Database
+        import psycopg  # noqa: F401  (peewee would otherwise fail later, less clearly)
+    except ImportError:
+        raise SystemExit("DATABASE_URL names PostgreSQL, but its driver is not installed: "
+                         "pip install 'doorapp[postgres]'.") from None
+    parts = urlsplit(url)
+    options = {key: unquote(value) for key, value in
+               (pair.split("=", 1) for pair in parts.query.split("&") if "=" in pair)}
+    options.update({key: value for key, value in (("host", parts.hostname), ("port", parts.port),
+                   ("user", parts.username and unquote(parts.username)),
+                   ("password", parts.password and unquote(parts.password))) if value})
+    # Pooled: a connection is reused across requests; one found broken is replaced, not kept.
+    return PooledPsycopg3Database(unquote(parts.path.lstrip("/")), max_connections=32, stale_timeout=300,
+                                  timeout=10, **options)
+
+
+def connect(database):
+    """Bind the models to `database` (from database_for) and connect this thread."""
+    if db.obj is not None and not db.is_closed():
+        db.close()
+    if db.obj is not None and hasattr(db.obj, "close_all"):
+        db.close_all()
+    db.initialize(database)
+    db.connect(reuse_if_open=True)
+
+
+def is_sqlite():
+    return isinstance(db.obj, SqliteDatabase)
 
 
 def utcnow():
@@ -31,9 +75,29 @@ def iso(moment):
 
 @contextmanager
 def write():
-    """A short write transaction that takes the lock up front (BEGIN IMMEDIATE)."""
-    with _write_lock, db.atomic("IMMEDIATE"):
-        yield
+    """A short write transaction. SQLite has one writer at a time: this process's writers queue on a lock,
+    and BEGIN IMMEDIATE takes the file's write lock up front (other processes wait on busy_timeout).
+    PostgreSQL runs writers side by side in plain (READ COMMITTED) transactions: the conditional UPDATEs
+    and unique indexes on the models decide every race."""
+    if is_sqlite():
+        with _write_lock, db.atomic("IMMEDIATE"):
+            yield
+    else:
+        with db.atomic():
+            yield
+
+
+@contextmanager
+def exclusive():
+    """A transaction no other process runs at the same time (migrations, first start): SQLite's BEGIN
+    IMMEDIATE, PostgreSQL's transaction-scoped advisory lock. DDL is transactional on both."""
+    if is_sqlite():
+        with _write_lock, db.atomic("IMMEDIATE"):
+            yield
+    else:
+        with db.atomic():
+            db.execute_sql("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+            yield
 
 
 def run_prepared(statements):
