@@ -19,9 +19,9 @@ def assert_query_count(expected):
     statements, database = [], db.obj
     run = database.execute_sql
 
-    def counting(sql, params=None):
+    def counting(sql, params=None, **options):
         statements.append(sql)
-        return run(sql, params)
+        return run(sql, params, **options)
     database.execute_sql = counting
     try:
         yield statements

@@ -10,8 +10,10 @@ from webtest import TestApp
 from doorapp.access import issue_token
 from doorapp.app import create_app
 from doorapp.models import AuditEvent, Ban, Guest, Meetup, MeetupGuest, Org
-from tests.conftest import SECRET
+from tests.conftest import ENGINES, SECRET
 from tests.helpers import assert_query_count
+
+pytestmark = ENGINES  # on SQLite and on PostgreSQL
 
 
 def base(meetup):
