@@ -189,7 +189,11 @@ def backup(config, args):
     from doorapp.backup import backup as copy_database
 
     path = config.database_path
-    if path is None or not path.exists():
+    if path is None:
+        raise SystemExit("DATABASE_URL names a PostgreSQL database: Door copies only its SQLite file. Back "
+                         "it up with PostgreSQL's own tool, e.g. pg_dump --format=custom --file=door.dump "
+                         "\"$DATABASE_URL\".")
+    if not path.exists():
         raise SystemExit(f"There is no database at {path}; check DOOR_DATA_DIR or --data-dir.")
     print(f"Backed up to {copy_database(path, args.dest)}")
     return 0

@@ -18,7 +18,7 @@ from doorapp.api import auth, bans, checkins, events, guests, health, meetups, m
 from doorapp.api import attendance, phones  # noqa: F401 (registers routes)
 from doorapp.errors import render_problem
 from doorapp.migrations import migrate
-from doorapp.models import db
+from doorapp.models import connect, database_for, db
 from doorapp.paths import private_dir, private_file
 from doorapp.plugin import ApiPlugin
 
@@ -75,18 +75,14 @@ def create_app(config, before_upgrade=None):
 
 
 def open_database(config):
-    """Bind the models to the configured SQLite file (DATABASE_URL or <data dir>/door.db)."""
+    """Bind the models to the configured database: PostgreSQL, or a SQLite file (<data dir>/door.db)."""
     path = config.database_path
-    if path is None:
-        raise SystemExit("Only SQLite databases (sqlite:///path) are supported by this build.")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for part in (path, *(path.with_name(path.name + end) for end in ("-wal", "-shm"))):
-        if part == path or part.exists():
-            private_file(part)
-    if not db.is_closed():
-        db.close()
-    db.init(str(path))
-    db.connect(reuse_if_open=True)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for part in (path, *(path.with_name(path.name + end) for end in ("-wal", "-shm"))):
+            if part == path or part.exists():
+                private_file(part)
+    connect(database_for(config.database_url, path))
 
 
 def secret_key(config):

@@ -2,7 +2,7 @@
 
 from enum import StrEnum
 
-from doorapp.models import AuditEvent
+from doorapp.models import AuditEvent, door_list_changed
 
 
 class AuditType(StrEnum):
@@ -25,7 +25,20 @@ class AuditType(StrEnum):
     NO_SHOW_EXCUSED = "NO_SHOW_EXCUSED"        # an admin excused a guest's absence, with a reason
 
 
+# Events that change one meetup's door list, and those that change every door list of their org. (CHECK_IN and
+# MEETUP_SYNCED count theirs in the UPDATE of the meetup they already make: Meetup.next_arrival_order and
+# api/meetups.apply_sync. The hot path keeps its statement count.)
+MEETUP_LIST_CHANGES = {AuditType.UNDO_CHECK_IN, AuditType.WALKIN, AuditType.MEETUP_FINALIZED,
+                       AuditType.MEETUP_UNFINALIZED}
+ORG_LISTS_CHANGES = {AuditType.BAN, AuditType.UNBAN, AuditType.NO_SHOW_EXCUSED, AuditType.GUEST_LINKED}
+
+
 def record(event_type, actor, org=None, meetup=None, guest=None, reason=None, **details):
-    """Write one event; call it after the change, inside the same transaction."""
+    """Write one event; call it after the change, inside the same transaction. A change of door lists moves
+    their version on here (door_list_changed), in that transaction: every such change writes its event."""
+    if event_type in MEETUP_LIST_CHANGES:
+        door_list_changed(meetup_id=getattr(meetup, "id", meetup))
+    elif event_type in ORG_LISTS_CHANGES:
+        door_list_changed(org_id=getattr(org, "id", org))
     return AuditEvent.create(event_type=AuditType(event_type).value, actor=actor, org=org, guest=guest,
                              meetup_id=getattr(meetup, "id", meetup), reason=reason, details=details)

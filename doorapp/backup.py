@@ -62,7 +62,12 @@ def backups_dir(data_dir):
 
 
 def before_upgrade(database_path, data_dir):
-    """The copy a newer Door takes before it migrates an older database (kept: it is never pruned)."""
+    """The copy a newer Door takes before it migrates an older database (kept: it is never pruned). On
+    PostgreSQL (no file: `database_path` is None) it says so; each migration is one transaction there."""
+    if database_path is None:
+        print("Upgrading the PostgreSQL database in place (each step in one transaction). Door does not copy "
+              "PostgreSQL databases: take one with pg_dump before upgrading.", flush=True)
+        return None
     path = backup_into(database_path, backups_dir(data_dir), prefix="before-upgrade")
     print(f"Upgrading the database; the old one is kept in {path}", flush=True)
     return path
@@ -106,6 +111,8 @@ class Scheduler(threading.Thread):
         self.stopping = threading.Event()
 
     def run(self):
+        if self.database_path is None:  # PostgreSQL: backed up by its own tools (pg_dump), not by Door
+            return
         while not self.stopping.wait(self.every):
             try:
                 if due(self.database_path, self.folder):

@@ -23,7 +23,8 @@ class Config:
     port: int = _setting("DOOR_PORT", "port to listen on", 8080)
     database_url: str | None = _setting(
         "DATABASE_URL",
-        "the SQLite database as sqlite:///PATH; default <data dir>/door.db (PostgreSQL: not yet)",
+        "sqlite:///PATH (default <data dir>/door.db), or postgresql://USER:PASSWORD@HOST:PORT/NAME"
+        " (needs the extra `postgres`)",
     )
     secret_key: str | None = _setting(
         "DOOR_SECRET_KEY", "HS256 signing key (>= 32 bytes); default generated into <data dir>/secret.key"

@@ -9,7 +9,8 @@ from copy import copy
 from peewee import SQL, CharField, DateTimeField
 from playhouse.migrate import SchemaMigrator
 
-from doorapp.models import MODELS, BaseModel, Guest, IdempotencyKey, MeetupGuest, User, db, utcnow
+from doorapp.models import (MODELS, BaseModel, Guest, IdempotencyKey, Meetup, MeetupGuest, Org, User, db,
+                            exclusive, utcnow)
 
 
 class Migration(BaseModel):
@@ -34,7 +35,7 @@ def add_columns(model, *names):
     """Add the model's columns `names` that its table lacks, in place, each NOT NULL one with its default as
     the column's DEFAULT. (playhouse's add_column makes a column NOT NULL by copying the table, which
     SQLite's foreign keys refuse for a table others point at, such as guest.)"""
-    migrator, table = SchemaMigrator.from_database(db), model._meta.table_name
+    migrator, table = SchemaMigrator.from_database(db.obj), model._meta.table_name
     present = {column.name for column in db.get_columns(table)}
     for name in names:
         if name in present:  # m0001 makes tables from today's models
@@ -81,8 +82,14 @@ def m0006_usernames():
             taken.add(name)
 
 
+def m0007_door_list_versions():
+    """Door lists' versions as counters moved on by each change (exact with several writers and engines)."""
+    add_columns(Meetup, "door_list_version")
+    add_columns(Org, "door_lists_version")
+
+
 MIGRATIONS = [m0001_initial, m0002_door_list_order, m0003_door_offline, m0004_attendance, m0005_sessions,
-              m0006_usernames]
+              m0006_usernames, m0007_door_list_versions]
 
 
 def pending():
@@ -100,13 +107,13 @@ def pending():
 def migrate(before_upgrade=None):
     """Apply every pending migration, each in its own transaction. `before_upgrade()` runs first when an
     existing database (one with migrations already applied) is about to change: the backup hook."""
-    with db.atomic("IMMEDIATE"):
+    with exclusive():
         todo = pending()
         existing = Migration.select().exists()
     if todo and existing and before_upgrade:
         before_upgrade()
     for migration in todo:
-        with db.atomic("IMMEDIATE"):
+        with exclusive():
             if not Migration.select().where(Migration.name == migration.__name__).exists():
                 migration()
                 Migration.create(name=migration.__name__)

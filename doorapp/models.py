@@ -1,7 +1,10 @@
 """The database: one handle bound in create_app, every model, and the queries that belong to them.
 
-Timestamps are stored as naive UTC datetimes and rendered by iso(). Nothing here is SQLite-only SQL,
-so the same models run on PostgreSQL.
+`db` is a proxy bound by connect() to the engine DATABASE_URL names: a SQLite file (the default) or
+PostgreSQL (`postgresql://`, through psycopg 3, the optional extra `postgres`, with pooled connections).
+The models' queries are portable SQL built by peewee; what differs between the engines lives here: how
+writers are serialized (write()) and how a whole-database step such as a migration is made exclusive
+(exclusive()). Timestamps are stored as naive UTC datetimes and rendered by iso().
 """
 
 import re
@@ -12,14 +15,55 @@ import uuid
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 
-from peewee import (JOIN, BigIntegerField, BooleanField, Case, CharField, DateTimeField, ForeignKeyField,
-                    IntegerField, JSONField, Model, SqliteDatabase, TextField, UUIDField, fn)
+from urllib.parse import unquote, urlsplit
+
+from peewee import (JOIN, BigIntegerField, BooleanField, Case, CharField, DatabaseProxy, DateTimeField,
+                    ForeignKeyField, IntegerField, JSONField, Model, SqliteDatabase, TextField, UUIDField, fn)
 
 from doorapp.errors import ApiError
 
 PRAGMAS = {"journal_mode": "wal", "synchronous": "normal", "foreign_keys": 1, "busy_timeout": 5000}
-db = SqliteDatabase(None, pragmas=PRAGMAS)
-_write_lock = threading.Lock()  # serialises this process's writers (STYLE.md section 15)
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+MIGRATION_LOCK = 0x646F6F72  # pg_advisory_xact_lock key of migrations ("door")
+db = DatabaseProxy()
+_write_lock = threading.Lock()  # serialises this process's SQLite writers (STYLE.md section 15)
+
+
+def database_for(url, sqlite_path):
+    """An unconnected handle for DATABASE_URL: PostgreSQL for postgresql://, else the SQLite file."""
+    if sqlite_path is not None:
+        return SqliteDatabase(str(sqlite_path), pragmas=PRAGMAS)
+    if not url.startswith(POSTGRES_SCHEMES):
+        raise SystemExit("DATABASE_URL must be sqlite:///PATH or postgresql://USER:PASSWORD@HOST:PORT/NAME.")
+    try:
+        from playhouse.postgres_ext import PooledPsycopg3Database
+        import psycopg  # noqa: F401  (peewee would otherwise fail later, less clearly)
+    except ImportError:
+        raise SystemExit("DATABASE_URL names PostgreSQL, but its driver is not installed: "
+                         "pip install 'doorapp[postgres]'.") from None
+    parts = urlsplit(url)
+    options = {key: unquote(value) for key, value in
+               (pair.split("=", 1) for pair in parts.query.split("&") if "=" in pair)}
+    options.update({key: value for key, value in (("host", parts.hostname), ("port", parts.port),
+                   ("user", parts.username and unquote(parts.username)),
+                   ("password", parts.password and unquote(parts.password))) if value})
+    # Pooled: a connection is reused across requests; one found broken is replaced, not kept.
+    return PooledPsycopg3Database(unquote(parts.path.lstrip("/")), max_connections=32, stale_timeout=300,
+                                  timeout=10, **options)
+
+
+def connect(database):
+    """Bind the models to `database` (from database_for) and connect this thread."""
+    if db.obj is not None and not db.is_closed():
+        db.close()
+    if db.obj is not None and hasattr(db.obj, "close_all"):
+        db.close_all()
+    db.initialize(database)
+    db.connect(reuse_if_open=True)
+
+
+def is_sqlite():
+    return isinstance(db.obj, SqliteDatabase)
 
 
 def utcnow():
@@ -33,9 +77,29 @@ def iso(moment):
 
 @contextmanager
 def write():
-    """A short write transaction that takes the lock up front (BEGIN IMMEDIATE)."""
-    with _write_lock, db.atomic("IMMEDIATE"):
-        yield
+    """A short write transaction. SQLite has one writer at a time: this process's writers queue on a lock,
+    and BEGIN IMMEDIATE takes the file's write lock up front (other processes wait on busy_timeout).
+    PostgreSQL runs writers side by side in plain (READ COMMITTED) transactions: the conditional UPDATEs
+    and unique indexes on the models decide every race."""
+    if is_sqlite():
+        with _write_lock, db.atomic("IMMEDIATE"):
+            yield
+    else:
+        with db.atomic():
+            yield
+
+
+@contextmanager
+def exclusive():
+    """A transaction no other process runs at the same time (migrations, first start): SQLite's BEGIN
+    IMMEDIATE, PostgreSQL's transaction-scoped advisory lock. DDL is transactional on both."""
+    if is_sqlite():
+        with _write_lock, db.atomic("IMMEDIATE"):
+            yield
+    else:
+        with db.atomic():
+            db.execute_sql("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+            yield
 
 
 _SEPARATORS = re.compile(r"[\s,_\-.@'()]+")  # "grace_okafor", "Nowak-Wróbel", "O'Brien": words of their own
@@ -129,6 +193,7 @@ class Org(BaseModel):
     name = CharField(max_length=128, unique=True)
     slug = CharField(max_length=64, unique=True)
     created_at = DateTimeField(default=utcnow)
+    door_lists_version = IntegerField(default=0)  # +1 with each change of all its door lists (a ban, ...)
 
 
 class Membership(BaseModel):
@@ -262,6 +327,7 @@ class Meetup(BaseModel):
     created_at = DateTimeField(default=utcnow)
     last_synced_at = DateTimeField(null=True)
     last_arrival_order = IntegerField(default=0)  # per-meetup counter: arrival numbers are never reused
+    door_list_version = IntegerField(default=0)  # +1 with each change of this meetup's door list
 
     class Meta:
         indexes = ((("org", "platform_url"), True),)
@@ -280,26 +346,22 @@ class Meetup(BaseModel):
     def next_arrival_order(cls, meetup_id):
         """Advance the meetup's arrival counter and return the new number; None once it is finalized. The
         UPDATE holds the row's write lock, so two check-ins never get the same number, and a rolled-back
-        one leaves no gap that anybody saw."""
-        rows = (cls.update(last_arrival_order=cls.last_arrival_order + 1)
+        one leaves no gap that anybody saw. It moves the door list's version on too (CHECK_IN's share of
+        door_list_changed, in the same statement)."""
+        rows = (cls.update(last_arrival_order=cls.last_arrival_order + 1,  # a check-in changes the door list
+                           door_list_version=cls.door_list_version + 1)
                 .where(cls.id == meetup_id, ~cls.is_finalized).returning(cls.last_arrival_order).execute())
         return next((row.last_arrival_order for row in rows), None)
 
     @classmethod
     def with_list_version(cls, org_id, meetup_id):
-        """The org's meetup, or None, with `list_version`: the ids of the newest events that can change its
-        door list (its own: check-ins, walk-ins, syncs; bans and excuses in its org, which change guests'
-        history; syncs anywhere, which refresh guest profiles), in one query. Every change writes its event
-        in the same transaction and SQLite hands out ids in commit order, so the version changes whenever
-        the list does."""
-        event, newest = AuditEvent, AuditEvent.newest
-        versions = (newest(event.meetup_id == cls.id).alias("own_events"),
-                    newest(event.org == cls.org, event.event_type.in_(("BAN", "UNBAN", "NO_SHOW_EXCUSED")))
-                    .alias("ban_events"),
-                    newest(event.event_type == "MEETUP_SYNCED").alias("sync_events"))
-        meetup = cls.select(cls, *versions).where(cls.id == meetup_id, cls.org == org_id).get_or_none()
+        """The org's meetup, or None, with `list_version`: (its door list's counter, its org's counter), in
+        one query. Every change of the list moves one of them on in its own transaction (door_list_changed),
+        so the version is exact on any engine with any number of writers, and other orgs never touch it."""
+        meetup = (cls.select(cls, Org.door_lists_version).join(Org)
+                  .where(cls.id == meetup_id, cls.org == org_id).objects().get_or_none())
         if meetup is not None:
-            meetup.list_version = (meetup.own_events or 0, meetup.ban_events or 0, meetup.sync_events or 0)
+            meetup.list_version = (meetup.door_list_version, meetup.door_lists_version)
         return meetup
 
     @classmethod
@@ -505,7 +567,7 @@ class AuditEvent(BaseModel):
 
     class Meta:
         # One index per way the log is read (newest first within each); the rowid ends every index, so
-        # `timestamp DESC, id DESC` is an index order. event_type alone serves list_version's last part.
+        # `timestamp DESC, id DESC` is an index order..
         indexes = ((("org", "timestamp"), False), (("org", "event_type", "timestamp"), False),
                    (("guest", "timestamp"), False), (("actor", "timestamp"), False),
                    (("meetup_id", "timestamp"), False))
@@ -533,9 +595,22 @@ class AuditEvent(BaseModel):
                 .join_from(cls, User, JOIN.LEFT_OUTER)
                 .join_from(cls, Guest, JOIN.LEFT_OUTER))
 
-    @classmethod
-    def newest(cls, *where):
-        return cls.select(fn.MAX(cls.id)).where(*where)
+
+
+def door_list_changed(org_id=None, meetup_id=None):
+    """Move on the version of the meetup's door list, or of every door list of the org (a ban, an excuse:
+    they change guests' status and history on all of them); call it inside the change's transaction."""
+    if meetup_id is not None:
+        Meetup.update(door_list_version=Meetup.door_list_version + 1).where(Meetup.id == meetup_id).execute()
+    else:
+        Org.update(door_lists_version=Org.door_lists_version + 1).where(Org.id == org_id).execute()
+
+
+def guests_renamed(guest_ids):
+    """Move on the version of every door list these guests are on (a sync, in any org, renamed them)."""
+    if guest_ids:
+        lists = MeetupGuest.select(MeetupGuest.meetup).where(MeetupGuest.guest.in_(sorted(guest_ids)))
+        Meetup.update(door_list_version=Meetup.door_list_version + 1).where(Meetup.id.in_(lists)).execute()
 
 
 class IdempotencyKey(BaseModel):

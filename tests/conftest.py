@@ -1,6 +1,7 @@
 """Shared fixtures: an app on a fresh database per test, users, tokens, an org, a guest, a meetup and
 a live server."""
 
+import os
 import threading
 from datetime import datetime
 
@@ -10,18 +11,59 @@ from webtest import TestApp
 from doorapp import access
 from doorapp.app import create_app
 from doorapp.config import Config
-from doorapp.models import Guest, Meetup, MeetupGuest, Membership, Org, User
+from doorapp.models import Guest, Meetup, MeetupGuest, Membership, Org, User, db
 from doorapp.server import create_server
 from fake_platform import FakePlatform
+from postgres import Server as PostgresServer, missing as postgres_missing
+
+# `pytestmark = ENGINES` runs a module's tests on SQLite and on the session's PostgreSQL server.
+ENGINES = pytest.mark.parametrize("engine", ["sqlite", "postgresql"], indirect=True)
 
 PASSWORD = "correct horse battery staple"
 SECRET = "test-signing-key-that-is-long-enough-for-hs256"
 _HASH = {}
 
 
+@pytest.fixture(scope="session")
+def postgres():
+    """The session's PostgreSQL server (tests/postgres.py) and a migrated template database."""
+    reason = postgres_missing()
+    if reason:
+        if os.environ.get("DOOR_REQUIRE_POSTGRES") == "1":
+            pytest.fail(f"DOOR_REQUIRE_POSTGRES=1 but {reason}")
+        pytest.skip(f"PostgreSQL half skipped: {reason}")
+    server = PostgresServer()
+    server.template = server.database()
+    create_app(Config(data_dir=server.folder, secret_key=SECRET, database_url=server.template))
+    db.close_all()
+    server.template = server.template.rsplit("/", 1)[1]
+    yield server
+    if db.obj is not None and hasattr(db.obj, "close_all"):
+        db.close_all()
+    server.stop()
+
+
 @pytest.fixture
-def config(tmp_path):
-    return Config(data_dir=tmp_path / "data", secret_key=SECRET)
+def engine(request):
+    """The database engine of the test: sqlite, unless a module parametrizes it (ENGINES)."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture
+def database_url(engine, request):
+    """DATABASE_URL for `config`: None (a SQLite file in the data folder) or a fresh PostgreSQL database."""
+    if engine == "sqlite":
+        yield None
+        return
+    server = request.getfixturevalue("postgres")
+    url = server.database(server.template)
+    yield url
+    server.drop(url)
+
+
+@pytest.fixture
+def config(tmp_path, database_url):
+    return Config(data_dir=tmp_path / "data", secret_key=SECRET, database_url=database_url)
 
 
 @pytest.fixture

@@ -149,3 +149,18 @@ def test_settings_come_from_the_environment(tmp_path):
 def test_a_bad_number_setting_is_refused_clearly(tmp_path):
     refused = doorapp("serve", "--data-dir", tmp_path, DOOR_PORT="eighty")
     assert refused.returncode == 1 and "DOOR_PORT must be a number" in refused.stderr
+
+
+def test_backup_of_a_postgresql_database_points_to_pg_dump(tmp_path):
+    refused = doorapp("backup", tmp_path / "copy.db", DATABASE_URL="postgresql://door@127.0.0.1:1/door")
+    assert refused.returncode == 1
+    assert "pg_dump" in refused.stderr and "Traceback" not in refused.stderr
+    assert not (tmp_path / "copy.db").exists()
+
+
+def test_an_unknown_database_url_is_refused_plainly(tmp_path):
+    refused = doorapp("create-admin", "alice", "--password-stdin", "--data-dir", tmp_path, stdin=PASSWORD,
+                      DATABASE_URL="mysql://door@localhost/door")
+    assert refused.returncode == 1
+    assert refused.stderr == ("DATABASE_URL must be sqlite:///PATH or "
+                              "postgresql://USER:PASSWORD@HOST:PORT/NAME.\n")

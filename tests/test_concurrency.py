@@ -13,8 +13,10 @@ from doorapp import access
 from doorapp.app import create_app
 from doorapp.config import Config
 from doorapp.models import AuditEvent, Ban, Guest, Meetup, MeetupGuest, Org, User, db
-from tests.conftest import SECRET
+from tests.conftest import ENGINES, SECRET
 from tests.helpers import DOORAPP, served
+
+pytestmark = ENGINES  # on SQLite and on PostgreSQL
 
 
 def auth(user):
@@ -116,13 +118,14 @@ def test_check_ins_racing_finalize_either_land_with_a_number_or_are_refused(live
 
 # --- a killed server loses nothing it confirmed ----------------------------------------------------------
 
-def serving(data_dir):
-    return served(DOORAPP, "serve", "--port", "0", "--data-dir", data_dir, env={"DOOR_SECRET_KEY": SECRET})
+def serving(data_dir, database_url):
+    settings = {"DOOR_SECRET_KEY": SECRET, **({"DATABASE_URL": database_url} if database_url else {})}
+    return served(DOORAPP, "serve", "--port", "0", "--data-dir", data_dir, env=settings)
 
 
-def prepared_database(data_dir, guests):
+def prepared_database(data_dir, database_url, guests):
     """A database with an org, a staff member and a meetup whose list holds `guests`; the staff's headers."""
-    create_app(Config(data_dir=data_dir, secret_key=SECRET))
+    create_app(Config(data_dir=data_dir, secret_key=SECRET, database_url=database_url))
     org = Org.create(name="Night Owls", slug="night-owls")
     user = User.create(username="sam", password_hash="x", is_approved=True, role="SITE_ADMIN")
     meetup = Meetup.create(org=org, name="Storm", date=datetime(2026, 12, 5),
@@ -132,11 +135,11 @@ def prepared_database(data_dir, guests):
     return meetup, auth(user)
 
 
-def test_a_server_killed_mid_storm_keeps_every_check_in_it_confirmed(tmp_path):
+def test_a_server_killed_mid_storm_keeps_every_check_in_it_confirmed(tmp_path, database_url):
     data_dir, guests, threads = tmp_path / "data", range(1, 1601), 16
-    meetup, headers = prepared_database(data_dir, guests)
+    meetup, headers = prepared_database(data_dir, database_url, guests)
     confirmed, refused, enough = {}, [], threading.Event()
-    with serving(data_dir) as door:
+    with serving(data_dir, database_url) as door:
         base = f"{door.url}/organizations/{meetup.org_id}/meetups/{meetup.id}/guests"
 
         def storm(lane):
@@ -162,7 +165,7 @@ def test_a_server_killed_mid_storm_keeps_every_check_in_it_confirmed(tmp_path):
     assert refused == []
     assert 200 <= len(confirmed) < len(guests), "the kill should land in the middle of the storm"
 
-    with serving(data_dir) as door:
+    with serving(data_dir, database_url) as door:
         org_path = f"{door.url}/organizations/{meetup.org_id}"
         listed = requests.get(f"{org_path}/meetups/{meetup.id}/guests", headers=headers, timeout=30).json()
         check_ins = requests.get(f"{org_path}/events/?type=CHECK_IN&limit=1", headers=headers,
@@ -173,8 +176,9 @@ def test_a_server_killed_mid_storm_keeps_every_check_in_it_confirmed(tmp_path):
     assert {g: arrived.get(g) for g in confirmed} == confirmed  # every confirmed check-in, with its number
     assert sorted(arrived.values()) == list(range(1, len(arrived) + 1))  # unique, no number seen twice
     assert check_ins["total"] == len(arrived)  # each check-in committed with its event, or neither
-    with sqlite3.connect(data_dir / "door.db") as check:
-        assert check.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    if database_url is None:
+        with sqlite3.connect(data_dir / "door.db") as check:
+            assert check.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
 
 
 def test_eight_admins_excusing_one_no_show_at_once_excuse_it_once(live_server, org, meetup, guest, make_user):

@@ -92,6 +92,8 @@ def test_m0004_adds_the_attendance_columns_to_a_list_made_before_them(tmp_path):
         for column in ("cancelled_at", "waitlisted", "guests_count", "excused_at"):
             connection.execute(f"ALTER TABLE meetup_guest DROP COLUMN {column}")
         connection.execute("ALTER TABLE guest DROP COLUMN is_local")  # m0003's
+        connection.execute("ALTER TABLE meetup DROP COLUMN door_list_version")  # m0005's
+        connection.execute("ALTER TABLE org DROP COLUMN door_lists_version")
         connection.execute("INSERT INTO guest (platform_user_id, username, displayname, created_at) "
                            "VALUES (1, 'ann', 'Ann', '2026-11-20')")
         meetup = "b6a1e1de-4a3f-4a8e-9a5e-1d1e1e1e1e1e"
@@ -125,3 +127,35 @@ def test_m0006_renames_look_alike_accounts_to_what_they_looked_like(tmp_path):
     names = [u.username for u in User.select().order_by(User.id)]
     db.close()
     assert names == ["olga", "root", "olga-3", "bob", "user", "ana"]
+
+
+def test_on_postgresql_added_columns_get_their_defaults_and_keep_the_rows(postgres, tmp_path):
+    url = postgres.database()  # empty: migrated here from nothing
+    config = Config(data_dir=tmp_path, database_url=url)
+    create_app(config)
+    Org.create(name="Night Owls", slug="night-owls")
+    for statement in ("ALTER TABLE meetup DROP COLUMN door_list_version",
+                      "ALTER TABLE org DROP COLUMN door_lists_version",
+                      "ALTER TABLE guest DROP COLUMN is_local",
+                      "DELETE FROM migration WHERE name IN "
+                      "('m0003_door_offline', 'm0007_door_list_versions')"):
+        db.execute_sql(statement)
+    assert migrate() == ["m0003_door_offline", "m0007_door_list_versions"]
+    assert Org.get(Org.slug == "night-owls").door_lists_version == 0
+    db.close_all()
+    postgres.drop(url)
+
+
+def test_doors_started_at_once_on_one_postgresql_database_migrate_it_once(postgres, tmp_path):
+    url = postgres.database()
+    starts = [subprocess.Popen([DOORAPP, "create-admin", f"admin{i}", "--password-stdin",
+                                "--data-dir", str(tmp_path / str(i))], stdin=subprocess.PIPE, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=door_env(DATABASE_URL=url))
+              for i in range(4)]
+    outcomes = [start.communicate(PASSWORD, timeout=60) for start in starts]
+    assert [start.returncode for start in starts] == [0] * 4, outcomes
+    create_app(Config(data_dir=tmp_path, database_url=url))
+    assert sorted(m.name for m in Migration.select()) == [m.__name__ for m in MIGRATIONS]
+    assert User.select().count() == 4
+    db.close_all()
+    postgres.drop(url)

@@ -25,9 +25,9 @@ FINALIZED = "This meetup is finalized; an admin can unfinalize it."
 # current.
 _rendered = {}
 _rendering = threading.Lock()  # a changed list is rendered by one thread while the others wait for it
-# (database, meetup id) -> (the org's newest ban or excuse event id, {guest id: history}): the list's history
-# (MeetupGuest.history) is of earlier meetups, so a check-in here leaves it alone; bans and excuses in the
-# org move the version on. A rendering looks up only the guests it has not seen (a walk-in: one row).
+# (database, meetup id) -> (the org's door lists version, {guest id: history}): the list's history
+# (MeetupGuest.history) is of earlier meetups, so a check-in here leaves it alone; bans, excuses and links in
+# the org move the version on. A rendering looks up only the guests it has not seen (a walk-in: one row).
 _histories = {}
 
 
@@ -203,7 +203,7 @@ def list_meetup_guests(org_id, meetup_id):
     meetup = Meetup.with_list_version(org_id, meetup_id)
     if meetup is None:
         raise ApiError(404, "not_found", f"No meetup has the id {meetup_id}.")
-    tag = 'W/"%s.%s.%s"' % meetup.list_version  # weak: the same for the plain and the gzipped list
+    tag = 'W/"%s.%s"' % meetup.list_version  # weak: the same for the plain and the gzipped list
     response.set_header("ETag", tag)
     response.set_header("Cache-Control", "private, no-cache")
     response.set_header("Vary", "Accept-Encoding")

@@ -10,7 +10,8 @@ from doorapp.api import endpoint, platform
 from doorapp.audit import AuditType
 from doorapp.bodies import text
 from doorapp.errors import ApiError
-from doorapp.models import Guest, Meetup, MeetupGuest, Org, get_or_404, iso, run_prepared, utcnow, write
+from doorapp.models import (Guest, Meetup, MeetupGuest, Org, get_or_404, guests_renamed, iso, run_prepared,
+                            utcnow, write)
 
 
 def meetup_json(meetup, counts=None):
@@ -62,6 +63,7 @@ def apply_sync(meetup, event, profiles, prepared):
     known, entries = Guest.profiles_of(list(profiles)), MeetupGuest.rsvp_states(meetup)
     changed = {i for i, names in known.items() if names != (profiles[i].username, profiles[i].displayname)}
     run_prepared(prepared[0])
+    guests_renamed(changed)  # their names change on other meetups' lists too, in any org
     inserted = run_prepared(prepared[1])
     listed = [r.platform_user_id for r in event.rsvps if r.platform_user_id in profiles]
     back = [i for i in listed if entries.get(i, ())[:2] == (True, False)]  # a cancelled RSVP, not a walk-in
@@ -75,7 +77,8 @@ def apply_sync(meetup, event, profiles, prepared):
             details.setdefault((r.waitlisted, r.guests), []).append(r.platform_user_id)
     for (waitlisted, guests), ids in details.items():
         MeetupGuest.set_rsvp_details(meetup, ids, waitlisted, guests)
-    Meetup.update(last_synced_at=utcnow()).where(Meetup.id == meetup.id).execute()
+    Meetup.update(last_synced_at=utcnow(), door_list_version=Meetup.door_list_version + 1).where(
+        Meetup.id == meetup.id).execute()  # MEETUP_SYNCED's change of the door list (see audit.record)
     updated = set(back) | (changed & set(entries)) | {i for ids in details.values() for i in ids}
     return {"inserted": inserted, "updated": len(updated), "cancelled": cancelled,
             "skipped": len(event.rsvps) - len(listed),
