@@ -5,8 +5,10 @@ import getpass
 import logging
 import os
 import signal
+import socket
 import sys
 import threading
+import time
 import webbrowser
 from pathlib import Path
 
@@ -39,6 +41,8 @@ def parser():
     serve.add_argument("--host", help="address to listen on (DOOR_HOST; default 127.0.0.1)")
     serve.add_argument("--port", type=int,
                        help="port to listen on (DOOR_PORT; default 8080; 0 picks a free one)")
+    serve.add_argument("--workers", type=int, default=1, metavar="N",
+                       help="serve the port from N processes (default 1; more use more cores; not Windows)")
     serve.add_argument("--browser", action=argparse.BooleanOptionalAction, default=FROZEN,
                        help="open the start page in the default browser when there is a desktop"
                             f" (default: {'yes' if FROZEN else 'no'})")
@@ -90,23 +94,94 @@ def serve(config, args):
     from doorapp.backup import Scheduler
     from doorapp.server import create_server
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    if args.workers < 1 or args.workers > 1 and not hasattr(os, "fork"):
+        raise SystemExit("--workers must be 1 or more, and more than 1 needs Linux or macOS.")
+    logging.basicConfig(level=logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s[%(process)d] %(message)s")
     app = _app(config)
-    server = create_server(app, config.host, config.port)
+    server = create_server(app, config.host, config.port) if args.workers == 1 else listener(config)
     backups = Scheduler(config.database_path, config.data_dir)
     backups.start()
     stop_on_signals()
     try:
         welcome(app, config, server, args.browser)
-        server.run()
+        server.run() if args.workers == 1 else run_workers(config, server, args.workers)
     except KeyboardInterrupt:
         pass
     finally:
-        server.task_dispatcher.shutdown(timeout=8)  # finish the requests in flight
+        if args.workers == 1:
+            server.task_dispatcher.shutdown(timeout=8)  # finish the requests in flight
         server.close()
         backups.stop()
         logging.getLogger("doorapp").info("stopped")
     return 0
+
+
+def listener(config):
+    """The listening socket that the workers of `serve --workers` share (bound here, before any fork)."""
+    family, kind, proto, _, address = socket.getaddrinfo(config.host, config.port, type=socket.SOCK_STREAM,
+                                                         flags=socket.AI_PASSIVE)[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(address)
+    sock.listen(1024)
+    return sock
+
+
+def run_workers(config, sock, count):
+    """Serve the bound port from `count` forked processes, each with its own app, database connections and
+    threads (the database decides every answer, so any of them may take any request); replace one that
+    dies; SIGTERM or Ctrl-C here stops them all. This process serves nothing itself."""
+    from doorapp.models import db
+
+    db.close()
+    if hasattr(db, "close_all"):
+        db.close_all()  # a pooled PostgreSQL connection must not be shared with the children
+    children = {}
+    try:
+        while True:
+            while len(children) < count:
+                pid = os.fork()
+                if pid == 0:
+                    os._exit(worker(config, sock))
+                children[pid] = time.monotonic()
+            pid, status = os.wait()
+            if children.pop(pid, None) is not None:
+                logging.getLogger("doorapp").warning("worker %s stopped (status %s); starting another", pid,
+                                                     status)
+                time.sleep(1)  # a worker that cannot start must not spin
+    finally:
+        for pid in children:
+            os.kill(pid, signal.SIGTERM)
+        for pid in children:
+            os.waitpid(pid, 0)
+
+
+def orphaned(parent):
+    """Stop this worker (as SIGTERM does) once the process that started it is gone, even killed."""
+    while os.getppid() == parent:
+        time.sleep(1)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+def worker(config, sock):
+    """One worker process of run_workers: its app and server on the inherited socket; its exit status."""
+    from doorapp.server import create_server
+
+    try:
+        stop_on_signals()
+        parent = os.getppid()
+        threading.Thread(target=orphaned, args=(parent,), daemon=True).start()
+        server = create_server(_app(config), sockets=[sock])
+        try:
+            server.run()
+        except KeyboardInterrupt:
+            pass
+        server.task_dispatcher.shutdown(timeout=8)
+        return 0
+    except BaseException:  # noqa: BLE001 (a child must never return into the parent's code)
+        logging.getLogger("doorapp").exception("worker failed")
+        return 1
 
 
 def stop_on_signals():
@@ -121,7 +196,7 @@ def stop_on_signals():
 
 def welcome(app, config, server, browser):
     """Print what to open (and the setup code on an empty database); open the browser when asked."""
-    from doorapp.api.auth import issue_setup_code
+    from doorapp.api.auth import SHARED, issue_setup_code
     from doorapp.api.phones import phone_access
 
     host, port = server.getsockname()[:2]
@@ -132,7 +207,11 @@ def welcome(app, config, server, browser):
         for example in adapter.example_urls():
             print(f"  {example}", flush=True)
     code = issue_setup_code()
-    if code:
+    if code == SHARED:
+        print("Another Door started on this database moments ago printed the setup code: use that one, or "
+              f"create the first site admin with `{PROG} create-admin NAME`.", flush=True)
+        code = None
+    elif code:
         print(f"Setup code: {code}", flush=True)
         print("Open the address below and enter the setup code to create the first site admin.", flush=True)
     print(phones_line(phone_access(config.host, port, config.public_url)), flush=True)

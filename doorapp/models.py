@@ -657,6 +657,23 @@ class Setting(BaseModel):
     key = CharField(primary_key=True, max_length=64)
     value = TextField()
 
+    @classmethod
+    def setup_code(cls):
+        """(The setup code's hash, when it was issued), or (None, None)."""
+        rows = {s.key: s.value for s in cls.select().where(cls.key.in_(("setup_code", "setup_code_at")))}
+        issued = rows.get("setup_code_at")
+        return rows.get("setup_code"), issued and datetime.fromisoformat(issued)
+
+    @classmethod
+    def set_setup_code(cls, code_hash):
+        for key, value in (("setup_code", code_hash), ("setup_code_at", utcnow().isoformat())):
+            upsert = cls.insert(key=key, value=value)
+            upsert.on_conflict(conflict_target=[cls.key], update={cls.value: value}).execute()
+
+    @classmethod
+    def forget_setup_code(cls):
+        cls.delete().where(cls.key.in_(("setup_code", "setup_code_at"))).execute()
+
 
 MODELS = [User, Org, Membership, Guest, Ban, Meetup, MeetupGuest, AuditEvent, Failure, Setting,
           IdempotencyKey]

@@ -30,12 +30,14 @@ class Channel(HTTPChannel):
     error_task_class = ProblemTask
 
 
-def create_server(app, host, port):
-    """X-Forwarded-For reaches the app, which believes it only from DOOR_TRUSTED_PROXIES
+def create_server(app, host=None, port=None, sockets=None):
+    """The server on `host`:`port`, or on the listening `sockets` (a worker of `serve --workers`).
+    X-Forwarded-For reaches the app, which believes it only from DOOR_TRUSTED_PROXIES
     (access.client_address); waitress would otherwise delete it, and every client behind a proxy would share
     the proxy's rate limits. A body over Door's limit is refused when its headers arrive, before waitress
     would spool it (up to 1 GiB) to disk."""
-    server = waitress.create_server(app, host=host, port=port, threads=8, ident="door",
+    where = {"sockets": sockets} if sockets else {"host": host, "port": port}
+    server = waitress.create_server(app, **where, threads=8, ident="door",
                                     clear_untrusted_proxy_headers=False, max_request_body_size=MAX_BODY + 1)
     for listener in getattr(server, "map", {0: server}).values():  # a MultiSocketServer has one per address
         if hasattr(listener, "channel_class"):

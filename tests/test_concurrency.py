@@ -1,11 +1,14 @@
 """Several doors at once, over a real waitress server on 127.0.0.1 with real threads, and a server killed
 mid-storm: the database decides every race, and nothing answered 200 is lost."""
 
+import os
 import signal
 import sqlite3
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
+from pathlib import Path
 
 import requests
 
@@ -14,7 +17,7 @@ from doorapp.app import create_app
 from doorapp.config import Config
 from doorapp.models import AuditEvent, Ban, Guest, Meetup, MeetupGuest, Org, User, db
 from tests.conftest import ENGINES, SECRET
-from tests.helpers import DOORAPP, served
+from tests.helpers import DOORAPP, Served, door_env, served
 
 pytestmark = ENGINES  # on SQLite and on PostgreSQL
 
@@ -189,3 +192,67 @@ def test_eight_admins_excusing_one_no_show_at_once_excuse_it_once(live_server, o
     assert sorted(r.status_code for r in replies) == [200] + [409] * 7
     assert {r.json()["code"] for r in replies if r.status_code == 409} == {"already_excused"}
     assert events("NO_SHOW_EXCUSED") == 1
+
+
+# --- several worker processes on one port ---------------------------------------------------------------
+
+def children(pid):
+    """The ids of the processes whose parent is `pid` (from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(stat.parent.name))
+        except (OSError, IndexError, ValueError):
+            continue  # gone meanwhile
+    return found
+
+
+def test_two_worker_processes_number_a_hundred_check_ins_1_to_100_and_stop_together(tmp_path, database_url):
+    data_dir, guests = tmp_path / "data", range(1, 101)
+    meetup, headers = prepared_database(data_dir, database_url, guests)
+    settings = {"DOOR_SECRET_KEY": SECRET, **({"DATABASE_URL": database_url} if database_url else {})}
+    command = (DOORAPP, "serve", "--workers", "2", "--port", "0", "--data-dir", data_dir)
+    with served(*command, env=settings) as door:
+        base = f"{door.url}/organizations/{meetup.org_id}/meetups/{meetup.id}/guests"
+
+        def check_in(guest_id):  # a connection of its own each: either worker may take it
+            return requests.post(f"{base}/{guest_id}/checkin", headers=headers, timeout=30)
+        with ThreadPoolExecutor(16) as pool:
+            replies = list(pool.map(check_in, guests))
+        workers = children(door.process.pid)
+        killed = workers[0]
+        os.kill(killed, signal.SIGKILL)  # a worker that dies is replaced
+        for _ in range(50):
+            if len(set(children(door.process.pid)) - {killed}) == 2:
+                break
+            time.sleep(0.1)
+        replaced = set(children(door.process.pid)) - {killed}
+        listed = requests.get(base, headers=headers, timeout=30).json()
+        assert door.stop() == 0
+    assert sorted(r.json()["rsvp"]["arrival_order"] for r in replies) == list(range(1, 101))
+    served_by = {int(line.split("doorapp[")[1].split("]")[0]) for line in door.log if "/checkin 200" in line}
+    assert len(workers) == 2 and served_by == set(workers), (workers, served_by)
+    assert len(replaced) == 2 and listed["counts"]["arrived"] == 100
+    assert children(door.process.pid) == [] and not [pid for pid in replaced if Path(f"/proc/{pid}").exists()]
+
+
+def test_doors_started_at_once_on_an_empty_database_share_one_setup_code(tmp_path, database_url):
+    data_dir = tmp_path / "data"
+    settings = {"DOOR_SECRET_KEY": SECRET, **({"DATABASE_URL": database_url} if database_url else {})}
+    with ThreadPoolExecutor(3) as pool:
+        command = [str(part) for part in (DOORAPP, "serve", "--port", "0", "--data-dir", data_dir)]
+        starts = [pool.submit(Served, command, door_env(**settings)) for _ in range(3)]
+        doors = [start.result() for start in starts]
+    try:
+        codes = [door.setup_code for door in doors]
+        printed = [code for code in codes if code]
+        assert len(printed) == 1, [door.lines for door in doors]
+        others = [door for door in doors if not door.setup_code]
+        assert all(any("printed the setup code" in line for line in door.lines) for door in others)
+        admin = {"code": printed[0], "username": "olga", "password": "a long enough password here"}
+        assert requests.post(f"{others[0].url}/setup", json=admin, timeout=30).status_code == 201
+    finally:
+        for door in doors:
+            door.process.kill()
+            door.process.wait()

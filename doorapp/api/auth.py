@@ -14,7 +14,7 @@ from doorapp.access import public, signed_in
 from doorapp.api import endpoint, settings
 from doorapp.bodies import parse, text
 from doorapp.errors import ApiError
-from doorapp.models import Membership, Org, Setting, User, iso, utcnow, write
+from doorapp.models import Membership, Org, Setting, User, exclusive, iso, utcnow, write
 
 # Unicode's default-ignorable code points (and the blank Braille pattern): they show as nothing, so a name
 # with one looks like another name. Categories C (control, format, ...) and Z (spaces) are refused too.
@@ -259,14 +259,23 @@ def _site_admin_exists():
     return User.select().where(User.role == "SITE_ADMIN").exists()
 
 
+SHARED = "shared"  # issue_setup_code(): another process's code stands
+SETUP_CODE_SHARED = timedelta(seconds=30)  # Doors started on one database within it share one setup code
+
+
 def issue_setup_code():
-    """On a database with no SITE_ADMIN: a new one-time setup code (its hash stored), else None."""
-    with write():
+    """On a database with no SITE_ADMIN: a new one-time setup code (its hash stored), or SHARED when another
+    Door process started on this database issued one within SETUP_CODE_SHARED (several started at once:
+    the first one's code stands); None once there is a site admin."""
+    with exclusive():
         if _site_admin_exists():
-            Setting.delete().where(Setting.key == "setup_code").execute()
+            Setting.forget_setup_code()
             return None
+        _, issued = Setting.setup_code()
+        if issued and utcnow() - issued < SETUP_CODE_SHARED:
+            return SHARED
         code = "-".join("".join(secrets.choice(SETUP_ALPHABET) for _ in range(4)) for _ in range(3))
-        Setting.replace(key="setup_code", value=access.hash_secret(code)).execute()
+        Setting.set_setup_code(access.hash_secret(code))
         return code
 
 
@@ -275,7 +284,7 @@ def create_site_admin(username, password):
     body = parse(Credentials, {"username": username, "password": password})
     password_hash = access.hash_secret(body.password)
     with write():
-        Setting.delete().where(Setting.key == "setup_code").execute()  # printed by a serve: no longer needed
+        Setting.forget_setup_code()  # printed by a serve: no longer needed
         return create_user(body.username, password_hash, role="SITE_ADMIN", is_approved=True)
 
 
@@ -292,8 +301,7 @@ def create_first_admin(body):
     attempt = access.reserve_attempt(f"setup-addr:{address}")
     if _site_admin_exists():
         raise ApiError(409, "already_set_up", "Door is already set up; sign in instead.")
-    stored = Setting.get_or_none(Setting.key == "setup_code")
-    if not access.verify_secret(stored and stored.value, body.code.strip().upper()):
+    if not access.verify_secret(Setting.setup_code()[0], body.code.strip().upper()):
         raise ApiError(
             403, "invalid_setup_code", "The setup code is wrong; it is printed where Door was started."
         )
@@ -302,6 +310,6 @@ def create_first_admin(body):
         if _site_admin_exists():
             raise ApiError(409, "already_set_up", "Door is already set up; sign in instead.")
         user = create_user(body.username, password_hash, role="SITE_ADMIN", is_approved=True)
-        Setting.delete().where(Setting.key == "setup_code").execute()
+        Setting.forget_setup_code()
     access.forgive(attempt)
     return user_json(user)
