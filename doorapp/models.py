@@ -66,6 +66,17 @@ def is_sqlite():
     return isinstance(db.obj, SqliteDatabase)
 
 
+def drop_connection():
+    """After the database failed a request: a PostgreSQL connection may be broken for good (a restart of
+    the server cuts every one), so this thread's is closed and the next request takes a fresh one. A SQLite
+    file's connection stays (its errors are a lock or a missing file, not the connection)."""
+    if not is_sqlite() and not db.is_closed():
+        try:
+            db.manual_close()
+        except Exception:  # noqa: BLE001 (closing a cut connection may fail too; it is dropped either way)
+            pass
+
+
 def utcnow():
     return datetime.now(timezone.utc).replace(tzinfo=None)
 

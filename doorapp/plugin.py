@@ -5,13 +5,13 @@ import re
 import uuid
 
 from bottle import request, response
-from peewee import OperationalError
+from peewee import InterfaceError, OperationalError
 
 from doorapp import access, bodies, idempotency
 from doorapp.api import PATH_PARAMS
 from doorapp.bodies import INT64
 from doorapp.errors import ApiError, log, validation_error
-from doorapp.models import db, write
+from doorapp.models import db, drop_connection, write
 
 MAX_BODY = 64 * 1024
 DIGITS = re.compile(r"-?[0-9]+")
@@ -67,9 +67,8 @@ class ApiPlugin:
                         result = chain(args)
             except ApiError as error:
                 return error.response()
-            except (
-                OperationalError
-            ) as error:  # locked past busy_timeout, or the file is gone: not the client's fault
+            except (OperationalError, InterfaceError) as error:  # locked past busy_timeout, a lost file or
+                drop_connection()  # server: not the client's fault
                 log.error(
                     "request %s: database unavailable: %s", request.environ.get("door.request_id"), error
                 )

@@ -42,10 +42,18 @@ class Server:
             shutil.chown(self.folder, "nobody")
             self.as_user = ["runuser", "-u", "nobody", "--"]
         self.run("initdb", "-D", self.data, "-U", "door", "--auth=trust", "--encoding=UTF8", "--no-sync")
-        self.run("pg_ctl", "-D", self.data, "-l", os.path.join(self.folder, "log"), "-w", "-o",
-                 f"-p {self.port} -k {self.folder} {SETTINGS}", "start")
+        self.start()
         self.names = itertools.count(1)
         self.url = f"postgresql://door@127.0.0.1:{self.port}"
+
+    def start(self):
+        self.run("pg_ctl", "-D", self.data, "-l", os.path.join(self.folder, "log"), "-w", "-o",
+                 f"-p {self.port} -k {self.folder} {SETTINGS}", "start")
+
+    def restart(self):
+        """Stop the server as an administrator would (every connection cut) and start it again."""
+        self.run("pg_ctl", "-D", self.data, "-m", "fast", "-w", "stop")
+        self.start()
 
     def run(self, program, *args):
         subprocess.run([*self.as_user, os.path.join(self.bin, program), *args], check=True,
