@@ -194,21 +194,16 @@ def reserve_attempt(*keys, limit=MAX_FAILURES, what="failed attempts"):
     `limit` within the window. Reserving in the same write transaction as the count is what keeps
     parallel guesses within the limit (checking, verifying, then recording let 40 parallel guesses through).
     Returns the reservation; forgive() takes it back when the attempt succeeds."""
-    now = utcnow()
     with write():
-        Failure.delete().where(Failure.at < now - WINDOW).execute()
-        for key in keys:
-            recent = Failure.select().where(Failure.key == key, Failure.at > now - WINDOW)
-            if recent.count() >= limit:
-                oldest = recent.order_by(Failure.at).first().at
-                retry = max(1, int((oldest + WINDOW - now).total_seconds()) + 1)
-                raise ApiError(429, "rate_limited",
-                               f"Too many {what}; try again in {retry} seconds.",
-                               headers={"Retry-After": str(retry)})
-        return [Failure.insert(key=key, at=now).execute() for key in keys]
+        oldest, reservation = Failure.reserve(keys, limit, WINDOW)
+    if reservation is None:
+        retry = max(1, int((oldest + WINDOW - utcnow()).total_seconds()) + 1)
+        raise ApiError(429, "rate_limited", f"Too many {what}; try again in {retry} seconds.",
+                       headers={"Retry-After": str(retry)})
+    return reservation
 
 
 def forgive(reservation):
     """A successful attempt does not count against its keys."""
     with write():
-        Failure.delete().where(Failure.id.in_(reservation)).execute()
+        Failure.forgive(reservation)

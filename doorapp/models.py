@@ -178,6 +178,46 @@ class User(BaseModel):
         return (utcnow() + timedelta(seconds=1)).replace(microsecond=0)
 
     @classmethod
+    def named(cls, username):
+        return cls.get_or_none(cls.username == username)
+
+    @classmethod
+    def site_admin_exists(cls):
+        return cls.select().where(cls.role == "SITE_ADMIN").exists()
+
+    @classmethod
+    def listed(cls, pending_only=False):
+        """Accounts oldest first; with `pending_only`, those waiting for approval."""
+        query = cls.select().order_by(cls.created_at, cls.id)
+        return query.where(~cls.is_approved) if pending_only else query
+
+    @classmethod
+    def create_named(cls, username, password_hash, **fields):
+        """A new user, or None when the name is taken (call it inside a write transaction)."""
+        if cls.select().where(cls.username == username).exists():
+            return None
+        return cls.create(username=username, password_hash=password_hash, **fields)
+
+    @classmethod
+    def count_recovery_try(cls, user, step, limit):
+        """Count one try (+1) against the user's current recovery code while it has had fewer than `limit`,
+        or take one back (-1); True when counted."""
+        where = [cls.id == user.id, cls.recovery_code_hash == user.recovery_code_hash]
+        if step > 0:
+            where.append(cls.recovery_code_failures < limit)
+        counted = cls.update(recovery_code_failures=cls.recovery_code_failures + step).where(*where)
+        return counted.execute() == 1
+
+    @classmethod
+    def reset_password(cls, user, password_hash):
+        """Set the password with the user's current recovery code, which it uses up, and end the account's
+        earlier sessions; False when the code was replaced or used meanwhile."""
+        return cls.update(password_hash=password_hash, recovery_code_used=True,
+                          sessions_since=cls.session_start()).where(
+            cls.id == user.id, cls.recovery_code_hash == user.recovery_code_hash, ~cls.recovery_code_used
+        ).execute() == 1
+
+    @classmethod
     def search(cls, q, limit=20):
         """Approved, enabled users whose name matches `q` (name_filter), by name; at most `limit`."""
         wanted = name_filter(q)
@@ -206,6 +246,12 @@ class Org(BaseModel):
     created_at = DateTimeField(default=utcnow)
     door_lists_version = IntegerField(default=0)  # +1 with each change of all its door lists (a ban, ...)
 
+    @classmethod
+    def taken(cls, field, value, org_id=None):
+        """True when another org than `org_id` has `value` in `field` (name or slug)."""
+        others = cls.select().where(cls.id != org_id) if org_id else cls.select()
+        return others.where(getattr(cls, field) == value).exists()
+
 
 class Membership(BaseModel):
     user = ForeignKeyField(User, backref="memberships", on_delete="CASCADE")
@@ -214,6 +260,17 @@ class Membership(BaseModel):
 
     class Meta:
         indexes = ((("user", "org"), True),)
+
+    @classmethod
+    def of_users(cls, user_ids):
+        """The memberships of these users with their orgs, by org name (one query)."""
+        return cls.select(cls, Org).join(Org).where(cls.user.in_(user_ids)).order_by(Org.name)
+
+    @classmethod
+    def of_org(cls, org_id, user_id=None):
+        """The org's memberships with their users, by username; or the one of `user_id` (None if absent)."""
+        query = cls.select(cls, User).join(User).where(cls.org == org_id)
+        return query.where(cls.user == user_id).first() if user_id else query.order_by(User.username)
 
     @classmethod
     def administers_any(cls, user_id):
@@ -661,6 +718,22 @@ class Failure(BaseModel):
 
     class Meta:
         indexes = ((("key", "at"), False),)
+
+    @classmethod
+    def reserve(cls, keys, limit, window):
+        """Inside a write transaction: (None, the new rows' ids) after counting one attempt against each key,
+        or (the first full key's oldest attempt time, None) when a key has `limit` attempts in `window`."""
+        now = utcnow()
+        cls.delete().where(cls.at < now - window).execute()
+        for key in keys:
+            recent = cls.select().where(cls.key == key, cls.at > now - window)
+            if recent.count() >= limit:
+                return recent.order_by(cls.at).first().at, None
+        return None, [cls.insert(key=key, at=now).execute() for key in keys]
+
+    @classmethod
+    def forgive(cls, ids):
+        cls.delete().where(cls.id.in_(ids)).execute()
 
 
 class Setting(BaseModel):

@@ -14,7 +14,7 @@ from doorapp.access import public, signed_in
 from doorapp.api import endpoint, settings
 from doorapp.bodies import parse, text
 from doorapp.errors import ApiError
-from doorapp.models import Membership, Org, Setting, User, exclusive, iso, utcnow, write
+from doorapp.models import Membership, Setting, User, exclusive, iso, utcnow, write
 
 # Unicode's default-ignorable code points (and the blank Braille pattern): they show as nothing, so a name
 # with one looks like another name. Categories C (control, format, ...) and Z (spaces) are refused too.
@@ -84,12 +84,7 @@ def users_json(users):
     """API.md's User for each user, with their memberships loaded in one query."""
     users = list(users)
     memberships = {}
-    for m in (
-        Membership.select(Membership, Org)
-        .join(Org)
-        .where(Membership.user.in_([u.id for u in users]))
-        .order_by(Org.name)
-    ):
+    for m in Membership.of_users([u.id for u in users]):
         memberships.setdefault(m.user_id, []).append(
             {"org_id": str(m.org.id), "org_name": m.org.name, "org_slug": m.org.slug, "role": m.role}
         )
@@ -119,9 +114,10 @@ def client_address():
 
 def create_user(username, password_hash, **fields):
     """A new user inside the caller's write transaction; 409 when the name is taken."""
-    if User.select().where(User.username == username).exists():
+    user = User.create_named(username, password_hash, **fields)
+    if user is None:
         raise ApiError(409, "username_taken", f"The username {username} is taken; choose another.")
-    return User.create(username=username, password_hash=password_hash, **fields)
+    return user
 
 
 @endpoint("POST", "/auth/register", auth=public, body=Credentials, status=201, tx=False)
@@ -141,7 +137,7 @@ def issue_token(body):
     """Sign in (OAuth 2.0 password flow, form-encoded username and password); returns a bearer JWT."""
     address = client_address()
     attempt = access.reserve_attempt(f"login-user:{body.username}", f"login-addr:{address}")
-    user = User.get_or_none(User.username == body.username)
+    user = User.named(body.username)
     if not access.verify_secret(user and user.password_hash, body.password):
         raise ApiError(401, "invalid_credentials", "The username or password is wrong.")
     access.forgive(attempt)
@@ -192,7 +188,7 @@ def _recovery_user(body):
     """The user whose current recovery code this is, or the one generic 400 (and a counted failure)."""
     address = client_address()
     attempt = access.reserve_attempt(f"recovery-addr:{address}")
-    user = User.get_or_none(User.username == body.username)
+    user = User.named(body.username)
     live = (
         user is not None
         and user.recovery_code_hash is not None
@@ -211,12 +207,8 @@ def _recovery_user(body):
 
 def _try_code(user, step):
     """Count one try (+1) against the user's current code, while it has tries left, or take one back (-1)."""
-    where = [User.id == user.id, User.recovery_code_hash == user.recovery_code_hash]
-    if step > 0:
-        where.append(User.recovery_code_failures < RECOVERY_MAX_FAILURES)
     with write():
-        return User.update(recovery_code_failures=User.recovery_code_failures + step).where(*where) \
-            .execute() == 1
+        return User.count_recovery_try(user, step, RECOVERY_MAX_FAILURES)
 
 
 @endpoint("POST", "/auth/verify-recovery-code", auth=public, body=RecoveryCheck, tx=False)
@@ -233,16 +225,7 @@ def reset_password(body):
     user = _recovery_user(body)
     password_hash = access.hash_secret(body.new_password)
     with write():
-        changed = (
-            User.update(password_hash=password_hash, recovery_code_used=True,
-                        sessions_since=User.session_start())
-            .where(
-                User.id == user.id,
-                User.recovery_code_hash == user.recovery_code_hash,
-                ~User.recovery_code_used,
-            )
-            .execute()
-        )
+        changed = User.reset_password(user, password_hash)
     if not changed:  # a new code was issued, or the code was used, meanwhile
         raise ApiError(
             400, "invalid_recovery_code", "This recovery code is not valid; ask a site admin for a new one."
@@ -256,7 +239,7 @@ SETUP_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 
 
 def _site_admin_exists():
-    return User.select().where(User.role == "SITE_ADMIN").exists()
+    return User.site_admin_exists()
 
 
 SHARED = "shared"  # issue_setup_code(): another process's code stands

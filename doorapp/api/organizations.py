@@ -38,16 +38,14 @@ def member_json(membership):
     return {"user_id": membership.user.id, "username": membership.user.username, "role": membership.role}
 
 def _check_unique(name=None, slug=None, org_id=None):
-    others = Org.select().where(Org.id != org_id) if org_id else Org.select()
-    if name is not None and others.where(Org.name == name).exists():
+    if name is not None and Org.taken("name", name, org_id):
         raise ApiError(409, "org_name_taken", f"An organization is already called {name}.")
-    if slug is not None and others.where(Org.slug == slug).exists():
+    if slug is not None and Org.taken("slug", slug, org_id):
         raise ApiError(409, "org_slug_taken", f"The slug {slug} is taken; choose another.")
 
 def _membership(org_id, user_id):
     get_or_404(Org, org_id, "organization")
-    membership = (Membership.select(Membership, User).join(User)
-                  .where(Membership.org == org_id, Membership.user == user_id).first())
+    membership = Membership.of_org(org_id, user_id)
     if membership is None:
         raise ApiError(404, "not_found", f"User {user_id} is not a member of this organization.")
     return membership
@@ -91,8 +89,7 @@ def update_organization(org_id, body, user):
 def list_members(org_id):
     """Members of the organization with their roles, by username."""
     get_or_404(Org, org_id, "organization")
-    members = [member_json(m) for m in Membership.select(Membership, User).join(User)
-               .where(Membership.org == org_id).order_by(User.username)]
+    members = [member_json(m) for m in Membership.of_org(org_id)]
     return {"total": len(members), "members": members}
 
 @endpoint("POST", "/organizations/<org_id>/members/<user_id>", auth=org_admin, body=MemberIn, status=201)
@@ -103,7 +100,7 @@ def add_member(org_id, user_id, body, user):
 
 def join_org(org, member, role, actor):
     """Make `member` a member of `org` with `role`, audited; 409 when they already are one."""
-    if Membership.select().where(Membership.org == org, Membership.user == member).exists():
+    if Membership.of_org(org.id, member.id) is not None:
         raise ApiError(409, "already_member", f"{member.username} is already a member of {org.name}.")
     membership = Membership.create(org=org, user=member, role=role)
     record(AuditType.MEMBER_ADDED, actor, org=org, user_id=member.id, username=member.username, role=role)

@@ -48,14 +48,14 @@ def _other_user(user_id, user, action):
 @endpoint("GET", "/staff/", auth=site_admin)
 def list_staff():
     """All staff accounts, oldest first."""
-    users = users_json(User.select().order_by(User.created_at, User.id))
+    users = users_json(User.listed())
     return {"total": len(users), "users": users}
 
 
 @endpoint("GET", "/staff/pending", auth=site_admin)
 def list_pending_staff():
     """Accounts waiting for approval, oldest first."""
-    users = users_json(User.select().where(~User.is_approved).order_by(User.created_at, User.id))
+    users = users_json(User.listed(pending_only=True))
     return {"total": len(users), "users": users}
 
 
