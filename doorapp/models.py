@@ -249,7 +249,7 @@ class Org(BaseModel):
     @classmethod
     def taken(cls, field, value, org_id=None):
         """True when another org than `org_id` has `value` in `field` (name or slug)."""
-        others = cls.select().where(cls.id != org_id) if org_id else cls.select()
+        others = cls.select().where(cls.id != org_id) if org_id is not None else cls.select()
         return others.where(getattr(cls, field) == value).exists()
 
 
@@ -270,7 +270,7 @@ class Membership(BaseModel):
     def of_org(cls, org_id, user_id=None):
         """The org's memberships with their users, by username; or the one of `user_id` (None if absent)."""
         query = cls.select(cls, User).join(User).where(cls.org == org_id)
-        return query.where(cls.user == user_id).first() if user_id else query.order_by(User.username)
+        return query.where(cls.user == user_id).first() if user_id is not None else query.order_by(User.username)
 
     @classmethod
     def administers_any(cls, user_id):
