@@ -78,6 +78,7 @@ async function problemFrom(reply) {
     ...fields,
     status: reply.status,
     code: fields.code || "http_" + reply.status,
+    serverDetail: typeof fields.detail === "string",
     detail: typeof fields.detail === "string" ? fields.detail : `The server answered ${reply.status}.`,
   });
 }
@@ -111,7 +112,8 @@ export async function request(method, path, { json, form, auth = true, etag, acc
   if (reply.status === 304) return { notModified: true };
   if (!reply.ok) {
     const problem = await problemFrom(reply);
-    if (reply.status === 401 && sent) {
+    // a wrong password (changing it) is not a dead session: only a refused token signs out
+    if (reply.status === 401 && sent && problem.code !== "invalid_credentials") {
       token.clear();
       emit("door:signed-out", problem);
     }
@@ -137,6 +139,13 @@ export function query(params) {
 
 export function signIn(username, password) {
   return request("POST", "/auth/token", { form: { username, password }, auth: false });
+}
+
+// PATCH /auth/password: the account's other sessions end; this one goes on with the fresh token.
+export async function changePassword(currentPassword, newPassword) {
+  const answer = await request("PATCH", "/auth/password", { json: { current_password: currentPassword, new_password: newPassword } });
+  token.set(answer.access_token);
+  return answer;
 }
 
 export function signOut() {

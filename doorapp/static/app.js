@@ -1,8 +1,10 @@
 // The app shell: session start (SPEC.md section 5), the hash router, the top bar and the connection banner.
 import { api, isOffline, signOut, token } from "./api.js";
 import { h, clear, toast } from "./dom.js";
+import { LANGUAGES, lang, problemText, setLang, t, tn } from "./i18n.js";
 import { endSession, isOrgAdmin, isSiteAdmin, lastSession, loadSession, session, setOrg } from "./session.js";
 import * as auth from "./auth.js";
+import * as account from "./account.js";
 import * as audit from "./audit.js";
 import * as bans from "./bans.js";
 import * as door from "./door.js";
@@ -33,6 +35,7 @@ const ROUTES = [
   [/^staff$/, staff.list],
   [/^orgs$/, orgs.list],
   [/^phones$/, phones.screen],
+  [/^account$/, account.screen],
 ];
 
 const main = document.getElementById("app");
@@ -68,8 +71,8 @@ async function route() {
   current = ctx;
   renderTop();
   if (!match) {
-    view.append(h("section", { class: "panel" }, h("h1", {}, "Not found"),
-      h("p", {}, "There is no such page. "), h("a", { href: "#/" }, "Go to the start page")));
+    view.append(h("section", { class: "panel" }, h("h1", {}, t("notFound.title")),
+      h("p", {}, t("notFound.text")), h("a", { href: "#/" }, t("notFound.home"))));
     return;
   }
   const [m, screen, needs] = match;
@@ -81,7 +84,7 @@ async function route() {
     await screen(view, m.slice(1), ctx);
   } catch (error) {
     if (error.status === 401) return; // the signed-out handler has taken over
-    if (ctx.alive) clear(view, h("section", { class: "panel" }, h("div", { class: "alert error", role: "alert" }, error.detail || String(error))));
+    if (ctx.alive) clear(view, h("section", { class: "panel" }, h("div", { class: "alert error", role: "alert" }, problemText(error))));
   }
 }
 
@@ -92,10 +95,10 @@ function home() {
 
 function noOrg() {
   return h("section", { class: "panel" },
-    h("h1", {}, "No organization yet"),
+    h("h1", {}, t("noOrg.title")),
     isSiteAdmin()
-      ? h("p", {}, "Create the first organization on the ", h("a", { href: "#/orgs" }, "Organizations"), " page.")
-      : h("p", {}, "You are not a member of any organization yet. Ask an organization admin to add you."));
+      ? h("p", {}, ...tn("noOrg.siteAdmin", { link: h("a", { href: "#/orgs" }, t("nav.orgs")) }))
+      : h("p", {}, t("noOrg.member")));
 }
 
 let setupChecked = null;
@@ -120,33 +123,45 @@ function navLink(hash, label) {
   return h("a", { href: hash, class: active ? "active" : "", "aria-current": active ? "page" : null }, label);
 }
 
+// The other language, one tap away (EN on a Spanish screen, ES on an English one): every screen speaks it from
+// then on, remembered on this device; the open screen is drawn again in it.
+function languageSwitch() {
+  const [code, short, name] = LANGUAGES.find(([other]) => other !== lang);
+  return h("button", { type: "button", class: "secondary small lang-switch", lang: code, title: name, "aria-label": name,
+    onclick: () => { setLang(code); route(); } }, short);
+}
+
 export function renderTop() {
+  document.title = t("app.title");
+  banner.textContent = t("app.connectionLost");
   if (!session.user) {
-    clear(top, h("div", { class: "bar" }, h("a", { class: "brand", href: "#/" }, "Door")));
+    clear(top, h("div", { class: "bar" }, h("a", { class: "brand", href: "#/" }, t("app.title")), languageSwitch()));
     return;
   }
   const switcher = session.orgs.length
-    ? h("select", { class: "org-switch", "aria-label": "Organization", onchange: (e) => { setOrg(e.target.value); navigate("#/meetups"); } },
+    ? h("select", { class: "org-switch", "aria-label": t("top.organization"), onchange: (e) => { setOrg(e.target.value); navigate("#/meetups"); } },
       session.orgs.map((o) => h("option", { value: o.id, selected: o.id === session.org?.id }, o.name)))
     : null;
   const links = [];
   if (session.org) {
-    links.push(navLink("#/meetups", "Meetups"), navLink("#/bans", "Bans"));
-    if (isOrgAdmin()) links.push(navLink("#/members", "Members"), navLink("#/audit", "Audit log"));
+    links.push(navLink("#/meetups", t("nav.meetups")), navLink("#/bans", t("nav.bans")));
+    if (isOrgAdmin()) links.push(navLink("#/members", t("nav.members")), navLink("#/audit", t("nav.audit")));
   }
   if (isSiteAdmin()) {
-    const staffLink = navLink("#/staff", "Staff");
-    links.push(staffLink, navLink("#/orgs", "Organizations"));
+    const staffLink = navLink("#/staff", t("nav.staff"));
+    links.push(staffLink, navLink("#/orgs", t("nav.orgs")));
     showPending(staffLink);
   }
-  if (isSiteAdmin() || session.orgs.some((o) => o.role === "ADMIN")) links.push(navLink("#/phones", "Phones"));
+  if (isSiteAdmin() || session.orgs.some((o) => o.role === "ADMIN")) links.push(navLink("#/phones", t("nav.phones")));
   clear(top,
     h("div", { class: "bar" },
-      h("a", { class: "brand", href: "#/" }, "Door"),
+      h("a", { class: "brand", href: "#/" }, t("app.title")),
       switcher,
-      h("div", { class: "me" }, h("span", { class: "who", title: `Signed in as ${session.user.username}` }, session.user.username),
-        h("button", { class: "secondary small", type: "button", onclick: () => leave("You are signed out.") }, "Sign out"))),
-    h("nav", { class: "tabs", "aria-label": "Sections" }, links));
+      h("div", { class: "me" },
+        h("a", { class: "who", href: "#/account", title: t("top.signedInAs", { username: session.user.username }) }, session.user.username),
+        languageSwitch(),
+        h("button", { class: "secondary small", type: "button", onclick: () => leave(t("top.signedOut")) }, t("top.signOut")))),
+    h("nav", { class: "tabs", "aria-label": t("nav.label") }, links));
 }
 
 // How many accounts wait for approval, as a count on the Staff tab (site admins).
@@ -159,7 +174,7 @@ async function showPending(link) {
   }
   if (!total || !link.isConnected) return;
   link.append(" ", h("span", { class: "count" }, String(total)));
-  link.setAttribute("aria-label", `Staff: ${total} waiting for approval`);
+  link.setAttribute("aria-label", t("nav.staffWaiting", { count: total }));
 }
 
 function leave(message) {
@@ -196,12 +211,12 @@ async function start() {
     const wasSignedIn = Boolean(session.user);
     endSession();
     if (routeName() && !PUBLIC.has(routeName())) sessionStorage.setItem(AFTER_SIGN_IN, location.hash);
-    if (wasSignedIn) toast("Your session has ended; please sign in again.", "error");
-    auth.setNotice(event.detail?.detail || "");
+    if (wasSignedIn) toast(t("session.ended"), "error");
+    auth.setNotice(event.detail ? problemText(event.detail) : "");
     navigate("#/signin");
   });
   if (token.get()) {
-    clear(main, h("section", { class: "panel" }, h("p", { class: "muted" }, "Connecting to Door…")));
+    clear(main, h("section", { class: "panel" }, h("p", { class: "muted" }, t("app.connecting"))));
     while (token.get()) {
       try {
         await loadSession();
@@ -219,9 +234,9 @@ async function start() {
         if (error.status === 403) {
           // pending or disabled: the token can do nothing; say why on the sign-in screen
           signOut();
-          auth.setNotice(error.detail);
+          auth.setNotice(problemText(error));
         }
-        if (error.status >= 500) auth.setNotice(error.detail);
+        if (error.status >= 500) auth.setNotice(problemText(error));
         endSession();
         break;
       }

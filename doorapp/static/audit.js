@@ -1,9 +1,10 @@
 // The organization's audit log (org admins): filters by type, dates, guest, meetup and staff; paged; the
 // same filters download as CSV. The event types offered come from the API's OpenAPI description, and an
 // event of a type this screen does not know is shown like any other.
-import { api, download, query } from "./api.js";
-import { busy, clear, field, formatStamp, h, showProblem } from "./dom.js";
+import { api, ApiProblem, download, query } from "./api.js";
+import { busy, clear, debounce, field, formatStamp, h, showProblem } from "./dom.js";
 import { orgPath, session } from "./session.js";
+import { formatNumber, has, t, tn } from "./i18n.js";
 
 const LIMIT = 50;
 
@@ -22,24 +23,40 @@ export async function list(view, params, ctx) {
   const errors = h("div");
   const table = h("div", { class: "events" });
   const pager = h("div", { class: "pager" });
+  // the guest field suggests guests as the door's search finds them ("angstrom alice": Alice Ångström)
+  const guestsFound = h("datalist", { id: "audit-guests" });
   const form = h("form", { class: "filters", novalidate: true },
-    field("Type", { tag: "select", name: "type", options: [["", "Any type"], ...TYPES.map((t) => [t, label(t)])] }),
-    field("From", { name: "since", type: "date" }),
-    field("To", { name: "until", type: "date" }),
-    field("Guest", { name: "guest", placeholder: "platform username or id", autocomplete: "off", autocapitalize: "none", spellcheck: "false" }),
-    field("Meetup", { tag: "select", name: "meetup_id", options: [["", "Any meetup"], ...meetups.map((m) => [m.id, m.name])] }),
-    field("Staff", { tag: "select", name: "actor_id", options: [["", "Anyone"], ...members.map((m) => [String(m.user_id), m.username])] }),
-    h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, "Show"),
-      h("button", { type: "reset", class: "secondary" }, "Clear"),
+    field(t("audit.type"), { tag: "select", name: "type", options: [["", t("audit.anyType")], ...TYPES.map((t) => [t, label(t)])] }),
+    field(t("audit.from"), { name: "since", type: "date" }),
+    field(t("audit.to"), { name: "until", type: "date" }),
+    field(t("audit.guest"), { name: "guest", placeholder: t("audit.guestPlaceholder"), autocomplete: "off", autocapitalize: "none",
+      spellcheck: "false", list: "audit-guests" }), guestsFound,
+    field(t("audit.meetup"), { tag: "select", name: "meetup_id", options: [["", t("audit.anyMeetup")], ...meetups.map((m) => [m.id, m.name])] }),
+    field(t("audit.staff"), { tag: "select", name: "actor_id", options: [["", t("audit.anyone")], ...members.map((m) => [String(m.user_id), m.username])] }),
+    h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, t("audit.show")),
+      h("button", { type: "reset", class: "secondary" }, t("audit.clear")),
       h("button", { type: "button", class: "secondary", onclick: (event) => busy(event.currentTarget, errors,
-        async () => download(orgPath("/events/export") + query(await filters()))) }, "Download CSV")));
+        async () => download(orgPath("/events/export") + query(await filters()))) }, t("common.downloadCsv"))));
 
+  form.elements.guest.addEventListener("input", debounce(async () => {
+    const q = form.elements.guest.value.trim();
+    const { guests } = q ? await api.get("/guests/" + query({ q, limit: 8 })).catch(() => ({ guests: [] })) : { guests: [] };
+    clear(guestsFound, guests.map((g) => h("option", { value: "@" + g.username }, g.displayname || g.username)));
+  }, 150));
+
+  // An id, an @username, or words of a name that find one guest.
   async function guestId(text) {
     const value = text.trim();
     if (!value) return "";
     if (/^\d+$/.test(value)) return value;
-    const guest = await api.get(`/guests/by-username/${encodeURIComponent(value.replace(/^@/, ""))}`);
-    return String(guest.platform_user_id);
+    const username = value.replace(/^@/, "");
+    const exact = await api.get(`/guests/by-username/${encodeURIComponent(username)}`).catch((error) => {
+      if (error.status !== 404) throw error;
+    });
+    if (exact) return String(exact.platform_user_id);
+    const { total, guests } = await api.get("/guests/" + query({ q: value, limit: 2 }));
+    if (total === 1) return String(guests[0].platform_user_id);
+    throw new ApiProblem({ detail: t(total ? "audit.guestAmbiguous" : "audit.guestUnknown", { text: value, count: total }) });
   }
 
   async function filters() {
@@ -70,14 +87,14 @@ export async function list(view, params, ctx) {
   function render(page) {
     clear(table, page.events.length
       ? h("ol", { class: "rows" }, page.events.map((e) => eventRow(e, meetupNames)))
-      : h("p", { class: "muted" }, "No events match."));
+      : h("p", { class: "muted" }, t("audit.empty")));
     const last = Math.min(page.offset + page.events.length, page.total);
     clear(pager,
       h("button", { type: "button", class: "secondary", disabled: page.offset === 0,
-        onclick: () => { state.offset = Math.max(0, page.offset - LIMIT); load(); } }, "← Newer"),
-      h("span", { class: "muted" }, page.total ? `${page.offset + 1}–${last} of ${page.total}` : "0 events"),
+        onclick: () => { state.offset = Math.max(0, page.offset - LIMIT); load(); } }, t("audit.newer")),
+      h("span", { class: "muted" }, page.total ? t("audit.range", { first: page.offset + 1, last, count: page.total }) : t("audit.none")),
       h("button", { type: "button", class: "secondary", disabled: last >= page.total,
-        onclick: () => { state.offset = page.offset + LIMIT; load(); } }, "Older →"));
+        onclick: () => { state.offset = page.offset + LIMIT; load(); } }, t("audit.older")));
   }
 
   form.addEventListener("submit", (event) => {
@@ -86,24 +103,37 @@ export async function list(view, params, ctx) {
     load();
   });
   form.addEventListener("reset", () => setTimeout(() => { state.offset = 0; load(); }));
-  view.append(h("section", { class: "panel" }, h("h1", {}, `Audit log of ${session.org.name}`), form, errors),
+  view.append(h("section", { class: "panel" }, h("h1", {}, t("audit.title", { org: session.org.name })), form, errors),
     h("section", { class: "panel" }, table, pager));
   await load();
 }
 
+// An event type's name in the chosen language; a type this version does not know, from its code.
 function label(type) {
-  return type.charAt(0) + type.slice(1).toLowerCase().replaceAll("_", " ");
+  return has(`event.${type}`) ? t(`event.${type}`) : type.charAt(0) + type.slice(1).toLowerCase().replaceAll("_", " ");
+}
+
+// A detail of an event in the chosen language: its name, and a value that is a yes/no, a moment or a role;
+// a detail this version does not know is shown as it comes.
+const MOMENT = /^\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d)$/;
+
+function detail([name, value]) {
+  const shown = typeof value === "boolean" ? t(value ? "common.yes" : "common.no")
+    : typeof value === "string" && MOMENT.test(value) ? formatStamp(value)
+      : typeof value === "string" && has(`role.${value.toLowerCase()}`) ? t(`role.${value.toLowerCase()}`)
+        : typeof value === "object" ? JSON.stringify(value) : value;
+  return `${has(`detail.${name}`) ? t(`detail.${name}`) : name}: ${typeof shown === "number" ? formatNumber(shown) : shown}`;
 }
 
 function eventRow(event, meetupNames) {
-  const details = Object.entries(event.details || {}).map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : v}`);
+  const details = Object.entries(event.details || {}).map(detail);
   return h("li", { class: "row event", dataset: { type: event.event_type } },
     h("div", { class: "who" }, h("span", { class: "badge" }, label(event.event_type)),
       h("span", { class: "muted" }, formatStamp(event.timestamp))),
     h("div", { class: "state" },
-      event.actor ? h("span", {}, "by ", h("strong", {}, event.actor.username)) : h("span", { class: "muted" }, "by the system"),
-      event.guest ? h("span", {}, " · guest ", h("strong", {}, event.guest.displayname || event.guest.username), ` @${event.guest.username}`) : null,
-      event.meetup_id ? h("span", {}, " · ", meetupNames.get(event.meetup_id) || "a deleted meetup") : null),
-    event.reason ? h("div", { class: "reason" }, "Reason: ", event.reason) : null,
+      event.actor ? h("span", {}, ...tn("audit.by", { username: h("strong", {}, event.actor.username) })) : h("span", { class: "muted" }, t("audit.bySystem")),
+      event.guest ? h("span", {}, " · ", ...tn("audit.guestIs", { name: h("strong", {}, event.guest.displayname || event.guest.username) }), ` @${event.guest.username}`) : null,
+      event.meetup_id ? h("span", {}, " · ", meetupNames.get(event.meetup_id) || t("audit.deletedMeetup")) : null),
+    event.reason ? h("div", { class: "reason" }, t("common.reason"), " ", event.reason) : null,
     details.length ? h("div", { class: "muted details" }, details.join(" · ")) : null);
 }

@@ -2,6 +2,7 @@
 import { api, signIn as requestToken, token } from "./api.js";
 import { busy, clear, field, formValues, h, showProblem } from "./dom.js";
 import { setupDone, signedIn } from "./app.js";
+import { t, tn } from "./i18n.js";
 
 let notice = "";
 
@@ -14,15 +15,15 @@ function card(title, ...children) {
   return h("section", { class: "panel narrow" }, h("h1", {}, title), ...children);
 }
 
-const PASSWORD_HINT = "15 to 128 characters. A few unrelated words make a good one.";
+export const passwordHint = () => t("auth.passwordHint");
 
 export async function signIn(view) {
   const errors = h("div");
   if (notice) errors.append(h("div", { class: "alert error", role: "alert" }, notice));
-  const submit = h("button", { type: "submit", class: "primary wide" }, "Sign in");
+  const submit = h("button", { type: "submit", class: "primary wide" }, t("auth.signIn"));
   const form = h("form", { class: "stack", novalidate: true },
-    field("Username", { name: "username", autocomplete: "username", required: true, autocapitalize: "none", spellcheck: "false" }),
-    field("Password", { name: "password", type: "password", autocomplete: "current-password", required: true }),
+    field(t("auth.username"), { name: "username", autocomplete: "username", required: true, autocapitalize: "none", spellcheck: "false" }),
+    field(t("auth.password"), { name: "password", type: "password", autocomplete: "current-password", required: true }),
     errors, submit);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -34,35 +35,35 @@ export async function signIn(view) {
       await signedIn();
     });
   });
-  view.append(card("Sign in", form,
+  view.append(card(t("auth.signIn"), form,
     h("p", { class: "links" },
-      h("a", { href: "#/register" }, "Create an account"), " · ",
-      h("a", { href: "#/forgot" }, "Forgot your password?"))));
+      h("a", { href: "#/register" }, t("auth.createAnAccount")), " · ",
+      h("a", { href: "#/forgot" }, t("auth.forgot")))));
   form.elements.username.focus();
 }
 
 export async function register(view) {
   const errors = h("div");
-  const submit = h("button", { type: "submit", class: "primary wide" }, "Create account");
+  const submit = h("button", { type: "submit", class: "primary wide" }, t("auth.createAccount"));
   const form = h("form", { class: "stack", novalidate: true },
-    field("Username", { name: "username", autocomplete: "username", required: true, maxlength: 64, autocapitalize: "none", spellcheck: "false" },
-      "1 to 64 characters, no spaces."),
-    field("Password", { name: "password", type: "password", autocomplete: "new-password", required: true, minlength: 15, maxlength: 128 }, PASSWORD_HINT),
-    field("Repeat the password", { name: "again", type: "password", autocomplete: "new-password", required: true }),
+    field(t("auth.username"), { name: "username", autocomplete: "username", required: true, maxlength: 64, autocapitalize: "none", spellcheck: "false" },
+      t("auth.usernameHint")),
+    field(t("auth.password"), { name: "password", type: "password", autocomplete: "new-password", required: true, minlength: 15, maxlength: 128 }, passwordHint()),
+    field(t("auth.repeatPassword"), { name: "again", type: "password", autocomplete: "new-password", required: true }),
     errors, submit);
-  const box = card("Create an account", form, h("p", { class: "links" }, h("a", { href: "#/signin" }, "Back to sign in")));
+  const box = card(t("auth.createAnAccount"), form, h("p", { class: "links" }, h("a", { href: "#/signin" }, t("auth.backToSignIn"))));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const { username, password, again } = formValues(form);
-    if (password !== again) return showProblem(errors, { detail: "The two passwords differ." });
+    if (password !== again) return showProblem(errors, { detail: t("auth.passwordsDiffer") });
     busy(submit, errors, async () => {
       const user = await api.post("/auth/register", { username, password }, { auth: false });
       clear(box,
-        h("h1", {}, "Waiting for approval"),
+        h("h1", {}, t("auth.waitingTitle")),
         h("div", { class: "alert info", role: "status" },
-          h("p", {}, "Your account ", h("strong", {}, user.username), " has been created."),
-          h("p", {}, "A site admin has to approve it before you can sign in. Ask one to approve you, then sign in.")),
-        h("a", { class: "button secondary", href: "#/signin" }, "Go to sign in"));
+          h("p", {}, ...tn("auth.accountCreated", { username: h("strong", {}, user.username) })),
+          h("p", {}, t("auth.waitingText"))),
+        h("a", { class: "button secondary", href: "#/signin" }, t("auth.goToSignIn")));
     });
   });
   view.append(box);
@@ -71,13 +72,13 @@ export async function register(view) {
 
 export async function forgot(view) {
   const errors = h("div");
-  const check = h("button", { type: "submit", class: "primary wide" }, "Check the code");
+  const check = h("button", { type: "submit", class: "primary wide" }, t("auth.checkCode"));
   const form = h("form", { class: "stack", novalidate: true },
-    h("p", {}, "A site admin can give you a 6-digit recovery code. It is valid for 72 hours."),
-    field("Username", { name: "username", autocomplete: "username", required: true, autocapitalize: "none", spellcheck: "false" }),
-    field("Recovery code", { name: "code", inputmode: "numeric", autocomplete: "one-time-code", required: true, maxlength: 6, pattern: "[0-9]{6}" }),
+    h("p", {}, t("auth.recoveryIntro")),
+    field(t("auth.username"), { name: "username", autocomplete: "username", required: true, autocapitalize: "none", spellcheck: "false" }),
+    field(t("auth.recoveryCode"), { name: "code", inputmode: "numeric", autocomplete: "one-time-code", required: true, maxlength: 6, pattern: "[0-9]{6}" }),
     errors, check);
-  const box = card("Reset your password", form, h("p", { class: "links" }, h("a", { href: "#/signin" }, "Back to sign in")));
+  const box = card(t("auth.resetTitle"), form, h("p", { class: "links" }, h("a", { href: "#/signin" }, t("auth.backToSignIn"))));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const { username, code } = formValues(form);
@@ -92,42 +93,41 @@ export async function forgot(view) {
 
 function newPassword(box, username, code) {
   const errors = h("div");
-  const submit = h("button", { type: "submit", class: "primary wide" }, "Set the new password");
+  const submit = h("button", { type: "submit", class: "primary wide" }, t("auth.setNewPassword"));
   const form = h("form", { class: "stack", novalidate: true },
-    h("p", {}, "The code is valid. Choose a new password for ", h("strong", {}, username), "."),
-    field("New password", { name: "new_password", type: "password", autocomplete: "new-password", required: true, minlength: 15, maxlength: 128 }, PASSWORD_HINT),
-    field("Repeat the new password", { name: "again", type: "password", autocomplete: "new-password", required: true }),
+    h("p", {}, ...tn("auth.codeValid", { username: h("strong", {}, username) })),
+    field(t("auth.newPassword"), { name: "new_password", type: "password", autocomplete: "new-password", required: true, minlength: 15, maxlength: 128 }, passwordHint()),
+    field(t("auth.repeatNewPassword"), { name: "again", type: "password", autocomplete: "new-password", required: true }),
     errors, submit);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const { new_password, again } = formValues(form);
-    if (new_password !== again) return showProblem(errors, { detail: "The two passwords differ." });
+    if (new_password !== again) return showProblem(errors, { detail: t("auth.passwordsDiffer") });
     busy(submit, errors, async () => {
       await api.post("/auth/reset-password", { username, code, new_password }, { auth: false });
-      clear(box, h("h1", {}, "Password changed"),
-        h("div", { class: "alert ok", role: "status" }, "Your password is changed. Sign in with the new one."),
-        h("a", { class: "button primary", href: "#/signin" }, "Sign in"));
+      clear(box, h("h1", {}, t("auth.passwordChanged")),
+        h("div", { class: "alert ok", role: "status" }, t("auth.passwordChangedSignIn")),
+        h("a", { class: "button primary", href: "#/signin" }, t("auth.signIn")));
     });
   });
-  clear(box, h("h1", {}, "Reset your password"), form);
+  clear(box, h("h1", {}, t("auth.resetTitle")), form);
   form.elements.new_password.focus();
 }
 
 export async function setup(view, [code] = []) {
   const { needed } = await api.get("/setup", { auth: false });
   if (!needed) {
-    view.append(card("Door is set up", h("p", {}, "Door already has a site admin."),
-      h("a", { class: "button primary", href: "#/signin" }, "Sign in")));
+    view.append(card(t("setup.done"), h("p", {}, t("setup.hasAdmin")),
+      h("a", { class: "button primary", href: "#/signin" }, t("auth.signIn"))));
     return;
   }
   const errors = h("div");
-  const submit = h("button", { type: "submit", class: "primary wide" }, "Create the site admin");
+  const submit = h("button", { type: "submit", class: "primary wide" }, t("setup.submit"));
   const form = h("form", { class: "stack", novalidate: true },
-    h("p", {}, "Welcome to Door. Enter the setup code that was printed where Door was started (",
-      h("code", {}, "Setup code: XXXX-XXXX-XXXX"), "), and choose the first site admin's account."),
-    field("Setup code", { name: "code", required: true, autocomplete: "off", autocapitalize: "characters", spellcheck: "false" }),
-    field("Username", { name: "username", autocomplete: "username", required: true, maxlength: 64, autocapitalize: "none", spellcheck: "false" }),
-    field("Password", { name: "password", type: "password", autocomplete: "new-password", required: true, minlength: 15, maxlength: 128 }, PASSWORD_HINT),
+    h("p", {}, ...tn("setup.intro", { example: h("code", {}, t("setup.example")) })),
+    field(t("setup.code"), { name: "code", required: true, autocomplete: "off", autocapitalize: "characters", spellcheck: "false" }),
+    field(t("auth.username"), { name: "username", autocomplete: "username", required: true, maxlength: 64, autocapitalize: "none", spellcheck: "false" }),
+    field(t("auth.password"), { name: "password", type: "password", autocomplete: "new-password", required: true, minlength: 15, maxlength: 128 }, passwordHint()),
     errors, submit);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -140,7 +140,7 @@ export async function setup(view, [code] = []) {
       await signedIn();
     });
   });
-  view.append(card("First-run setup", form, h("p", { class: "links" }, h("a", { href: "#/signin" }, "Sign in instead"))));
+  view.append(card(t("setup.title"), form, h("p", { class: "links" }, h("a", { href: "#/signin" }, t("setup.signInInstead")))));
   if (code) {
     form.elements.code.value = code;
     form.elements.username.focus();

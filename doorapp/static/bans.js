@@ -2,10 +2,11 @@
 import { api, query } from "./api.js";
 import { ask, clear, formatDate, h, liveSearch, toast } from "./dom.js";
 import { isOrgAdmin, orgPath, session } from "./session.js";
+import { problemText, t } from "./i18n.js";
 
 export async function list(view, params, ctx) {
   const slot = h("div");
-  view.append(h("section", { class: "panel" }, h("h1", {}, `Banned in ${session.org.name}`), slot));
+  view.append(h("section", { class: "panel" }, h("h1", {}, t("bans.title", { org: session.org.name })), slot));
   if (isOrgAdmin()) view.append(banForm(() => renderList(slot, ctx)));
   await renderList(slot, ctx);
 }
@@ -14,61 +15,61 @@ async function renderList(slot, ctx) {
   const { guests } = await api.get(orgPath("/guests/banned"));
   if (!ctx.alive) return;
   if (!guests.length) {
-    clear(slot, h("p", { class: "muted" }, "Nobody is banned here."));
+    clear(slot, h("p", { class: "muted" }, t("bans.empty")));
     return;
   }
   clear(slot, h("ul", { class: "rows" }, guests.map((g) => h("li", { class: "row banned", dataset: { guest: String(g.platform_user_id) } },
     h("div", { class: "who" }, h("span", { class: "name" }, g.displayname || g.username), h("span", { class: "username" }, "@" + g.username)),
-    h("div", { class: "ban" }, h("strong", {}, "Reason: "), g.reason),
-    h("div", { class: "state muted" }, `Banned ${formatDate(g.banned_at)}`, g.banned_by ? ` by ${g.banned_by.username}` : ""),
+    h("div", { class: "ban" }, h("strong", {}, t("common.reason")), " ", g.reason),
+    h("div", { class: "state muted" }, g.banned_by ? t("bans.bannedBy", { date: formatDate(g.banned_at), username: g.banned_by.username }) : t("bans.banned", { date: formatDate(g.banned_at) })),
     isOrgAdmin() ? h("div", { class: "act" }, h("button", { type: "button", class: "secondary", onclick: async () => {
-      const done = await ask({ title: `Unban ${g.displayname || g.username}?`, message: `They can be checked in normally again in ${session.org.name}.`,
-        confirm: "Unban", action: () => api.patch(orgPath(`/guests/${g.platform_user_id}/unban`), {}) });
+      const done = await ask({ title: t("bans.unbanTitle", { name: g.displayname || g.username }), message: t("bans.unbanText", { org: session.org.name }),
+        confirm: t("bans.unban"), action: () => api.patch(orgPath(`/guests/${g.platform_user_id}/unban`), {}) });
       if (done) {
-        toast(`${g.username} is no longer banned.`);
+        toast(t("bans.unbanned", { username: g.username }));
         renderList(slot, ctx);
       }
-    } }, "Unban")) : null))));
+    } }, t("bans.unban"))) : null))));
 }
 
 // Find a guest (known to Door, or looked up on the platform by username), then ban with a reason.
 function banForm(changed) {
   const results = h("ul", { class: "rows picker" });
-  const input = h("input", { type: "search", placeholder: "Name or platform username", autocomplete: "off",
-    autocapitalize: "none", spellcheck: "false", "aria-label": "Find a guest to ban" });
+  const input = h("input", { type: "search", placeholder: t("bans.findPlaceholder"), autocomplete: "off",
+    autocapitalize: "none", spellcheck: "false", "aria-label": t("bans.findLabel") });
   liveSearch(input, results, async (q) => {
     const { guests } = await api.get("/guests/" + query({ q, limit: 10 }));
     return [...guests.map((g) => pick(g)),
-      h("li", { class: "row" }, h("div", { class: "who muted" }, guests.length ? "Not the one?" : "Not known to Door yet."),
-        h("div", { class: "act" }, h("button", { type: "button", class: "secondary", onclick: () => fromPlatform(q) }, `Look up @${q} on the platform`)))];
+      h("li", { class: "row" }, h("div", { class: "who muted" }, guests.length ? t("bans.notTheOne") : t("bans.unknown")),
+        h("div", { class: "act" }, h("button", { type: "button", class: "secondary", onclick: () => fromPlatform(q) }, t("bans.lookUp", { username: q }))))];
   });
   async function fromPlatform(username) {
     try {
       await ban(await api.post("/guests/", { username }));
     } catch (error) {
       if (error.code === "guest_exists") return ban(error.guest);
-      toast(error.detail, "error");
+      toast(problemText(error), "error");
     }
   }
   function pick(guest) {
     return h("li", { class: "row" },
       h("div", { class: "who" }, h("span", { class: "name" }, guest.displayname || guest.username), h("span", { class: "username" }, "@" + guest.username)),
-      h("div", { class: "act" }, h("button", { type: "button", class: "danger", onclick: () => ban(guest) }, "Ban…")));
+      h("div", { class: "act" }, h("button", { type: "button", class: "danger", onclick: () => ban(guest) }, t("bans.banButton"))));
   }
   async function ban(guest) {
     const done = await ask({
-      title: `Ban ${guest.displayname || guest.username} in ${session.org.name}?`,
-      message: "Door staff will see the reason at the door and need to override the ban to let them in.",
-      input: { label: "Reason", required: true, maxlength: 500 },
-      confirm: "Ban", danger: true,
+      title: t("bans.banTitle", { name: guest.displayname || guest.username, org: session.org.name }),
+      message: t("bans.banText"),
+      input: { label: t("common.reasonLabel"), required: true, maxlength: 500 },
+      confirm: t("bans.ban"), danger: true,
       action: (reason) => api.patch(orgPath(`/guests/${guest.platform_user_id}/ban`), { reason }),
     });
     if (done) {
-      toast(`${guest.username} is banned.`);
+      toast(t("bans.done", { username: guest.username }));
       input.value = "";
       results.replaceChildren();
       changed();
     }
   }
-  return h("section", { class: "panel" }, h("h2", {}, "Ban a guest"), input, results);
+  return h("section", { class: "panel" }, h("h2", {}, t("bans.formTitle")), input, results);
 }

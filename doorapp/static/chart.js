@@ -1,6 +1,7 @@
 // The arrivals chart of a meetup's summary: bars per 15 minutes (or wider bars over a longer span),
 // drawn as SVG with DOM APIs (createElementNS and textContent: no innerHTML, no chart service).
 import { formatTime } from "./dom.js";
+import { t } from "./i18n.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const HEIGHT = 220;
@@ -20,8 +21,8 @@ export function arrivalsChart(bars, minutes, width = 640) {
   const total = bars.reduce((sum, bar) => sum + bar.count, 0);
   const peak = Math.max(1, ...bars.map((bar) => bar.count));
   const chart = svg("svg", { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, class: "chart", role: "img",
-    "aria-label": `Arrivals per ${minutes} minutes: ${bars.map((b) => `${formatTime(b.start)} ${b.count}`).join(", ")}` });
-  chart.append(svg("title", {}, `${total} arrivals, per ${minutes} minutes`));
+    "aria-label": t("chart.label", { minutes, bars: bars.map((b) => `${formatTime(b.start)} ${b.count}`).join(", ") }) });
+  chart.append(svg("title", {}, t("chart.title", { count: total, minutes })));
   const innerW = WIDTH - PAD.left - PAD.right;
   const innerH = HEIGHT - PAD.top - PAD.bottom;
   const step = innerW / bars.length;

@@ -1,5 +1,6 @@
 // Small DOM helpers. Server data only ever goes in through textContent, attribute values and .value:
 // nothing here (or anywhere in the app) assigns innerHTML.
+import { fieldMessages, lang, problemText, t } from "./i18n.js";
 
 // h("button", {class: "primary", onclick: fn, type: "submit"}, "Label", childNode, ...)
 export function h(tag, props = {}, ...children) {
@@ -44,12 +45,11 @@ export function field(label, props = {}, hint) {
   return h("div", { class: "field" }, h("label", { for: id }, label), input, hint ? h("p", { class: "hint" }, hint) : null);
 }
 
-// The problem's `detail` (and the field messages of a 422) in an alert box.
+// The problem in the chosen language (i18n.js problemText), and every field message of a 422, in an alert box.
 export function problemBox(error) {
-  const box = h("div", { class: "alert error", role: "alert" }, error.detail || error.message || String(error));
-  if (Array.isArray(error.errors) && error.errors.length > 1) {
-    box.append(h("ul", {}, error.errors.map((e) => h("li", {}, `${e.loc.slice(1).join(".")}: ${e.msg}`))));
-  }
+  const box = h("div", { class: "alert error", role: "alert" }, problemText(error));
+  const fields = fieldMessages(error);
+  if (fields.length > 1) box.append(h("ul", {}, fields.map((text) => h("li", {}, text))));
   return box;
 }
 
@@ -65,7 +65,7 @@ export async function busy(button, slot, action) {
     return await action();
   } catch (error) {
     if (slot) showProblem(slot, error);
-    else toast(error.detail || String(error), "error");
+    else toast(problemText(error), "error");
     return undefined;
   } finally {
     button.disabled = false;
@@ -78,7 +78,7 @@ export function formValues(form) {
 
 // A modal dialog. ask({title, message, confirm, danger, input: {label, required, ...}, extra})
 // resolves to true / the input's value when confirmed, or null when cancelled.
-export function ask({ title, message, confirm = "OK", cancel = "Cancel", danger = false, input, extra,
+export function ask({ title, message, confirm = t("dialog.ok"), cancel = t("dialog.cancel"), danger = false, input, extra,
   action }) {
   return new Promise((resolve) => {
     const errorSlot = h("div");
@@ -100,7 +100,7 @@ export function ask({ title, message, confirm = "OK", cancel = "Cancel", danger 
       event.preventDefault();
       const value = input ? form.elements.value.value.trim() : true;
       if (input && input.required && !value) {
-        showProblem(errorSlot, { detail: `${input.label} is required.` });
+        showProblem(errorSlot, { detail: t("dialog.required", { label: input.label }) });
         return;
       }
       if (action) {
@@ -133,15 +133,26 @@ export function toast(message, kind = "ok") {
   toastTimer = setTimeout(() => slot.replaceChildren(), kind === "error" ? 8000 : 4000);
 }
 
-const timeFormat = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
-const dateFormat = new Intl.DateTimeFormat(undefined,
-  { weekday: "short", day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit" });
-const stampFormat = new Intl.DateTimeFormat(undefined,
-  { year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+// Dates and times in the chosen language's formats, in the device's time zone (the venue's).
+const FORMATS = {
+  time: { hour: "2-digit", minute: "2-digit" },
+  date: { weekday: "short", day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit" },
+  stamp: { year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit" },
+  day: { dateStyle: "medium" },
+};
+const formatters = new Map();
 
-export const formatTime = (iso) => (iso ? timeFormat.format(new Date(iso)) : "");
-export const formatDate = (iso) => (iso ? dateFormat.format(new Date(iso)) : "");
-export const formatStamp = (iso) => (iso ? stampFormat.format(new Date(iso)) : "");
+function formatIn(kind, iso) {
+  if (!iso) return "";
+  const key = `${lang}:${kind}`;
+  if (!formatters.has(key)) formatters.set(key, new Intl.DateTimeFormat(lang, FORMATS[kind]));
+  return formatters.get(key).format(new Date(iso));
+}
+
+export const formatTime = (iso) => formatIn("time", iso);
+export const formatDate = (iso) => formatIn("date", iso);
+export const formatStamp = (iso) => formatIn("stamp", iso);
+export const formatDay = (iso) => formatIn("day", iso);
 
 // Copy text to the clipboard; falls back to selecting it where the Clipboard API is unavailable (plain
 // http on the LAN is not a secure context).
@@ -170,7 +181,7 @@ export function liveSearch(input, results, find) {
       const rows = await find(q);
       if (id === fetchId) clear(results, rows);
     } catch (error) {
-      if (id === fetchId) clear(results, h("li", { class: "alert error" }, error.detail || String(error)));
+      if (id === fetchId) clear(results, h("li", { class: "alert error" }, problemText(error)));
     }
   }, 200));
 }

@@ -6,6 +6,7 @@
 // the shell) while the network is down.
 import { api, ApiProblem, isOffline } from "./api.js";
 import { ask, clear, formatDate, formatTime, h, toast } from "./dom.js";
+import { formatNumber, problemText, t } from "./i18n.js";
 import { rowBadges } from "./badges.js";
 import { DoorList, FILTERS, idOf, named } from "./doorlist.js";
 import * as queue from "./queue.js";
@@ -50,9 +51,9 @@ export async function screen(view, [meetupId], ctx) {
   }
   ctx.renderTop();
   if (!meetup) {
-    view.append(h("section", { class: "panel" }, h("h1", {}, "Meetup not found"),
-      h("p", {}, "No meetup with this link is in an organization you belong to."),
-      h("a", { class: "button secondary", href: "#/meetups" }, "Back to meetups")));
+    view.append(h("section", { class: "panel" }, h("h1", {}, t("door.notFound")),
+      h("p", {}, t("door.notFoundText")),
+      h("a", { class: "button secondary", href: "#/meetups" }, t("door.backToMeetups"))));
     return;
   }
   new DoorScreen(view, meetup, ctx, last || lastSeen(meetupId)).start();
@@ -84,7 +85,7 @@ class DoorScreen {
   }
 
   start() {
-    document.title = `${this.meetup.name} · Door`;
+    document.title = t("door.pageTitle", { name: this.meetup.name });
     document.body.dataset.screen = "door";
     this.build();
     this.renderCounters();
@@ -107,7 +108,7 @@ class DoorScreen {
       window.removeEventListener("door:queue", queued);
       window.removeEventListener("door:offline", network);
       window.removeEventListener("door:online", network);
-      document.title = "Door";
+      document.title = t("app.title");
       delete document.body.dataset.screen;
     });
   }
@@ -120,7 +121,7 @@ class DoorScreen {
     this.counters = h("div", { class: "counters", "aria-live": "polite" });
     this.actions = h("div", { class: "actions", id: "door-actions" });
     // on a phone the actions fold behind one button (app.css), so the counters keep their line
-    const toggle = h("button", { type: "button", class: "secondary menu-toggle", "aria-label": "Actions",
+    const toggle = h("button", { type: "button", class: "secondary menu-toggle", "aria-label": t("door.actions"),
       "aria-expanded": "false", "aria-controls": "door-actions",
       onclick: () => toggle.setAttribute("aria-expanded", String(this.actions.classList.toggle("open"))) }, "⋯");
     this.actions.addEventListener("click", (event) => {
@@ -131,16 +132,16 @@ class DoorScreen {
     });
     this.menu = toggle;
     this.network = h("div", { class: "network", role: "status" });
-    this.search = h("input", { type: "search", class: "door-search", placeholder: "Type a name or username…",
+    this.search = h("input", { type: "search", class: "door-search", placeholder: t("door.searchPlaceholder"),
       autocomplete: "off", autocapitalize: "none", spellcheck: "false", enterkeyhint: "go",
-      "aria-label": "Search guests", "aria-controls": "door-results" });
+      "aria-label": t("door.searchLabel"), "aria-controls": "door-results" });
     this.search.addEventListener("input", () => this.flushSearch());
-    this.chips = h("div", { class: "chips", role: "radiogroup", "aria-label": "Show" },
-      FILTERS.map(([value, label]) => h("button", { type: "button", class: "chip", role: "radio", dataset: { filter: value },
-        "aria-checked": String(value === this.filter), onclick: () => this.setFilter(value) }, label)));
+    this.chips = h("div", { class: "chips", role: "radiogroup", "aria-label": t("door.show") },
+      FILTERS.map(([value, key]) => h("button", { type: "button", class: "chip", role: "radio", dataset: { filter: value },
+        "aria-checked": String(value === this.filter), onclick: () => this.setFilter(value) }, t(key))));
     this.attention = h("div", { class: "attention", "aria-live": "polite" });
     this.last = h("div", { class: "last-action", "aria-live": "assertive" });
-    this.list = h("ul", { class: "results", id: "door-results", role: "listbox", "aria-label": "Guests" });
+    this.list = h("ul", { class: "results", id: "door-results", role: "listbox", "aria-label": t("door.guests") });
     this.more = h("p", { class: "muted more" });
     // on a phone the counters and the actions share one line (app.css), so results show above the keyboard
     this.view.append(h("section", { class: "door" }, this.head, h("div", { class: "door-bar" }, this.counters, this.menu, this.actions),
@@ -157,39 +158,39 @@ class DoorScreen {
     const action = (label, onclick) => h("button", { type: "button", class: "secondary", onclick }, label);
     const actions = [];
     if (!m.is_finalized) {
-      actions.push(action("Add walk-in", () => this.walkIn()), action("Sync RSVPs", (e) => this.sync(e.currentTarget)));
+      actions.push(action(t("door.addWalkIn"), () => this.walkIn()), action(t("door.syncRsvps"), (e) => this.sync(e.currentTarget)));
     }
     if (isOrgAdmin()) {
       actions.push(m.is_finalized
-        ? action("Unfinalize", () => this.setFinalized(false))
-        : action("Finalize", () => this.setFinalized(true)));
+        ? action(t("meetup.unfinalize"), () => this.setFinalized(false))
+        : action(t("meetup.finalize"), () => this.setFinalized(true)));
     }
     clear(this.actions, actions);
     clear(this.head,
-      h("a", { class: "back", href: "#/meetups", "aria-label": "Back to meetups" }, "←"),
+      h("a", { class: "back", href: "#/meetups", "aria-label": t("door.backToMeetups") }, "←"),
       h("div", { class: "title" },
         h("h1", {}, m.name),
         h("p", { class: "muted" }, formatDate(m.date),
-          m.last_synced_at ? ` · synced ${formatTime(m.last_synced_at)}` : " · never synced")),
-      m.is_finalized ? h("div", { class: "alert info wide" }, "This meetup is finalized: check-ins, walk-ins and syncs are closed.") : null);
+          " · ", m.last_synced_at ? t("door.synced", { time: formatTime(m.last_synced_at) }) : t("door.neverSynced"))),
+      m.is_finalized ? h("div", { class: "alert info wide" }, t("door.finalizedNote")) : null);
   }
 
   renderCounters() {
     const counts = this.state.tally();
     const tile = (label, value, kind) => h("div", { class: `counter ${kind}`, dataset: { counter: kind } },
-      h("span", { class: "value" }, String(value)), h("span", { class: "label" }, label));
-    clear(this.counters, tile("RSVPs", counts.rsvps, "rsvps"), tile("Arrived", counts.arrived, "arrived"),
-      tile("Expected", counts.expected, "expected"), tile("Walk-ins", counts.walkins, "walkins"));
+      h("span", { class: "value" }, formatNumber(value)), h("span", { class: "label" }, label));
+    clear(this.counters, tile(t("counter.rsvps"), counts.rsvps, "rsvps"), tile(t("counter.arrived"), counts.arrived, "arrived"),
+      tile(t("counter.expected"), counts.expected, "expected"), tile(t("counter.walkins"), counts.walkins, "walkins"));
   }
 
   // Offline: say what still works, and whether a reload is safe (only where a service worker keeps the shell).
   renderNetwork() {
     if (!isOffline()) return clear(this.network);
     const reload = window.isSecureContext && navigator.serviceWorker?.controller
-      ? "Reloading is safe."
-      : "Do not reload this page until the network is back.";
+      ? t("door.reloadSafe")
+      : t("door.doNotReload");
     clear(this.network, h("div", { class: "alert warn" },
-      h("strong", {}, "No network. "), `Search and check in as usual: actions are kept and sent when Door is back. ${reload}`));
+      h("strong", {}, t("door.noNetwork")), " ", t("door.offlineText"), " ", reload));
   }
 
   // --- actions on their way (queue.js): shown pending on the list, refused ones in "needs attention" -----
@@ -203,22 +204,22 @@ class DoorScreen {
     const makers = [...new Set(others.map((i) => `@${i.user}`))].join(", ");
     clear(this.attention,
       waiting ? h("div", { class: "alert info", dataset: { queue: "waiting" } },
-        `${waiting} ${waiting === 1 ? "action is" : "actions are"} waiting to be sent.`) : null,
+        t("door.queueWaiting", { count: waiting })) : null,
       others.length ? h("div", { class: "alert warn", dataset: { queue: "others" } },
-        `${others.length} ${others.length === 1 ? "action" : "actions"} made on this phone by ${makers} `
-        + "before signing out will be sent when they sign in here again.") : null,
-      refused.length ? h("div", { class: "alert error needs-attention" }, h("strong", {}, "Needs attention"),
-        h("ul", {}, refused.map((item) => h("li", {}, `${describe(item)}: refused. ${item.problem.detail} `,
-          h("button", { type: "button", class: "secondary small", onclick: () => queue.dismiss(item.id) }, "Dismiss"))))) : null);
+        t("door.queueOthers", { count: others.length, makers })) : null,
+      refused.length ? h("div", { class: "alert error needs-attention" }, h("strong", {}, t("door.needsAttention")),
+        h("ul", {}, refused.map((item) => h("li", {}, t("door.refusedItem", { action: describe(item), problem: problemText(item.problem) }), " ",
+          h("button", { type: "button", class: "secondary small", onclick: () => queue.dismiss(item.id) }, t("door.dismiss")))))) : null);
   }
 
   onQueue({ id, state, item, answer, problem }) {
     if (item && item.meetup !== this.meetup.id) return;
     if (state === "sent" && answer && answer.guest) {
       this.patch(answer);
-      if (!this.live.has(id)) this.announce(`✓ Sent: ${describe(item)}${answer.rsvp.has_arrived ? `: #${answer.rsvp.arrival_order}` : ""}.`, "ok");
+      if (!this.live.has(id)) this.announce(answer.rsvp.has_arrived
+        ? t("door.sentNumbered", { action: describe(item), order: answer.rsvp.arrival_order }) : t("door.sent", { action: describe(item) }), "ok");
     }
-    if (state === "refused" && !this.live.has(id)) this.announce(`${describe(item)} was refused: ${problem.detail}`, "error");
+    if (state === "refused" && !this.live.has(id)) this.announce(t("door.wasRefused", { action: describe(item), problem: problemText(problem) }), "error");
     this.renderQueue();
     this.renderCounters();
     this.renderResults();
@@ -245,7 +246,7 @@ class DoorScreen {
       if (error.status === 404 && this.ctx.alive) this.ctx.navigate("#/meetups");
       else if (error.status >= 400 && error.status !== 401 && this.pollError !== error.detail) {
         this.pollError = error.detail; // say it once, not every second
-        this.announce(error.detail, "error");
+        this.announce(problemText(error), "error");
       }
       // a lost connection shows the banner (api.js); the next tick tries again
     } finally {
@@ -304,14 +305,14 @@ class DoorScreen {
       this.chosen = false;
     }
     clear(this.list, shown.map((entry) => this.row(entry)));
-    if (!this.loaded) this.more.textContent = "Loading the guest list…";
-    else if (!this.state.entries.length) this.more.textContent = "Nobody is on the list yet. Sync the RSVPs or add a walk-in.";
+    if (!this.loaded) this.more.textContent = t("door.loading");
+    else if (!this.state.entries.length) this.more.textContent = t("door.emptyList");
     else if (!results.length) {
-      clear(this.more, "No guest matches. Check the spelling, or ",
-        this.meetup.is_finalized ? "unfinalize the meetup to add a walk-in."
-          : h("button", { type: "button", class: "secondary", onclick: () => this.walkIn() }, `add “${query.trim()}” as a walk-in`));
+      clear(this.more, t("door.noMatch"), " ",
+        this.meetup.is_finalized ? t("door.noMatchFinalized")
+          : h("button", { type: "button", class: "secondary", onclick: () => this.walkIn() }, t("door.addAsWalkIn", { name: query.trim() })));
     }
-    else if (results.length > SHOWN) this.more.textContent = `Showing ${SHOWN} of ${results.length}; keep typing to narrow down.`;
+    else if (results.length > SHOWN) this.more.textContent = t("door.showing", { shown: SHOWN, count: results.length });
     else this.more.textContent = "";
   }
 
@@ -325,45 +326,45 @@ class DoorScreen {
     if (entry.pending) classes.push("pending");
     let state;
     if (entry.pending) {
-      state = h("div", { class: "state" }, h("span", { class: "badge pending" }, "pending"),
-        ` ${entry.pending} at ${formatTime(entry.pendingAt)}, not sent yet`);
+      state = h("div", { class: "state" }, h("span", { class: "badge pending" }, t("door.pending")), " ",
+        t("door.pendingText", { what: t(`door.pending.${entry.pending}`), time: formatTime(entry.pendingAt) }));
     } else if (rsvp.has_arrived) {
       state = h("div", { class: "state" }, h("span", { class: "badge arrived" }, `#${rsvp.arrival_order}`),
-        ` arrived ${formatTime(rsvp.arrival_time)}`,
-        rsvp.checked_in_by ? ` · let in by ${rsvp.checked_in_by.username}` : "");
+        " ", t("door.arrivedAt", { time: formatTime(rsvp.arrival_time) }),
+        rsvp.checked_in_by ? [" · ", t("door.letInBy", { username: rsvp.checked_in_by.username })] : "");
     } else {
-      state = h("div", { class: "state" }, rsvp.cancelled_rsvp ? "RSVP cancelled" : "Expected");
+      state = h("div", { class: "state" }, rsvp.cancelled_rsvp ? t("door.rsvpCancelled") : t("counter.expected"));
     }
     const closed = this.meetup.is_finalized || Boolean(entry.pending);
     const button = rsvp.has_arrived
-      ? h("button", { type: "button", class: "secondary", disabled: closed, onclick: () => this.undo(entry) }, "Undo")
+      ? h("button", { type: "button", class: "secondary", disabled: closed, onclick: () => this.undo(entry) }, t("door.undo"))
       : h("button", { type: "button", class: guest.is_banned ? "danger" : "primary", disabled: closed,
-        onclick: () => this.act(entry) }, guest.is_banned ? "Check in…" : "Check in");
+        onclick: () => this.act(entry) }, guest.is_banned ? t("door.checkInBanned") : t("door.checkIn"));
     return h("li", { class: classes.join(" "), role: "option", "aria-selected": String(selected),
       dataset: { guest: idOf(entry) },
       onclick: (event) => { if (event.target.tagName !== "BUTTON") this.select(idOf(entry), true); } },
     h("div", { class: "who" },
       h("span", { class: "name" }, guest.displayname || guest.username),
-      h("span", { class: "username" }, guest.is_local ? "not on the platform" : "@" + guest.username),
-      rsvp.is_walkin ? h("span", { class: "tag" }, "walk-in") : null,
+      h("span", { class: "username" }, guest.is_local ? t("guest.notOnPlatform") : "@" + guest.username),
+      rsvp.is_walkin ? h("span", { class: "tag" }, t("door.walkInTag")) : null,
       rowBadges(entry)),
-    guest.is_banned ? h("div", { class: "ban" }, h("strong", {}, "BANNED"), " ", guest.ban_reason || "") : null,
+    guest.is_banned ? h("div", { class: "ban" }, h("strong", {}, t("door.banned")), " ", guest.ban_reason || "") : null,
     state,
     h("div", { class: "act" }, button, guest.is_local && !entry.pending && isOrgAdmin()
-      ? h("button", { type: "button", class: "secondary", onclick: () => this.link(guest) }, "Link…") : null));
+      ? h("button", { type: "button", class: "secondary", onclick: () => this.link(guest) }, t("door.linkButton")) : null));
   }
 
   // A guest let in by name turns out to be on the platform: their entry and bans move to that account.
   async link(guest) {
     const linked = await ask({
-      title: `Link ${named(guest)} to a platform account`,
-      message: "Their walk-in, check-in and bans here move to the platform account; the audit log keeps both.",
-      input: { label: "Platform username", required: true, maxlength: 255 },
-      confirm: "Link",
+      title: t("door.linkTitle", { guest: named(guest) }),
+      message: t("door.linkText"),
+      input: { label: t("door.platformUsername"), required: true, maxlength: 255 },
+      confirm: t("door.link"),
       action: (username) => api.patch(orgPath(`/guests/${guest.platform_user_id}/link`), { username }),
     });
     if (linked) {
-      this.announce(`${guest.displayname} is now ${named({ ...guest, is_local: false, username: linked })}.`, "ok");
+      this.announce(t("door.linked", { name: guest.displayname, guest: named({ ...guest, is_local: false, username: linked }) }), "ok");
       this.poll();
     }
     this.search.focus();
@@ -398,7 +399,7 @@ class DoorScreen {
     const next = (shown.findIndex((e) => idOf(e) === this.selectedId) + 1) % shown.length;
     this.select(idOf(shown[next]));
     this.list.children[next]?.scrollIntoView({ block: "nearest" });
-    this.announce(`${this.results.length} guests match: tap the one in front of you (or pick with ↓↑ and Enter), or type their @username.`, "warn");
+    this.announce(t("door.namesakes", { count: this.results.length }), "warn");
   }
 
   // --- keyboard: typing anywhere searches; arrows move; Enter checks in; Escape clears ---------------
@@ -438,8 +439,8 @@ class DoorScreen {
 
   async act(entry) {
     const { guest, rsvp } = entry;
-    if (this.meetup.is_finalized) return toast("This meetup is finalized; check-ins are closed.", "error");
-    if (entry.pending) return this.announce(`${named(guest)}: ${entry.pending}, waiting to be sent.`, "warn");
+    if (this.meetup.is_finalized) return toast(t("door.finalizedClosed"), "error");
+    if (entry.pending) return this.announce(t("door.pendingWaiting", { guest: named(guest), what: t(`door.pending.${entry.pending}`) }), "warn");
     if (rsvp.has_arrived) return this.announce(alreadyIn(guest, rsvp), "warn");
     if (guest.is_banned) return this.override(guest, guest.ban_reason, (force) => this.checkIn(guest, force));
     return this.checkIn(guest, false);
@@ -448,9 +449,9 @@ class DoorScreen {
   // A banned guest: nothing happens unless the door confirms. `then(true)` runs on "Check in anyway".
   async override(guest, reason, then) {
     const ok = await ask({
-      title: `${named(guest)} is banned`,
-      message: h("div", { class: "ban-reason" }, h("strong", {}, "Reason: "), reason || "none given"),
-      confirm: "Check in anyway", danger: true,
+      title: t("door.bannedTitle", { guest: named(guest) }),
+      message: h("div", { class: "ban-reason" }, h("strong", {}, t("common.reason")), " ", reason || t("door.noReason")),
+      confirm: t("door.checkInAnyway"), danger: true,
     });
     if (ok) await then(true);
     else this.search.focus();
@@ -470,7 +471,7 @@ class DoorScreen {
       this.renderQueue();
       this.renderCounters();
       this.renderResults();
-      return this.announce(`${describe(action)}: not confirmed yet, kept on this device and sent when Door answers.`, "warn");
+      return this.announce(t("door.notConfirmed", { action: describe(action) }), "warn");
     }
     queue.dismiss(id); // refused while the door waited: handled here, not in "needs attention"
     return outcome.problem;
@@ -491,31 +492,34 @@ class DoorScreen {
 
   checkedIn(entry, force) {
     this.patch(entry);
-    this.announce(`✓ ${named(entry.guest)} checked in: #${entry.rsvp.arrival_order}` + (force ? " (ban overridden)" : ""), "ok");
+    this.announce(t(force ? "door.checkedInForced" : "door.checkedIn", { guest: named(entry.guest), order: entry.rsvp.arrival_order }), "ok");
     this.nextGuest();
   }
 
   refused(problem, guest, retry) {
     if (problem.code === "guest_banned") return this.override(guest, problem.ban_reason, retry);
     if (problem.code === "already_checked_in") this.announce(alreadyIn(guest, problem), "warn");
-    else this.announce(problem.detail, "error");
+    else {
+      const text = problemText(problem); // named, so the door knows which guest it was about
+      this.announce(text.includes(named(guest)) ? text : t("door.guestProblem", { guest: named(guest), problem: text }), "error");
+    }
     this.poll();
   }
 
   async undo(entry) {
     const { guest, rsvp } = entry;
     const reason = await ask({
-      title: `Undo the check-in of ${named(guest)}?`,
-      message: `Arrival #${rsvp.arrival_order} at ${formatTime(rsvp.arrival_time)} will be taken back. The number is not reused.`,
-      input: { label: "Reason", required: true, placeholder: "e.g. checked in the wrong person" },
-      confirm: "Undo check-in",
+      title: t("door.undoTitle", { guest: named(guest) }),
+      message: t("door.undoText", { order: rsvp.arrival_order, time: formatTime(rsvp.arrival_time) }),
+      input: { label: t("common.reasonLabel"), required: true, placeholder: t("door.undoPlaceholder") },
+      confirm: t("door.undoConfirm"),
       danger: true,
     });
     if (reason) {
       const problem = await this.send({ kind: "undo", method: "PATCH", path: `${this.base}/guests/${guest.platform_user_id}/undo-checkin`,
         body: { reason }, guest }, (undone) => {
         this.patch(undone);
-        this.announce(`Check-in of ${named(guest)} undone.`, "warn");
+        this.announce(t("door.undone", { guest: named(guest) }), "warn");
       });
       if (problem) this.refused(problem, guest);
     }
@@ -526,18 +530,18 @@ class DoorScreen {
   // one action that a ban refuses before anything is added), or the name of a person not on the platform.
   async walkIn() {
     const meetupCom = (await platformInfo().catch(() => ({}))).adapter === "meetup";
-    const asked = meetupCom ? "Meetup member id or profile URL" : "Platform username";
+    const asked = meetupCom ? t("walkin.meetupId") : t("door.platformUsername");
     const local = h("input", { type: "checkbox", name: "local" });
     let found = null;
     const value = await ask({
-      title: "Add a walk-in",
-      message: `A guest without an RSVP: enter their ${meetupCom ? "Meetup member id or profile URL" : "username on the platform"}, or tick the box and type the name of someone who is not on the platform.`,
-      extra: h("label", { class: "check" }, local, " Not on the platform: let in by this name"),
-      input: { label: `${asked}, or a name`, required: true, maxlength: 255, value: this.search.value.trim() },
-      confirm: "Add and check in",
+      title: t("walkin.title"),
+      message: t(meetupCom ? "walkin.textMeetup" : "walkin.text"),
+      extra: h("label", { class: "check" }, local, " ", t("walkin.local")),
+      input: { label: t("walkin.label", { asked }), required: true, maxlength: 255, value: this.search.value.trim() },
+      confirm: t("walkin.confirm"),
       action: async (typed) => {
         if (local.checked) return;
-        if (isOffline()) throw new ApiProblem({ detail: "No network: the platform cannot be asked now. Tick the box to let them in by name." });
+        if (isOffline()) throw new ApiProblem({ detail: t("walkin.offline") });
         try {
           found = await api.post("/guests/", { username: typed });
         } catch (error) {
@@ -573,18 +577,17 @@ class DoorScreen {
 
   async sync(button) {
     button.disabled = true;
-    clear(this.syncSlot, h("div", { class: "progress", role: "progressbar", "aria-label": "Syncing" }, h("span")),
-      h("p", {}, "Syncing the RSVP list with the platform…"));
+    clear(this.syncSlot, h("div", { class: "progress", role: "progressbar", "aria-label": t("sync.label") }, h("span")),
+      h("p", {}, t("sync.running")));
     try {
       const result = await api.post(`${this.base}/sync`, {});
       clear(this.syncSlot, h("div", { class: "alert ok", role: "status" },
-        `Sync done: ${result.inserted} new, ${result.updated} updated, ${result.cancelled} cancelled, ` +
-        `${result.skipped} skipped; ${result.total} on the list.`));
+        t("sync.done", result)));
       this.floor = this.fetchId + 1;
       this.etag = null;
       await this.poll();
     } catch (error) {
-      clear(this.syncSlot, h("div", { class: "alert error", role: "alert" }, error.detail));
+      clear(this.syncSlot, h("div", { class: "alert error", role: "alert" }, problemText(error)));
       if (error.code === "meetup_finalized") this.poll();
     } finally {
       button.disabled = false;
@@ -593,11 +596,9 @@ class DoorScreen {
 
   async setFinalized(finalize) {
     const done = await ask({
-      title: finalize ? "Finalize this meetup?" : "Unfinalize this meetup?",
-      message: finalize
-        ? "Check-ins, walk-ins and syncs will be closed at every door until an admin unfinalizes it."
-        : "Check-ins, walk-ins and syncs will be possible again.",
-      confirm: finalize ? "Finalize" : "Unfinalize",
+      title: t(finalize ? "door.finalizeTitle" : "door.unfinalizeTitle"),
+      message: t(finalize ? "meetup.finalizeText" : "meetup.unfinalizeText"),
+      confirm: t(finalize ? "meetup.finalize" : "meetup.unfinalize"),
       danger: finalize,
       action: async () => {
         this.meetup = await api.patch(`${this.base}/${finalize ? "finalize" : "unfinalize"}`, {});
@@ -616,12 +617,14 @@ class DoorScreen {
 
 // "already in, #N, by X at T": what the door needs to tell an arrived guest from a namesake.
 function alreadyIn(guest, arrival) {
-  return `${named(guest)} is already in, #${arrival.arrival_order}` +
-    (arrival.checked_in_by ? `, by ${arrival.checked_in_by.username}` : "") + ` at ${formatTime(arrival.arrival_time)}.`;
+  const params = { guest: named(guest), order: arrival.arrival_order, time: formatTime(arrival.arrival_time) };
+  return arrival.checked_in_by ? t("door.alreadyInBy", { ...params, username: arrival.checked_in_by.username })
+    : t("door.alreadyIn", params);
 }
 
 function describe(item) {
   const who = named(item.guest);
-  return { checkin: `Check-in of ${who}`, undo: `Undo of ${who}'s check-in`, walkin: `Walk-in of ${who}`,
-    local: `Walk-in of ${who}` }[item.kind] || who;
+  const key = { checkin: "door.describe.checkin", undo: "door.describe.undo", walkin: "door.describe.walkin",
+    local: "door.describe.walkin" }[item.kind];
+  return key ? t(key, { guest: who }) : who;
 }

@@ -2,8 +2,9 @@
 // search text, the filter, pending actions, and what a query finds, in which order, and whether Enter may
 // act on it. Pure: no DOM, no requests, so a test can evaluate it in the page.
 import { fold, haystack, search } from "./search.js";
+import { t } from "./i18n.js";
 
-export const FILTERS = [["all", "All"], ["expected", "Expected"], ["arrived", "Arrived"], ["banned", "Banned"]];
+export const FILTERS = [["all", "filter.all"], ["expected", "filter.expected"], ["arrived", "filter.arrived"], ["banned", "filter.banned"]]; // [value, catalogue key]
 
 const KEEP = {
   all: () => true,
@@ -14,7 +15,7 @@ const KEEP = {
 
 // A guest as the door names them: display name and @username, everywhere (namesakes are real).
 export function named(guest) {
-  const handle = guest.is_local ? "not on the platform" : "@" + guest.username;
+  const handle = guest.is_local ? t("guest.notOnPlatform") : "@" + guest.username;
   return guest.displayname ? `${guest.displayname} (${handle})` : handle;
 }
 
@@ -69,7 +70,7 @@ export class DoorList {
         rsvp: { is_walkin: true, cancelled_rsvp: false, rsvp_time: item.at, checked_in_by: null } };
       const undo = item.kind === "undo";
       const entry = { ...base, rsvp: { ...base.rsvp, has_arrived: !undo, arrival_order: null, arrival_time: null },
-        pending: undo ? "undo" : "checking in", pendingAt: item.at };
+        pending: undo ? "undo" : "checkin", pendingAt: item.at };
       if (known) changed.set(idOf(known), entry);
       else added.push(entry);
     }

@@ -3,12 +3,13 @@
 import { api } from "./api.js";
 import { ask, busy, clear, field, formatDate, formValues, h, toast } from "./dom.js";
 import { isOrgAdmin, orgPath, platformInfo, session } from "./session.js";
+import { problemText, t } from "./i18n.js";
 
 export async function list(view, params, ctx) {
   const listSlot = h("div", { class: "cards" });
   const create = await createForm(ctx);
   view.append(
-    h("section", { class: "panel" }, h("h1", {}, `Meetups of ${session.org.name}`), listSlot),
+    h("section", { class: "panel" }, h("h1", {}, t("meetups.title", { org: session.org.name })), listSlot),
     create);
   await renderList(listSlot, ctx);
 }
@@ -17,7 +18,7 @@ async function renderList(slot, ctx) {
   const { meetups } = await api.get(orgPath("/meetups/"));
   if (!ctx.alive) return;
   if (!meetups.length) {
-    clear(slot, h("p", { class: "muted" }, "No meetups yet. Create one from its page on the platform below."));
+    clear(slot, h("p", { class: "muted" }, t("meetups.empty")));
     return;
   }
   clear(slot, meetups.map((m) => card(m, slot, ctx)));
@@ -25,57 +26,55 @@ async function renderList(slot, ctx) {
 
 function card(meetup, slot, ctx) {
   const c = meetup.counts;
-  const actions = [h("a", { class: "button primary", href: `#/meetups/${meetup.id}` }, meetup.is_finalized ? "Open" : "Open door"),
-    h("a", { class: "button secondary", href: `#/meetups/${meetup.id}/summary` }, "Summary")];
+  const actions = [h("a", { class: "button primary", href: `#/meetups/${meetup.id}` }, meetup.is_finalized ? t("meetups.open") : t("meetups.openDoor")),
+    h("a", { class: "button secondary", href: `#/meetups/${meetup.id}/summary` }, t("meetups.summary"))];
   const neverSynced = !meetup.last_synced_at;
   if (neverSynced && !meetup.is_finalized) {
     actions.unshift(h("button", { type: "button", class: "secondary", onclick: (event) => busy(event.currentTarget, null, async () => {
       const result = await api.post(orgPath(`/meetups/${meetup.id}/sync`), {});
-      toast(`${meetup.name}: ${plural(result.total, "guest")} on the list.`);
+      toast(t("meetups.synced", { name: meetup.name, count: result.total }));
       renderList(slot, ctx);
-    }) }, "Sync now"));
+    }) }, t("meetups.syncNow")));
   }
   if (isOrgAdmin()) {
     const finalize = !meetup.is_finalized;
     actions.push(h("button", { type: "button", class: "secondary", onclick: async () => {
       const done = await ask({
-        title: `${finalize ? "Finalize" : "Unfinalize"} ${meetup.name}?`,
-        message: finalize
-          ? "Check-ins, walk-ins and syncs will be closed at every door until an admin unfinalizes it."
-          : "Check-ins, walk-ins and syncs will be possible again.",
-        confirm: finalize ? "Finalize" : "Unfinalize",
+        title: t(finalize ? "meetups.finalizeTitle" : "meetups.unfinalizeTitle", { name: meetup.name }),
+        message: t(finalize ? "meetup.finalizeText" : "meetup.unfinalizeText"),
+        confirm: t(finalize ? "meetup.finalize" : "meetup.unfinalize"),
         danger: finalize,
         action: () => api.patch(orgPath(`/meetups/${meetup.id}/${finalize ? "finalize" : "unfinalize"}`), {}),
       });
       if (done && finalize) ctx.navigate(`#/meetups/${meetup.id}/summary`);
       else if (done) renderList(slot, ctx);
-    } }, finalize ? "Finalize…" : "Unfinalize…"));
+    } }, t(finalize ? "meetups.finalizeButton" : "meetups.unfinalizeButton")));
   }
   return h("article", { class: "card meetup", dataset: { meetup: meetup.id } },
     h("div", { class: "card-main" },
       h("h2", {}, h("a", { href: `#/meetups/${meetup.id}` }, meetup.name)),
       h("p", { class: "muted" }, formatDate(meetup.date), meetup.is_finalized ? " · " : "",
-        meetup.is_finalized ? h("span", { class: "badge" }, "finalized") : null),
+        meetup.is_finalized ? h("span", { class: "badge" }, t("meetup.finalized")) : null),
       neverSynced
-        ? h("p", { class: "stats never-synced" }, "Never synced: its RSVP list is not loaded yet.")
-        : h("p", { class: "stats" }, `${c.arrived} arrived · ${plural(c.rsvps, "RSVP")} · ${plural(c.walkins, "walk-in")}`)),
+        ? h("p", { class: "stats never-synced" }, t("meetups.neverSynced"))
+        : h("p", { class: "stats" }, t("meetups.stats", { arrived: c.arrived, rsvps: t("meetups.rsvps", { count: c.rsvps }), walkins: t("meetups.walkins", { count: c.walkins }) }))),
     h("div", { class: "actions" }, actions));
 }
 
 async function createForm(ctx) {
   const errors = h("div");
-  const submit = h("button", { type: "submit", class: "primary" }, "Create meetup");
-  const urlField = field("Event URL on the platform", { name: "platform_url", type: "url", required: true,
+  const submit = h("button", { type: "submit", class: "primary" }, t("meetups.create"));
+  const urlField = field(t("meetups.url"), { name: "platform_url", type: "url", required: true,
     placeholder: "https://…", autocomplete: "off", spellcheck: "false" });
   const form = h("form", { class: "stack", novalidate: true },
     urlField,
-    field("Name (optional)", { name: "name", maxlength: 255, autocomplete: "off" }, "Leave empty to use the platform's title."),
+    field(t("meetups.name"), { name: "name", maxlength: 255, autocomplete: "off" }, t("meetups.nameHint")),
     errors, h("div", { class: "actions" }, submit));
   const examples = h("div");
   try {
     const platform = await platformInfo();
     if (platform.example_urls && platform.example_urls.length) {
-      examples.append(h("p", { class: "hint" }, "The demo community runs. Pick one of its events:"),
+      examples.append(h("p", { class: "hint" }, t("meetups.examples")),
         h("ul", { class: "examples" }, platform.example_urls.map((url) => h("li", {},
           h("button", { type: "button", class: "link", onclick: () => { form.elements.platform_url.value = url; form.elements.platform_url.focus(); } }, shortUrl(url))))));
     }
@@ -90,12 +89,12 @@ async function createForm(ctx) {
     busy(submit, errors, async () => {
       const meetup = await api.post(orgPath("/meetups/"), body);
       if (meetup.sync_error) {
-        toast(`${meetup.name} is created, but its RSVP list could not be loaded: ${meetup.sync_error.detail} Sync it from the door screen.`, "error");
+        toast(t("meetups.syncFailed", { name: meetup.name, problem: problemText(meetup.sync_error) }), "error");
       }
       ctx.navigate(`#/meetups/${meetup.id}`);
     });
   });
-  return h("section", { class: "panel" }, h("h2", {}, "New meetup"), examples, form);
+  return h("section", { class: "panel" }, h("h2", {}, t("meetups.new")), examples, form);
 }
 
 function shortUrl(url) {
@@ -104,8 +103,4 @@ function shortUrl(url) {
   } catch {
     return url;
   }
-}
-
-function plural(n, word) {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }

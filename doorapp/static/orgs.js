@@ -2,10 +2,11 @@
 import { api } from "./api.js";
 import { ask, busy, clear, field, formValues, h, toast } from "./dom.js";
 import { setOrg } from "./session.js";
+import { t } from "./i18n.js";
 
 export async function list(view, params, ctx) {
   const slot = h("div");
-  view.append(h("section", { class: "panel" }, h("h1", {}, "Organizations"), slot), createForm(ctx));
+  view.append(h("section", { class: "panel" }, h("h1", {}, t("nav.orgs")), slot), createForm(ctx));
   const { organizations } = await api.get("/organizations/");
   if (!ctx.alive) return;
   clear(slot, organizations.length
@@ -16,16 +17,16 @@ export async function list(view, params, ctx) {
           await ctx.refresh();
           setOrg(o.id);
           ctx.navigate("#/meetups");
-        } }, "Open"),
-        h("button", { type: "button", class: "secondary", onclick: () => rename(o, ctx) }, "Edit…")))))
-    : h("p", { class: "muted" }, "No organizations yet. Create the first one below."));
+        } }, t("meetups.open")),
+        h("button", { type: "button", class: "secondary", onclick: () => rename(o, ctx) }, t("orgs.edit"))))))
+    : h("p", { class: "muted" }, t("orgs.empty")));
 }
 
 async function rename(org, ctx) {
-  const name = await ask({ title: `Edit ${org.name}`, input: { label: "Name", required: true, value: org.name, maxlength: 128 },
-    confirm: "Save", action: (value) => api.patch(`/organizations/${org.id}`, { name: value }) });
+  const name = await ask({ title: t("orgs.editTitle", { name: org.name }), input: { label: t("field.name"), required: true, value: org.name, maxlength: 128 },
+    confirm: t("orgs.save"), action: (value) => api.patch(`/organizations/${org.id}`, { name: value }) });
   if (name) {
-    toast("Saved.");
+    toast(t("orgs.saved"));
     await ctx.refresh();
     ctx.navigate("#/orgs");
   }
@@ -33,11 +34,11 @@ async function rename(org, ctx) {
 
 function createForm(ctx) {
   const errors = h("div");
-  const submit = h("button", { type: "submit", class: "primary" }, "Create organization");
+  const submit = h("button", { type: "submit", class: "primary" }, t("orgs.create"));
   const form = h("form", { class: "stack", novalidate: true },
-    field("Name", { name: "name", required: true, maxlength: 128, autocomplete: "off" }),
-    field("Slug", { name: "slug", required: true, maxlength: 64, autocomplete: "off", autocapitalize: "none", spellcheck: "false",
-      pattern: "[a-z0-9-]{2,64}" }, "Lower-case letters, digits and dashes, e.g. night-owls."),
+    field(t("field.name"), { name: "name", required: true, maxlength: 128, autocomplete: "off" }),
+    field(t("field.slug"), { name: "slug", required: true, maxlength: 64, autocomplete: "off", autocapitalize: "none", spellcheck: "false",
+      pattern: "[a-z0-9-]{2,64}" }, t("orgs.slugHint")),
     errors, h("div", { class: "actions" }, submit));
   form.elements.name.addEventListener("input", () => {
     if (!form.elements.slug.dataset.touched) {
@@ -53,9 +54,9 @@ function createForm(ctx) {
       const org = await api.post("/organizations/", { name: name.trim(), slug: slug.trim() });
       await ctx.refresh();
       setOrg(org.id);
-      toast(`${org.name} is created. Add members on its Members page.`);
+      toast(t("orgs.created", { name: org.name }));
       ctx.navigate("#/meetups");
     });
   });
-  return h("section", { class: "panel" }, h("h2", {}, "New organization"), form);
+  return h("section", { class: "panel" }, h("h2", {}, t("orgs.new")), form);
 }

@@ -2,31 +2,32 @@
 import { api } from "./api.js";
 import { ask, clear, copyText, formatDate, formatStamp, h, toast } from "./dom.js";
 import { session } from "./session.js";
+import { problemText, t, tn } from "./i18n.js";
 
 export async function list(view, params, ctx) {
   const pending = h("div");
   const all = h("div");
-  const title = h("h1", {}, "Waiting for approval");
+  const title = h("h1", {}, t("staff.waiting"));
   view.append(
     h("section", { class: "panel" }, title, pending),
-    h("section", { class: "panel" }, h("h2", {}, "All staff accounts"), all));
+    h("section", { class: "panel" }, h("h2", {}, t("staff.all")), all));
   const render = async () => {
     const [waiting, everyone] = await Promise.all([api.get("/staff/pending"), api.get("/staff/")]);
     if (!ctx.alive) return;
-    title.textContent = waiting.total ? `Waiting for approval (${waiting.total})` : "Waiting for approval";
+    title.textContent = waiting.total ? t("staff.waitingCount", { count: waiting.total }) : t("staff.waiting");
     ctx.renderTop(); // the count on the Staff tab
     clear(pending, waiting.users.length
       ? h("ul", { class: "rows" }, waiting.users.map((u) => row(u, render, true)))
-      : h("p", { class: "muted" }, "Nobody is waiting."));
+      : h("p", { class: "muted" }, t("staff.nobodyWaiting")));
     clear(all, h("ul", { class: "rows" }, everyone.users.map((u) => row(u, render, false))));
   };
   await render();
 }
 
 function status(user) {
-  if (user.is_disabled) return h("span", { class: "badge danger" }, "disabled");
-  if (!user.is_approved) return h("span", { class: "badge warn" }, "pending");
-  return h("span", { class: "badge ok" }, "active");
+  if (user.is_disabled) return h("span", { class: "badge danger" }, t("staff.disabled"));
+  if (!user.is_approved) return h("span", { class: "badge warn" }, t("staff.pending"));
+  return h("span", { class: "badge ok" }, t("staff.active"));
 }
 
 function row(user, changed, pendingList) {
@@ -37,7 +38,7 @@ function row(user, changed, pendingList) {
       toast(message);
       changed();
     } catch (error) {
-      toast(error.detail, "error");
+      toast(problemText(error), "error");
       changed();
     }
   };
@@ -47,74 +48,73 @@ function row(user, changed, pendingList) {
   } else {
     if (user.is_approved && !self) {
       actions.push(h("button", { type: "button", class: "secondary", onclick: async () => {
-        if (await ask({ title: `Revoke the approval of ${user.username}?`, message: "They cannot sign in or use Door until approved again.", confirm: "Revoke", danger: true })) {
-          patch("approve", { is_approved: false }, `${user.username} is no longer approved.`);
+        if (await ask({ title: t("staff.revokeTitle", { username: user.username }), message: t("staff.revokeText"), confirm: t("staff.revoke"), danger: true })) {
+          patch("approve", { is_approved: false }, t("staff.revoked", { username: user.username }));
         }
-      } }, "Revoke"));
+      } }, t("staff.revoke")));
     }
-    actions.push(h("select", { "aria-label": `Global role of ${user.username}`, disabled: self, onchange: (e) =>
-      patch("role", { role: e.target.value }, `${user.username}'s role changes at their next sign-in.`) },
-    [["USER", "User"], ["SITE_ADMIN", "Site admin"]].map(([v, t]) => h("option", { value: v, selected: v === user.role }, t))));
+    actions.push(h("select", { "aria-label": t("staff.globalRole", { username: user.username }), disabled: self, onchange: (e) =>
+      patch("role", { role: e.target.value }, t("staff.roleChanged", { username: user.username })) },
+    [["USER", "staff.user"], ["SITE_ADMIN", "staff.siteAdmin"]].map(([v, key]) => h("option", { value: v, selected: v === user.role }, t(key)))));
     if (user.is_disabled) {
-      actions.push(h("button", { type: "button", class: "secondary", onclick: () => patch("enable", {}, `${user.username} is enabled.`) }, "Enable"));
+      actions.push(h("button", { type: "button", class: "secondary", onclick: () => patch("enable", {}, t("staff.enabled", { username: user.username })) }, t("staff.enable")));
     } else if (!self) {
       actions.push(h("button", { type: "button", class: "secondary", onclick: async () => {
-        const reason = await ask({ title: `Disable ${user.username}?`, message: "The account stops working at once; its history is kept.",
-          input: { label: "Reason (optional)", required: false }, confirm: "Disable", danger: true });
-        if (reason !== null) patch("disable", reason ? { reason } : {}, `${user.username} is disabled.`);
-      } }, "Disable"));
+        const reason = await ask({ title: t("staff.disableTitle", { username: user.username }), message: t("staff.disableText"),
+          input: { label: t("staff.reasonOptional"), required: false }, confirm: t("staff.disable"), danger: true });
+        if (reason !== null) patch("disable", reason ? { reason } : {}, t("staff.disabledToast", { username: user.username }));
+      } }, t("staff.disable")));
     }
-    actions.push(h("button", { type: "button", class: "secondary", onclick: () => recoveryCode(user) }, "Recovery code"));
+    actions.push(h("button", { type: "button", class: "secondary", onclick: () => recoveryCode(user) }, t("auth.recoveryCode")));
   }
   return h("li", { class: "row", dataset: { user: String(user.id) } },
     h("div", { class: "who" }, h("span", { class: "name" }, user.username), status(user),
-      user.role === "SITE_ADMIN" ? h("span", { class: "tag" }, "site admin") : null,
-      self ? h("span", { class: "tag" }, "you") : null),
-    h("div", { class: "state muted" }, `Registered ${formatDate(user.created_at)}`,
-      user.is_disabled && user.disabled_reason ? ` · disabled: ${user.disabled_reason}` : ""),
+      user.role === "SITE_ADMIN" ? h("span", { class: "tag" }, t("staff.siteAdminTag")) : null,
+      self ? h("span", { class: "tag" }, t("common.you")) : null),
+    h("div", { class: "state muted" }, t("staff.registered", { date: formatDate(user.created_at) }),
+      user.is_disabled && user.disabled_reason ? [" · ", t("staff.disabledReason", { reason: user.disabled_reason })] : ""),
     h("div", { class: "act" }, actions));
 }
 
 // Approve, and in the same step add to an organization (the current one preselected) with a role.
 function approval(user, patch) {
-  const org = h("select", { "aria-label": `Organization for ${user.username}`, onchange: () => { role.disabled = !org.value; } },
-    h("option", { value: "" }, "No organization"),
-    session.orgs.map((o) => h("option", { value: o.id, selected: o.id === session.org?.id }, `Add to ${o.name}`)));
-  const role = h("select", { "aria-label": `Role of ${user.username} there`, disabled: !org.value },
-    [["STAFF", "as staff"], ["ADMIN", "as admin"]].map(([v, t]) => h("option", { value: v }, t)));
+  const org = h("select", { "aria-label": t("staff.orgFor", { username: user.username }), onchange: () => { role.disabled = !org.value; } },
+    h("option", { value: "" }, t("staff.noOrg")),
+    session.orgs.map((o) => h("option", { value: o.id, selected: o.id === session.org?.id }, t("staff.addTo", { org: o.name }))));
+  const role = h("select", { "aria-label": t("staff.roleThere", { username: user.username }), disabled: !org.value },
+    [["STAFF", "staff.asStaff"], ["ADMIN", "staff.asAdmin"]].map(([v, key]) => h("option", { value: v }, t(key))));
   const approve = () => {
-    if (!org.value) return patch("approve", { is_approved: true }, `${user.username} is approved.`);
+    if (!org.value) return patch("approve", { is_approved: true }, t("staff.approved", { username: user.username }));
     const name = session.orgs.find((o) => o.id === org.value).name;
     return patch("approve", { is_approved: true, org_id: org.value, role: role.value },
-      `${user.username} is approved and added to ${name} ${role.selectedOptions[0].textContent}.`);
+      t("staff.approvedInto", { username: user.username, org: name, role: role.selectedOptions[0].textContent }));
   };
-  return [org, role, h("button", { type: "button", class: "primary", onclick: approve }, "Approve")];
+  return [org, role, h("button", { type: "button", class: "primary", onclick: approve }, t("staff.approve"))];
 }
 
 async function recoveryCode(user) {
-  const go = await ask({ title: `New recovery code for ${user.username}?`,
-    message: "Any earlier code stops working at once. The code is shown only now; pass it on in person.",
-    confirm: "Generate" });
+  const go = await ask({ title: t("staff.newCodeTitle", { username: user.username }),
+    message: t("staff.newCodeText"),
+    confirm: t("staff.generate") });
   if (!go) return;
   let answer;
   try {
     answer = await api.post(`/staff/${user.id}/recovery-code`, {});
   } catch (error) {
-    return toast(error.detail, "error");
+    return toast(problemText(error), "error");
   }
-  const codeInput = h("input", { class: "code", readonly: true, value: answer.code, "aria-label": "Recovery code" });
+  const codeInput = h("input", { class: "code", readonly: true, value: answer.code, "aria-label": t("auth.recoveryCode") });
   const copied = h("span", { class: "muted", "aria-live": "polite" });
   await ask({
-    title: `Recovery code for ${answer.username}`,
+    title: t("staff.codeTitle", { username: answer.username }),
     message: h("div", {},
-      h("p", {}, "Give this code to ", h("strong", {}, answer.username), ". It is shown only once, and it is valid until ",
-        formatStamp(answer.expires_at), "."),
+      h("p", {}, ...tn("staff.codeText", { username: h("strong", {}, answer.username), until: formatStamp(answer.expires_at) })),
       h("div", { class: "inline" }, codeInput,
         h("button", { type: "button", class: "secondary", onclick: async () => {
-          copied.textContent = (await copyText(answer.code, codeInput)) ? "Copied." : "Select the code and copy it.";
-        } }, "Copy")),
+          copied.textContent = (await copyText(answer.code, codeInput)) ? t("common.copied") : t("staff.selectToCopy");
+        } }, t("common.copy"))),
       copied,
-      h("p", { class: "hint" }, "They use it on the sign-in page under “Forgot your password?”.")),
-    confirm: "Done", cancel: null,
+      h("p", { class: "hint" }, t("staff.codeHint", { link: t("auth.forgot") }))),
+    confirm: t("staff.done"), cancel: null,
   });
 }

@@ -4,17 +4,18 @@ import { api, download } from "./api.js";
 import { arrivalsChart } from "./chart.js";
 import { ask, busy, formatDate, formatTime, h, toast } from "./dom.js";
 import { isOrgAdmin, orgPath } from "./session.js";
+import { formatNumber, t } from "./i18n.js";
 
-// Outcome -> [label, badge class]; an outcome this version does not know is shown as it comes.
+// Outcome -> [catalogue key, badge class]; an outcome this version does not know is shown as it comes.
 const OUTCOMES = {
-  ATTENDED: ["Attended", "ok"], WALK_IN: ["Walk-in", "ok"], NO_SHOW: ["No-show", "danger"],
-  EXCUSED_ABSENCE: ["Excused", "warn"], CANCELLED: ["Cancelled", ""], WAITLIST: ["Waitlist", ""],
-  NOT_CHECKED_IN: ["Not checked in", ""], UPCOMING: ["Expected", ""],
+  ATTENDED: ["outcome.attended", "ok"], WALK_IN: ["outcome.walkIn", "ok"], NO_SHOW: ["outcome.noShow", "danger"],
+  EXCUSED_ABSENCE: ["outcome.excused", "warn"], CANCELLED: ["outcome.cancelled", ""], WAITLIST: ["outcome.waitlist", ""],
+  NOT_CHECKED_IN: ["outcome.notCheckedIn", ""], UPCOMING: ["counter.expected", ""],
 };
 
 export function outcomeBadge(outcome) {
-  const [text, kind] = OUTCOMES[outcome] || [outcome, ""];
-  return h("span", { class: `badge ${kind}`, dataset: { outcome } }, text);
+  const [key, kind] = OUTCOMES[outcome] || [null, ""];
+  return h("span", { class: `badge ${kind}`, dataset: { outcome } }, key ? t(key) : outcome);
 }
 
 export async function screen(view, [meetupId], ctx) {
@@ -26,54 +27,54 @@ export async function screen(view, [meetupId], ctx) {
 
 function render(view, summary, path, ctx) {
   const { meetup, counts } = summary;
-  const actions = [h("a", { class: "button secondary", href: `#/meetups/${meetup.id}` }, meetup.is_finalized ? "Door list" : "Open door")];
+  const actions = [h("a", { class: "button secondary", href: `#/meetups/${meetup.id}` }, meetup.is_finalized ? t("summary.doorList") : t("meetups.openDoor"))];
   if (isOrgAdmin()) {
     actions.push(h("button", { type: "button", class: "primary", onclick: (event) => busy(event.currentTarget, null, () => download(`${path}/export`)) },
-      "Download CSV"));
+      t("common.downloadCsv")));
   }
   const tiles = [
-    ["People in", counts.people, "ok", counts.guests_brought ? `${counts.arrived} + ${counts.guests_brought} guests` : null],
-    ["RSVPs", counts.rsvps], ["No-shows", counts.no_shows, counts.no_shows ? "danger" : ""],
-    ["Excused", counts.excused], ["Cancelled", counts.cancelled], ["Waitlist", counts.waitlisted],
-    ["Walk-ins", counts.walkins, "", counts.local_walkins ? `${counts.local_walkins} not on the platform` : null], ["Forced (banned)", counts.forced_check_ins, counts.forced_check_ins ? "danger" : ""],
-    ["Undone", counts.undone_check_ins],
+    [t("summary.peopleIn"), counts.people, "ok", counts.guests_brought ? t("summary.brought", { arrived: counts.arrived, count: counts.guests_brought }) : null],
+    [t("counter.rsvps"), counts.rsvps], [t("summary.noShows"), counts.no_shows, counts.no_shows ? "danger" : ""],
+    [t("outcome.excused"), counts.excused], [t("outcome.cancelled"), counts.cancelled], [t("outcome.waitlist"), counts.waitlisted],
+    [t("counter.walkins"), counts.walkins, "", counts.local_walkins ? t("summary.localWalkins", { count: counts.local_walkins }) : null], [t("summary.forced"), counts.forced_check_ins, counts.forced_check_ins ? "danger" : ""],
+    [t("summary.undone"), counts.undone_check_ins],
   ];
   view.append(
     h("section", { class: "panel summary" },
-      h("a", { class: "back", href: "#/meetups" }, "← Meetups"),
+      h("a", { class: "back", href: "#/meetups" }, "← ", t("nav.meetups")),
       h("h1", {}, meetup.name),
       h("p", { class: "muted" }, formatDate(meetup.date), " · ",
-        meetup.is_finalized ? h("span", { class: "badge" }, "finalized") : "open: the numbers can still change"),
+        meetup.is_finalized ? h("span", { class: "badge" }, t("meetup.finalized")) : t("summary.open")),
       h("div", { class: "actions" }, actions),
       h("div", { class: "tiles" }, tiles.map(([label, value, kind, note]) =>
-        h("div", { class: `tile ${kind || ""}` }, h("span", { class: "value" }, String(value)),
+        h("div", { class: `tile ${kind || ""}` }, h("span", { class: "value" }, formatNumber(value)),
           h("span", { class: "label" }, label), note ? h("span", { class: "note" }, note) : null)))),
     h("section", { class: "panel" },
-      h("h2", {}, "Arrivals"),
+      h("h2", {}, t("summary.arrivals")),
       summary.arrivals.length
-        ? [h("p", { class: "muted" }, `First ${formatTime(summary.first_arrival)} · last ${formatTime(summary.last_arrival)} · per ${summary.bar_minutes} minutes`),
+        ? [h("p", { class: "muted" }, t("summary.arrivalRange", { first: formatTime(summary.first_arrival), last: formatTime(summary.last_arrival), minutes: summary.bar_minutes })),
           arrivalsChart(summary.arrivals, summary.bar_minutes, Math.min(960, view.clientWidth - 48))]
-        : h("p", { class: "muted" }, "Nobody has been checked in yet. Arrivals show here as the door lets people in.")),
+        : h("p", { class: "muted" }, t("summary.noArrivals"))),
     h("section", { class: "panel" },
-      h("h2", {}, `Guests (${summary.guests.length})`),
+      h("h2", {}, t("summary.guests", { count: summary.guests.length })),
       summary.guests.length
         ? h("ol", { class: "rows outcomes" }, summary.guests.map((guest) => guestRow(guest, path, ctx)))
-        : h("p", { class: "muted" }, "Nobody is on the list. Sync the RSVPs from the door screen.")));
+        : h("p", { class: "muted" }, t("summary.emptyList"))));
 }
 
 function guestRow(guest, path, ctx) {
   const name = guest.displayname || guest.username;
   const excuse = isOrgAdmin() && guest.outcome === "NO_SHOW"
     ? h("button", { type: "button", class: "secondary", onclick: async () => {
-      const done = await ask({ title: `Excuse ${name}?`,
-        message: "Their absence will not count towards a repeat no-show mark.", confirm: "Excuse",
-        input: { label: "Reason", required: true, placeholder: "e.g. told us they were ill" },
+      const done = await ask({ title: t("summary.excuseTitle", { name }),
+        message: t("summary.excuseText"), confirm: t("summary.excuse"),
+        input: { label: t("common.reasonLabel"), required: true, placeholder: t("summary.excusePlaceholder") },
         action: (reason) => api.patch(`${path}/guests/${guest.platform_user_id}/excuse`, { reason }) });
       if (done) {
-        toast(`${name}'s absence is excused.`);
+        toast(t("summary.excused", { name }));
         ctx.navigate(location.hash);
       }
-    } }, "Excuse…")
+    } }, t("summary.excuseButton"))
     : null;
   return h("li", { class: "row", dataset: { guest: String(guest.platform_user_id) } },
     h("div", { class: "who" },
@@ -81,7 +82,9 @@ function guestRow(guest, path, ctx) {
       h("span", { class: "username" }, "@" + guest.username), outcomeBadge(guest.outcome),
       guest.guests_count ? h("span", { class: "tag" }, `+${guest.guests_count}`) : null),
     h("div", { class: "state" }, guest.arrival_time
-      ? `#${guest.arrival_order} at ${formatTime(guest.arrival_time)}${guest.checked_in_by ? ` · let in by ${guest.checked_in_by}` : ""}`
-      : guest.excused_at ? `excused ${formatDate(guest.excused_at)}` : guest.cancelled_at ? `cancelled ${formatDate(guest.cancelled_at)}` : ""),
+      ? [t("summary.arrivedAt", { order: guest.arrival_order, time: formatTime(guest.arrival_time) }),
+        guest.checked_in_by ? [" · ", t("door.letInBy", { username: guest.checked_in_by })] : ""]
+      : guest.excused_at ? t("summary.excusedOn", { date: formatDate(guest.excused_at) })
+        : guest.cancelled_at ? t("summary.cancelledOn", { date: formatDate(guest.cancelled_at) }) : ""),
     excuse ? h("div", { class: "act" }, excuse) : null);
 }

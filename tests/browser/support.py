@@ -20,14 +20,14 @@ class Browser:
         self.chromium, self.base_url = chromium, base_url
         self.contexts, self.problems = [], []
 
-    def page(self, token=None, viewport=DESKTOP, path="/", permissions=()):
+    def page(self, token=None, viewport=DESKTOP, path="/", permissions=(), locale="en-US"):
         storage = {"cookies": [], "origins": []}
         if token:
             stored = [{"name": "auth_token", "value": token}]
             storage["origins"].append({"origin": self.base_url, "localStorage": stored})
         context = self.chromium.new_context(viewport=viewport, base_url=self.base_url, storage_state=storage,
                                             service_workers="block", permissions=list(permissions),
-                                            timezone_id="UTC", locale="en-US")
+                                            timezone_id="UTC", locale=locale)
         context.set_default_timeout(TIMEOUT_MS)
         self.contexts.append(context)
         page = context.new_page()

@@ -127,7 +127,7 @@ def test_the_audit_screen_takes_types_from_openapi_shows_unknown_ones_and_downlo
     page = browser.page(token=token_for(olga), path="/#/audit")
     expect(page.locator("[data-type='FROM_A_NEWER_DOOR']")).to_contain_text("From a newer door")
     options = page.get_by_label("Type").locator("option").all_text_contents()
-    assert "No show excused" in options and len(options) == 1 + len(AuditType)  # "Any type", then all
+    assert "No-show excused" in options and len(options) == 1 + len(AuditType)  # "Any type", then all
     page.get_by_label("Type").select_option("BAN")
     page.get_by_role("button", name="Show").click()
     expect(page.locator(".event")).to_have_count(1)
