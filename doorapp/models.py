@@ -135,6 +135,53 @@ def run_prepared(statements):
     return sum(db.execute_sql(sql, params).rowcount for sql, params in statements)
 
 
+class Prepared:
+    """A SELECT whose SQL text is built once per database, then run again with new values: peewee building
+    the same text on every request was most of a check-in's time (issue 11). `build(*values)` makes the
+    query as usual; it is built once with stand-in values of the declared `kinds` ("uuid", "int", "str" or
+    "datetime"), their places in the compiled parameters are noted (a value may have several), and each call
+    fills them in. A query whose stand-ins cannot all be found again is simply built every time."""
+
+    STAND_IN = 7_349_000_000_000
+    KINDS = {  # kind: (the stand-in number i, how a value goes into the parameters as peewee sends it)
+        "uuid": (lambda i: uuid.UUID(int=Prepared.STAND_IN + i),
+                 lambda v: v.hex if isinstance(v, uuid.UUID) else uuid.UUID(str(v)).hex),
+        "int": (lambda i: -Prepared.STAND_IN - i, int),
+        "datetime": (lambda i: datetime(1901, 1, 1, 0, 0, i, tzinfo=timezone.utc), lambda v: v),
+        "str": (lambda i: f"stand-in {Prepared.STAND_IN + i}", str),
+    }
+
+    def __init__(self, kinds, build):
+        self.kinds, self.build, self.compiled = kinds, build, {}
+
+    def rows(self, *values):
+        """The query's rows (models, tuples: as the built query gives them) for these values."""
+        engine = type(db.obj)  # the SQL text depends on the engine (quoting, placeholders), not the database
+        compiled = self.compiled.get(engine, False)
+        if compiled is False:
+            compiled = self.compiled[engine] = self._compile()
+        if compiled is None:
+            return list(self.build(*values))
+        query, sql, slots = compiled
+        params = [param if slot is None else self.KINDS[self.kinds[slot]][1](values[slot])
+                  for param, slot in zip(*slots)]
+        return list(query._get_cursor_wrapper(db.execute_sql(sql, params)))
+
+    def first(self, *values):
+        rows = self.rows(*values)
+        return rows[0] if rows else None
+
+    def _compile(self):
+        stand_ins = [self.KINDS[kind][0](i) for i, kind in enumerate(self.kinds)]
+        query = self.build(*stand_ins)
+        sql, params = query.sql()
+        sent = [self.KINDS[kind][1](value) for kind, value in zip(self.kinds, stand_ins)]
+        slots = [sent.index(param) if param in sent else None for param in params]
+        if {slot for slot in slots if slot is not None} != set(range(len(sent))):
+            return None
+        return query, sql, (params, slots)
+
+
 def get_or_404(model, key, what=None, **where):
     """The row with this primary key (and these column values), or 404 not_found."""
     conditions = [getattr(model, name) == value for name, value in where.items()]
@@ -234,9 +281,7 @@ class User(BaseModel):
             if user is not None:
                 user.org_role = None
             return user
-        on = (Membership.user == cls.id) & (Membership.org == org_id)
-        return (cls.select(cls, Membership.role.alias("org_role")).join(Membership, JOIN.LEFT_OUTER, on=on)
-                .where(cls.username == username).objects().get_or_none())
+        return _SIGNED_IN.first(username, org_id)
 
 
 class Org(BaseModel):
@@ -270,7 +315,9 @@ class Membership(BaseModel):
     def of_org(cls, org_id, user_id=None):
         """The org's memberships with their users, by username; or the one of `user_id` (None if absent)."""
         query = cls.select(cls, User).join(User).where(cls.org == org_id)
-        return query.where(cls.user == user_id).first() if user_id is not None else query.order_by(User.username)
+        if user_id is None:
+            return query.order_by(User.username)
+        return query.where(cls.user == user_id).first()
 
     @classmethod
     def administers_any(cls, user_id):
@@ -426,8 +473,7 @@ class Meetup(BaseModel):
         """The org's meetup, or None, with `list_version`: (its door list's counter, its org's counter), in
         one query. Every change of the list moves one of them on in its own transaction (door_list_changed),
         so the version is exact on any engine with any number of writers, and other orgs never touch it."""
-        meetup = (cls.select(cls, Org.door_lists_version).join(Org)
-                  .where(cls.id == meetup_id, cls.org == org_id).objects().get_or_none())
+        meetup = _WITH_LIST_VERSION.first(meetup_id, org_id)
         if meetup is not None:
             meetup.list_version = (meetup.door_list_version, meetup.door_lists_version)
         return meetup
@@ -500,8 +546,7 @@ class MeetupGuest(BaseModel):
     @classmethod
     def at_door(cls, org_id, meetup_id, guest_id):
         """The guest's entry on the org's meetup's list, as door_list() gives it, or None."""
-        return cls._at_the_door().where(cls.meetup == meetup_id, Meetup.org == org_id,
-                                        cls.guest == guest_id).get_or_none()
+        return _AT_DOOR.first(meetup_id, org_id, guest_id)
 
     @classmethod
     def add_walkin(cls, meetup_id, guest_id):
@@ -595,15 +640,22 @@ class MeetupGuest(BaseModel):
         """{platform_user_id: {visits, last_visit, recent_no_shows}} of `guests` (ids or a query of them)
         over the org's meetups dated before `before`, in one query: arrivals, the last one, and no-shows at
         the org's RECENT last meetups (the guest-ids index reads only these guests' rows)."""
+        return _as_history(cls._history_rows(org_id, guests, before))
+
+    @classmethod
+    def _history_rows(cls, org_id, guests, before):
         recent = (Meetup.select(Meetup.id).where(Meetup.org == org_id, Meetup.date < before)
                   .order_by(Meetup.date.desc()).limit(RECENT))
-        rows = (cls.select(cls.guest, count_where(cls.has_arrived).alias("visits"),
+        return (cls.select(cls.guest, count_where(cls.has_arrived).alias("visits"),
                            fn.MAX(cls.arrival_time).alias("last_visit"),
                            count_where(cls.no_show() & cls.meetup.in_(recent)).alias("recent_no_shows"))
                 .join(Meetup).where(cls.guest.in_(guests), Meetup.org == org_id, Meetup.date < before)
                 .group_by(cls.guest).tuples())
-        return {guest: {"visits": visits, "last_visit": last, "recent_no_shows": no_shows}
-                for guest, visits, last, no_shows in rows}
+
+    @classmethod
+    def history_of(cls, org_id, guest_id, before):
+        """history() of one guest (a door's answer to a check-in), from SQL text built once."""
+        return _as_history(_HISTORY_OF_ONE.rows(org_id, guest_id, before))
 
     @classmethod
     def guests_of(cls, meetup_id):
@@ -620,6 +672,26 @@ class MeetupGuest(BaseModel):
         """Excuse an absence; False when the guest arrived or was already excused (the UPDATE decides)."""
         return cls.update(excused_at=utcnow()).where(cls.id == entry.id, ~cls.has_arrived,
                                                      cls.excused_at.is_null()).execute() == 1
+
+
+def _as_history(rows):
+    return {guest: {"visits": visits, "last_visit": last, "recent_no_shows": no_shows}
+            for guest, visits, last, no_shows in rows}
+
+
+# The statements of a check-in and a door's poll that peewee would otherwise build again for every request.
+_SIGNED_IN = Prepared(("str", "uuid"), lambda username, org_id: (
+    User.select(User, Membership.role.alias("org_role"))
+    .join(Membership, JOIN.LEFT_OUTER, on=(Membership.user == User.id) & (Membership.org == org_id))
+    .where(User.username == username).objects()))
+_WITH_LIST_VERSION = Prepared(("uuid", "uuid"), lambda meetup_id, org_id: (
+    Meetup.select(Meetup, Org.door_lists_version).join(Org)
+    .where(Meetup.id == meetup_id, Meetup.org == org_id).objects()))
+_AT_DOOR = Prepared(("uuid", "uuid", "int"), lambda meetup_id, org_id, guest_id: (
+    MeetupGuest._at_the_door()
+    .where(MeetupGuest.meetup == meetup_id, Meetup.org == org_id, MeetupGuest.guest == guest_id)))
+_HISTORY_OF_ONE = Prepared(("uuid", "int", "datetime"), lambda org_id, guest_id, before: (
+    MeetupGuest._history_rows(org_id, [guest_id], before)))
 
 
 class AuditEvent(BaseModel):

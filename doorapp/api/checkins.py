@@ -90,7 +90,7 @@ def meetup_guest_json(entry, history=None):
     `history` in the org before this meetup (given by the door list for all its guests at once)."""
     guest, ban, meetup = entry.guest, entry.ban, entry.meetup
     if history is None:
-        history = MeetupGuest.history(meetup.org_id, [guest.platform_user_id], meetup.date)
+        history = MeetupGuest.history_of(meetup.org_id, guest.platform_user_id, meetup.date)
     history = history_badges(history.get(guest.platform_user_id))
     return {"guest": {"platform_user_id": guest.platform_user_id, "username": guest.username,
                       "displayname": guest.displayname, "is_local": guest.is_local,
