@@ -156,16 +156,25 @@ class Prepared:
 
     def rows(self, *values):
         """The query's rows (models, tuples: as the built query gives them) for these values."""
+        query, cursor = self._execute(values)
+        return list(query.execute() if cursor is None else query._get_cursor_wrapper(cursor))
+
+    def count(self, *values):
+        """For an UPDATE: how many rows it changed."""
+        query, cursor = self._execute(values)
+        return query.execute() if cursor is None else cursor.rowcount
+
+    def _execute(self, values):
         engine = type(db.obj)  # the SQL text depends on the engine (quoting, placeholders), not the database
         compiled = self.compiled.get(engine, False)
         if compiled is False:
             compiled = self.compiled[engine] = self._compile()
         if compiled is None:
-            return list(self.build(*values))
+            return self.build(*values), None
         query, sql, slots = compiled
         params = [param if slot is None else self.KINDS[self.kinds[slot]][1](values[slot])
                   for param, slot in zip(*slots)]
-        return list(query._get_cursor_wrapper(db.execute_sql(sql, params)))
+        return query, db.execute_sql(sql, params)
 
     def first(self, *values):
         rows = self.rows(*values)
@@ -463,10 +472,7 @@ class Meetup(BaseModel):
         UPDATE holds the row's write lock, so two check-ins never get the same number, and a rolled-back
         one leaves no gap that anybody saw. It moves the door list's version on too (CHECK_IN's share of
         door_list_changed, in the same statement)."""
-        rows = (cls.update(last_arrival_order=cls.last_arrival_order + 1,  # a check-in changes the door list
-                           door_list_version=cls.door_list_version + 1)
-                .where(cls.id == meetup_id, ~cls.is_finalized).returning(cls.last_arrival_order).execute())
-        return next((row.last_arrival_order for row in rows), None)
+        return next((row.last_arrival_order for row in _NEXT_ARRIVAL.rows(meetup_id)), None)
 
     @classmethod
     def with_list_version(cls, org_id, meetup_id):
@@ -561,7 +567,7 @@ class MeetupGuest(BaseModel):
         number = Meetup.next_arrival_order(entry.meetup_id)
         arrival = {"has_arrived": True, "arrival_time": utcnow(), "arrival_order": number,
                    "checked_in_by": user}
-        if number is None or cls.update(**arrival).where(cls.id == entry.id, ~cls.has_arrived).execute() != 1:
+        if number is None or _ARRIVED.count(arrival["arrival_time"], number, user.id, entry.id) != 1:
             return False
         for name, value in arrival.items():  # the instance now shows the row as stored
             setattr(entry, name, value)
@@ -684,6 +690,13 @@ _SIGNED_IN = Prepared(("str", "uuid"), lambda username, org_id: (
     User.select(User, Membership.role.alias("org_role"))
     .join(Membership, JOIN.LEFT_OUTER, on=(Membership.user == User.id) & (Membership.org == org_id))
     .where(User.username == username).objects()))
+_NEXT_ARRIVAL = Prepared(("uuid",), lambda meetup_id: (
+    Meetup.update(last_arrival_order=Meetup.last_arrival_order + 1,  # a check-in changes the door list
+                  door_list_version=Meetup.door_list_version + 1)
+    .where(Meetup.id == meetup_id, ~Meetup.is_finalized).returning(Meetup.last_arrival_order)))
+_ARRIVED = Prepared(("datetime", "int", "int", "int"), lambda at, number, user_id, entry_id: (
+    MeetupGuest.update(has_arrived=True, arrival_time=at, arrival_order=number, checked_in_by=user_id)
+    .where(MeetupGuest.id == entry_id, ~MeetupGuest.has_arrived)))
 _WITH_LIST_VERSION = Prepared(("uuid", "uuid"), lambda meetup_id, org_id: (
     Meetup.select(Meetup, Org.door_lists_version).join(Org)
     .where(Meetup.id == meetup_id, Meetup.org == org_id).objects()))
