@@ -136,11 +136,12 @@ def run_prepared(statements):
 
 
 class Prepared:
-    """A SELECT whose SQL text is built once per database, then run again with new values: peewee building
-    the same text on every request was most of a check-in's time (issue 11). `build(*values)` makes the
-    query as usual; it is built once with stand-in values of the declared `kinds` ("uuid", "int", "str" or
-    "datetime"), their places in the compiled parameters are noted (a value may have several), and each call
-    fills them in. A query whose stand-ins cannot all be found again is simply built every time."""
+    """A statement (a SELECT, an UPDATE) whose SQL text is built once per engine, then run with new values:
+    peewee building the same text on every request was most of a check-in's time (issue 11).
+    `build(*values)` makes the query as usual; it is built once with stand-in values of the declared `kinds`
+    ("uuid", "int", "str" or "datetime"), their places in the compiled parameters are noted (a value may
+    have several), and each call fills them in. A query whose stand-ins cannot all be found again is simply
+    built every time."""
 
     STAND_IN = 7_349_000_000_000
     KINDS = {  # kind: (the stand-in number i, how a value goes into the parameters as peewee sends it)
@@ -159,6 +160,10 @@ class Prepared:
         query, cursor = self._execute(values)
         return list(query.execute() if cursor is None else query._get_cursor_wrapper(cursor))
 
+    def first(self, *values):
+        rows = self.rows(*values)
+        return rows[0] if rows else None
+
     def count(self, *values):
         """For an UPDATE: how many rows it changed."""
         query, cursor = self._execute(values)
@@ -175,10 +180,6 @@ class Prepared:
         params = [param if slot is None else self.KINDS[self.kinds[slot]][1](values[slot])
                   for param, slot in zip(*slots)]
         return query, db.execute_sql(sql, params)
-
-    def first(self, *values):
-        rows = self.rows(*values)
-        return rows[0] if rows else None
 
     def _compile(self):
         stand_ins = [self.KINDS[kind][0](i) for i, kind in enumerate(self.kinds)]
