@@ -287,7 +287,7 @@ class User(BaseModel):
         """The user of a token, with `org_role`: their role in the org `org_id`, loaded in the same query
         (None when not a member, or no org asked for)."""
         if org_id is None:
-            user = cls.get_or_none(cls.username == username)
+            user = cls.named(username)
             if user is not None:
                 user.org_role = None
             return user
@@ -721,7 +721,7 @@ class AuditEvent(BaseModel):
 
     class Meta:
         # One index per way the log is read (newest first within each); the rowid ends every index, so
-        # `timestamp DESC, id DESC` is an index order..
+        # `timestamp DESC, id DESC` is an index order.
         indexes = ((("org", "timestamp"), False), (("org", "event_type", "timestamp"), False),
                    (("guest", "timestamp"), False), (("actor", "timestamp"), False),
                    (("meetup_id", "timestamp"), False))

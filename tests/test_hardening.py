@@ -26,10 +26,14 @@ def set_up(door):
     return {"Authorization": f"Bearer {sign_in(door.url, 'olga').json()['access_token']}"}
 
 
+def forwarded(client):
+    """The header a trusted proxy adds for the client it forwards (none: the test's own address)."""
+    return {"X-Forwarded-For": client} if client else {}
+
+
 def sign_in(url, username, password=PASSWORD, client=None):
-    headers = {"X-Forwarded-For": client} if client else {}
     return requests.post(f"{url}/auth/token", data={"username": username, "password": password},
-                         headers=headers, timeout=30)
+                         headers=forwarded(client), timeout=30)
 
 
 def test_behind_a_trusted_proxy_one_clients_failures_never_lock_out_another(tmp_path):
@@ -105,12 +109,12 @@ def test_parallel_wrong_recovery_codes_count_no_more_than_five_and_the_code_is_t
         def guess(n):  # from 24 addresses, so that only the code's own limit holds them back
             return requests.post(f"{door.url}/auth/verify-recovery-code",
                                  json={"username": "sam", "code": wrong},
-                                 headers={"X-Forwarded-For": f"203.0.113.{n}"}, timeout=30).status_code
+                                 headers=forwarded(f"203.0.113.{n}"), timeout=30).status_code
         with ThreadPoolExecutor(max_workers=24) as pool:
             assert set(pool.map(guess, range(24))) == {400}
         reset = {"username": "sam", "code": code, "new_password": "a brand new password for sam"}
         refused = requests.post(f"{door.url}/auth/reset-password", json=reset, timeout=30,
-                                headers={"X-Forwarded-For": "198.51.100.20"})
+                                headers=forwarded("198.51.100.20"))
         assert refused.status_code == 400 and refused.json()["code"] == "invalid_recovery_code"
         assert sign_in(door.url, "sam", reset["new_password"]).status_code == 401  # unchanged
 
@@ -234,9 +238,8 @@ def test_changing_your_password_ends_your_other_sessions_and_keeps_this_one(clie
 
 
 def register(url, username, client=None, password=PASSWORD):
-    headers = {"X-Forwarded-For": client} if client else {}
     return requests.post(f"{url}/auth/register", json={"username": username, "password": password},
-                         headers=headers, timeout=60)
+                         headers=forwarded(client), timeout=60)
 
 
 def test_registration_is_throttled_per_address_and_a_flood_never_holds_up_the_door(tmp_path):

@@ -135,8 +135,7 @@ def register_user(body):
 @endpoint("POST", "/auth/token", auth=public, body=TokenForm, media="form", tx=False)
 def issue_token(body):
     """Sign in (OAuth 2.0 password flow, form-encoded username and password); returns a bearer JWT."""
-    address = client_address()
-    attempt = access.reserve_attempt(f"login-user:{body.username}", f"login-addr:{address}")
+    attempt = access.reserve_attempt(f"login-user:{body.username}", f"login-addr:{client_address()}")
     user = User.named(body.username)
     if not access.verify_secret(user and user.password_hash, body.password):
         raise ApiError(401, "invalid_credentials", "The username or password is wrong.")
@@ -186,8 +185,7 @@ def get_userinfo(user):
 
 def _recovery_user(body):
     """The user whose current recovery code this is, or the one generic 400 (and a counted failure)."""
-    address = client_address()
-    attempt = access.reserve_attempt(f"recovery-addr:{address}")
+    attempt = access.reserve_attempt(f"recovery-addr:{client_address()}")
     user = User.named(body.username)
     live = (
         user is not None
@@ -197,12 +195,15 @@ def _recovery_user(body):
         and _try_code(user, +1)  # reserved before it is verified, so parallel tries stay within the limit
     )
     if not (live and access.verify_secret(user.recovery_code_hash, body.code)):
-        raise ApiError(
-            400, "invalid_recovery_code", "This recovery code is not valid; ask a site admin for a new one."
-        )
+        raise invalid_code()
     _try_code(user, -1)  # the right code is not a wrong try
     access.forgive(attempt)
     return user
+
+
+def invalid_code():
+    return ApiError(400, "invalid_recovery_code",
+                    "This recovery code is not valid; ask a site admin for a new one.")
 
 
 def _try_code(user, step):
@@ -227,19 +228,13 @@ def reset_password(body):
     with write():
         changed = User.reset_password(user, password_hash)
     if not changed:  # a new code was issued, or the code was used, meanwhile
-        raise ApiError(
-            400, "invalid_recovery_code", "This recovery code is not valid; ask a site admin for a new one."
-        )
+        raise invalid_code()
     return {"username": user.username}
 
 
 # --- first run --------------------------------------------------------------------------------------
 
 SETUP_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-
-
-def _site_admin_exists():
-    return User.site_admin_exists()
 
 
 SHARED = "shared"  # issue_setup_code(): another process's code stands
@@ -251,7 +246,7 @@ def issue_setup_code():
     Door process started on this database issued one within SETUP_CODE_SHARED (several started at once:
     the first one's code stands); None once there is a site admin."""
     with exclusive():
-        if _site_admin_exists():
+        if User.site_admin_exists():
             Setting.forget_setup_code()
             return None
         _, issued = Setting.setup_code()
@@ -274,15 +269,14 @@ def create_site_admin(username, password):
 @endpoint("GET", "/setup", auth=public)
 def get_setup():
     """Whether the first site admin still has to be created."""
-    return {"needed": not _site_admin_exists()}
+    return {"needed": not User.site_admin_exists()}
 
 
 @endpoint("POST", "/setup", auth=public, body=SetupIn, status=201, tx=False)
 def create_first_admin(body):
     """Create the first approved site admin with the setup code that `doorapp serve` printed."""
-    address = client_address()
-    attempt = access.reserve_attempt(f"setup-addr:{address}")
-    if _site_admin_exists():
+    attempt = access.reserve_attempt(f"setup-addr:{client_address()}")
+    if User.site_admin_exists():
         raise ApiError(409, "already_set_up", "Door is already set up; sign in instead.")
     if not access.verify_secret(Setting.setup_code()[0], body.code.strip().upper()):
         raise ApiError(
@@ -290,7 +284,7 @@ def create_first_admin(body):
         )
     password_hash = access.hash_secret(body.password)
     with write():
-        if _site_admin_exists():
+        if User.site_admin_exists():
             raise ApiError(409, "already_set_up", "Door is already set up; sign in instead.")
         user = create_user(body.username, password_hash, role="SITE_ADMIN", is_approved=True)
         Setting.forget_setup_code()

@@ -32,13 +32,21 @@ export function setLang(code) {
   window.dispatchEvent(new CustomEvent("door:lang", { detail: code }));
 }
 
+// One Intl.PluralRules per language and type: the door list asks for plurals on every row it draws.
+const rules = new Map();
+function pluralRules(type) {
+  const key = `${lang}:${type}`;
+  if (!rules.has(key)) rules.set(key, new Intl.PluralRules(lang, { type }));
+  return rules.get(key);
+}
+
 function entry(key, params) {
   let text = CATALOGUES[lang][key] ?? en[key];
   if (text === undefined) return undefined;
   if (typeof text === "object") {
     const form = params.ordinal !== undefined
-      ? new Intl.PluralRules(lang, { type: "ordinal" }).select(params.ordinal)
-      : new Intl.PluralRules(lang).select(params.count ?? 0);
+      ? pluralRules("ordinal").select(params.ordinal)
+      : pluralRules("cardinal").select(params.count ?? 0);
     text = text[form] ?? text.other;
   }
   return text;

@@ -44,7 +44,7 @@ VISIBLE = """() => {
 
 def english_left(page):
     """The English words on the screen once the data (names of guests, users, meetups, orgs) is taken out."""
-    data = [g.displayname for g in Guest.select()] + [f"@{g.username}" for g in Guest.select()]
+    data = [name for g in Guest.select() for name in (g.displayname, f"@{g.username}")]
     data += [u.username for u in User.select()] + [o.name for o in Org.select()]
     data += [m.name for m in Meetup.select()]
     found = set()
