@@ -36,9 +36,10 @@ ORG_LISTS_CHANGES = {AuditType.BAN, AuditType.UNBAN, AuditType.NO_SHOW_EXCUSED, 
 def record(event_type, actor, org=None, meetup=None, guest=None, reason=None, **details):
     """Write one event; call it after the change, inside the same transaction. A change of door lists moves
     their version on here (door_list_changed), in that transaction: every such change writes its event."""
+    org_id, meetup_id = getattr(org, "id", org), getattr(meetup, "id", meetup)
     if event_type in MEETUP_LIST_CHANGES:
-        door_list_changed(meetup_id=getattr(meetup, "id", meetup))
+        door_list_changed(meetup_id=meetup_id)
     elif event_type in ORG_LISTS_CHANGES:
-        door_list_changed(org_id=getattr(org, "id", org))
-    return AuditEvent.create(event_type=AuditType(event_type).value, actor=actor, org=org, guest=guest,
-                             meetup_id=getattr(meetup, "id", meetup), reason=reason, details=details)
+        door_list_changed(org_id=org_id)
+    AuditEvent.record(AuditType(event_type).value, getattr(actor, "id", actor), org_id, meetup_id,
+                      getattr(guest, "platform_user_id", guest), reason, details)

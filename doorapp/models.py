@@ -7,6 +7,7 @@ writers are serialized (write()) and how a whole-database step such as a migrati
 (exclusive()). Timestamps are stored as naive UTC datetimes and rendered by iso().
 """
 
+import json
 import re
 import secrets
 import threading
@@ -18,7 +19,8 @@ from datetime import datetime, timedelta, timezone
 from urllib.parse import unquote, urlsplit
 
 from peewee import (JOIN, BigIntegerField, BooleanField, Case, CharField, DatabaseProxy, DateTimeField,
-                    ForeignKeyField, IntegerField, JSONField, Model, SqliteDatabase, TextField, UUIDField, fn)
+                    ForeignKeyField, IntegerField, JSONField, Model, SqliteDatabase, TextField, UUIDField,
+                    Value, fn)
 
 from doorapp.errors import ApiError
 
@@ -136,11 +138,13 @@ def run_prepared(statements):
 
 
 class Prepared:
-    """A statement (a SELECT, an UPDATE) whose SQL text is built once per engine, then run with new values:
-    peewee building the same text on every request was most of a check-in's time (issue 11).
+    """A statement whose SQL text is built once per engine, then run with new values: peewee building the
+    same text, and working out again how to turn the same columns into objects, on every request was most
+    of a check-in's time (issue 11).
     `build(*values)` makes the query as usual; it is built once with stand-in values of the declared `kinds`
     ("uuid", "int", "str" or "datetime"), their places in the compiled parameters are noted (a value may
-    have several), and each call fills them in. A query whose stand-ins cannot all be found again is simply
+    have several), and each call fills them in. A None value is sent as NULL: right for an INSERT's values
+    and an UPDATE's SET, never in a WHERE. A query whose stand-ins cannot all be found again is simply
     built every time."""
 
     STAND_IN = 7_349_000_000_000
@@ -151,21 +155,34 @@ class Prepared:
         "datetime": (lambda i: datetime(1901, 1, 1, 0, 0, i, tzinfo=timezone.utc), lambda v: v),
         "str": (lambda i: f"stand-in {Prepared.STAND_IN + i}", str),
     }
+    # What a cursor wrapper works out from the first result's columns (the same for every run), kept per
+    # engine and given to the wrappers of later runs; the rest of a wrapper's state is its own.
+    OWN_STATE = {"cursor", "count", "index", "initialized", "populated", "row_cache"}
 
     def __init__(self, kinds, build):
-        self.kinds, self.build, self.compiled = kinds, build, {}
+        self.kinds, self.build, self.compiled, self.columns = kinds, build, {}, {}
 
     def rows(self, *values):
         """The query's rows (models, tuples: as the built query gives them) for these values."""
         query, cursor = self._execute(values)
-        return list(query.execute() if cursor is None else query._get_cursor_wrapper(cursor))
+        if cursor is None:
+            return list(query.execute())
+        wrapper, engine = query._get_cursor_wrapper(cursor), type(db.obj)
+        known = self.columns.get(engine)
+        if known is not None:
+            wrapper.__dict__.update(known)
+            wrapper.initialized = True
+        rows = list(wrapper)
+        if known is None and wrapper.initialized:
+            self.columns[engine] = {k: v for k, v in vars(wrapper).items() if k not in self.OWN_STATE}
+        return rows
 
     def first(self, *values):
         rows = self.rows(*values)
         return rows[0] if rows else None
 
     def count(self, *values):
-        """For an UPDATE: how many rows it changed."""
+        """For an INSERT, an UPDATE: how many rows it changed."""
         query, cursor = self._execute(values)
         return query.execute() if cursor is None else cursor.rowcount
 
@@ -177,8 +194,8 @@ class Prepared:
         if compiled is None:
             return self.build(*values), None
         query, sql, slots = compiled
-        params = [param if slot is None else self.KINDS[self.kinds[slot]][1](values[slot])
-                  for param, slot in zip(*slots)]
+        params = [param if slot is None else None if values[slot] is None
+                  else self.KINDS[self.kinds[slot]][1](values[slot]) for param, slot in zip(*slots)]
         return query, db.execute_sql(sql, params)
 
     def _compile(self):
@@ -742,6 +759,12 @@ class AuditEvent(BaseModel):
         return cls.select().where(*where).order_by(cls.timestamp.desc(), cls.id.desc())
 
     @classmethod
+    def record(cls, event_type, actor_id, org_id, meetup_id, guest_id, reason, details):
+        """Write one event, from SQL text built once (every check-in writes one)."""
+        _RECORD.count(event_type, utcnow(), org_id, actor_id, guest_id, meetup_id, reason,
+                      json.dumps(details))
+
+    @classmethod
     def with_people(cls, query):
         """A log() query with each event's actor and guest joined, to render them without a query each."""
         return (query.select_extend(User.id, User.username, Guest.platform_user_id, Guest.username,
@@ -749,6 +772,11 @@ class AuditEvent(BaseModel):
                 .join_from(cls, User, JOIN.LEFT_OUTER)
                 .join_from(cls, Guest, JOIN.LEFT_OUTER))
 
+
+_RECORD = Prepared(("str", "datetime", "uuid", "int", "int", "uuid", "str", "str"), lambda *values: (
+    AuditEvent.insert(dict(zip((AuditEvent.event_type, AuditEvent.timestamp, AuditEvent.org, AuditEvent.actor,
+                                AuditEvent.guest, AuditEvent.meetup_id, AuditEvent.reason), values),
+                           details=Value(values[-1], converter=False)))))
 
 
 def door_list_changed(org_id=None, meetup_id=None):

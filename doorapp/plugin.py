@@ -34,7 +34,9 @@ class ApiPlugin:
         secret = self.config.secret_key
         reader = route.method in ("GET", "HEAD")
 
-        def chain(args):
+        def authorized(args):
+            """The handler's arguments once the caller is known and allowed and the body is read: only
+            reads, so a writer does them before it takes its turn to write (write())."""
             args = path_args(args)
             user = access.current_user(secret, rule, args.get("org_id"))
             rule.enforce(user, args)
@@ -50,6 +52,9 @@ class ApiPlugin:
                 args["query"] = bodies.parse(query, read_query(), where="query")
             if wants_user:
                 args["user"] = user
+            return user, args
+
+        def run(user, args):
             if idempotent:
                 return idempotency.once(user, args.get("body"), lambda: handler(**args))
             return handler(**args)
@@ -58,13 +63,14 @@ class ApiPlugin:
             response.status = status  # a handler may change it (GET /health answers 503)
             try:
                 if not tx:
-                    result = chain(args)
+                    result = run(*authorized(args))
                 elif reader:
                     with db.atomic():
-                        result = chain(args)
+                        result = run(*authorized(args))
                 else:
+                    user, args = authorized(args)
                     with write():
-                        result = chain(args)
+                        result = run(user, args)
             except ApiError as error:
                 return error.response()
             except (OperationalError, InterfaceError) as error:  # locked past busy_timeout, a lost file or
