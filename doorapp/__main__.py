@@ -92,6 +92,7 @@ def _app(config):
 
 def serve(config, args):
     from doorapp.backup import Scheduler
+    from doorapp.models import Checkpointer, checkpoint_elsewhere
     from doorapp.server import create_server
 
     if args.workers < 1 or args.workers > 1 and not hasattr(os, "fork"):
@@ -99,9 +100,13 @@ def serve(config, args):
     logging.basicConfig(level=logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s[%(process)d] %(message)s")
     app = _app(config)
+    checkpoint_elsewhere()
     server = create_server(app, config.host, config.port) if args.workers == 1 else listener(config)
     backups = Scheduler(config.database_path, config.data_dir)
     backups.start()
+    checkpoints = Checkpointer(config.database_path) if config.database_path else None
+    if checkpoints:
+        checkpoints.start()
     stop_on_signals()
     try:
         welcome(app, config, server, args.browser)
@@ -113,6 +118,8 @@ def serve(config, args):
             server.task_dispatcher.shutdown(timeout=8)  # finish the requests in flight
         server.close()
         backups.stop()
+        if checkpoints:
+            checkpoints.stop()
         logging.getLogger("doorapp").info("stopped")
     return 0
 
@@ -166,6 +173,7 @@ def orphaned(parent):
 
 def worker(config, sock):
     """One worker process of run_workers: its app and server on the inherited socket; its exit status."""
+    from doorapp.models import checkpoint_elsewhere
     from doorapp.server import create_server
 
     try:
@@ -173,6 +181,7 @@ def worker(config, sock):
         parent = os.getppid()
         threading.Thread(target=orphaned, args=(parent,), daemon=True).start()
         server = create_server(_app(config), sockets=[sock])
+        checkpoint_elsewhere()
         try:
             server.run()
         except KeyboardInterrupt:

@@ -133,7 +133,7 @@ def test_the_data_folder_its_database_and_backups_are_the_owners_alone(tmp_path)
                               env=door_env(DOOR_DATA_DIR=str(data)), timeout=60)
         assert copy.returncode == 0, copy.stderr
         assert mode(data) == 0o700
-        for name in ("door.db", "door.db-wal", "door.db-shm", "secret.key"):
+        for name in ("door.db", "door.db-wal", "door.db-shm", "door.db.lock", "secret.key"):
             assert mode(data / name) == 0o600, name
         [backup] = (tmp_path / "copies").iterdir()
         assert mode(backup) == 0o600 and mode(tmp_path / "copies") == 0o700

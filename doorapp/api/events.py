@@ -26,15 +26,16 @@ class EventQuery:
 
 
 def event_json(event):
-    """API.md's Event; `event` comes from AuditEvent.with_people(), with actor and guest joined."""
-    actor, guest = event.actor, event.guest
-    return {"id": event.id, "event_type": event.event_type, "timestamp": iso(event.timestamp),
-            "org_id": event.org_id and str(event.org_id),
-            "actor": actor and {"id": actor.id, "username": actor.username},
-            "guest": guest and {"platform_user_id": guest.platform_user_id, "username": guest.username,
-                                "displayname": guest.displayname},
-            "meetup_id": event.meetup_id and str(event.meetup_id), "reason": event.reason,
-            "details": event.details}
+    """API.md's Event from a row of AuditEvent.with_people()."""
+    actor, guest = event["actor"], event["guest"]
+    return {"id": event["id"], "event_type": event["event_type"], "timestamp": iso(event["timestamp"]),
+            "org_id": event["org"] and str(event["org"]),
+            "actor": None if actor is None else {"id": actor, "username": event["actor_username"]},
+            "guest": None if guest is None else {
+                "platform_user_id": guest, "username": event["guest_username"],
+                "displayname": event["guest_displayname"]},
+            "meetup_id": event["meetup_id"] and str(event["meetup_id"]), "reason": event["reason"],
+            "details": event["details"]}
 
 
 def filtered_events(org_id, query, orgless=False, **scope):
@@ -86,12 +87,12 @@ EXPORT_COLUMNS = ("id", "timestamp", "event_type", "actor", "guest_id", "guest_u
 
 
 def event_row(event, meetup_names):
-    """An event as a line of EXPORT_COLUMNS; `event` comes from AuditEvent.with_people()."""
-    actor, guest = event.actor, event.guest
-    return (event.id, iso(event.timestamp), event.event_type, actor and actor.username,
-            guest and guest.platform_user_id, guest and guest.username, guest and guest.displayname,
-            event.meetup_id and str(event.meetup_id), meetup_names.get(event.meetup_id), event.reason,
-            json.dumps(event.details, ensure_ascii=False) if event.details else None)
+    """An event as a line of EXPORT_COLUMNS, from a row of AuditEvent.with_people()."""
+    meetup_id, details = event["meetup_id"], event["details"]
+    return (event["id"], iso(event["timestamp"]), event["event_type"], event["actor_username"],
+            event["guest"], event["guest_username"], event["guest_displayname"], meetup_id and str(meetup_id),
+            meetup_names.get(meetup_id), event["reason"],
+            json.dumps(details, ensure_ascii=False) if details else None)
 
 
 @endpoint("GET", "/organizations/<org_id>/events/export", auth=org_admin, query=EventQuery, produces=CSV)
