@@ -1,5 +1,6 @@
 """ApiPlugin: the request chain every API route runs through, in API.md's order."""
 
+import io
 import json
 import re
 import uuid
@@ -88,7 +89,7 @@ class ApiPlugin:
                 return b""
             if produces != "application/json":
                 response.content_type = produces
-            if isinstance(result, (bytes, str)):
+            if isinstance(result, (bytes, str, io.BytesIO)):
                 return result
             response.content_type = "application/json"
             return json.dumps(result)

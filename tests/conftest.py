@@ -85,12 +85,8 @@ def make_user(app):
         if PASSWORD not in _HASH:
             _HASH[PASSWORD] = access.hash_secret(PASSWORD)
         fields.setdefault("is_approved", True)
-        user = User.create(
-            username=name,
-            password_hash=_HASH[PASSWORD],
-            role="SITE_ADMIN" if site_admin else "USER",
-            **fields,
-        )
+        fields.setdefault("password_hash", _HASH[PASSWORD])
+        user = User.create(username=name, role="SITE_ADMIN" if site_admin else "USER", **fields)
         if org is not None:
             Membership.create(user=user, org=org, role=role)
         return user

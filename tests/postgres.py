@@ -10,6 +10,7 @@ import socket
 import subprocess
 import tempfile
 
+SCHEMES = ("postgresql://", "postgres://")
 BINARIES = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
 SETTINGS = ("-c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off "
             "-c max_connections=200")
@@ -33,7 +34,8 @@ def free_port():
 
 
 class Server:
-    def __init__(self):
+    def __init__(self, settings=SETTINGS):
+        self.settings = settings
         self.bin = os.path.dirname(BINARIES[-1])
         self.folder = tempfile.mkdtemp(prefix="door-postgres-")
         self.data, self.port = os.path.join(self.folder, "data"), free_port()
@@ -48,7 +50,7 @@ class Server:
 
     def start(self):
         self.run("pg_ctl", "-D", self.data, "-l", os.path.join(self.folder, "log"), "-w", "-o",
-                 f"-p {self.port} -k {self.folder} {SETTINGS}", "start")
+                 f"-p {self.port} -k {self.folder} {self.settings}", "start")
 
     def restart(self):
         """Stop the server as an administrator would (every connection cut) and start it again."""

@@ -3,6 +3,7 @@ SPEC.md section 5."""
 
 from datetime import timedelta
 
+import argon2
 import jwt
 import pytest
 import time_machine
@@ -127,6 +128,20 @@ def test_sign_in_accepts_the_oauth2_extras_and_refuses_json(client, make_user):
     )
     reply = client.post_json("/auth/token", {"username": "dana", "password": PASSWORD}, status=415)
     assert reply.json["code"] == "unsupported_media_type"
+
+
+def test_a_hash_of_older_parameters_is_replaced_at_sign_in_and_the_password_still_works(client, make_user):
+    """Hashes made with argon2-cffi's defaults (64 MiB, 4 lanes: Door's before) verify, and the sign-in
+    stores one with today's parameters (19 MiB, 2 passes, 1 lane)."""
+    old = argon2.PasswordHasher().hash(PASSWORD)
+    make_user("dana", password_hash=old)
+    sign_in(client, "dana")
+    stored = User.get(User.username == "dana").password_hash
+    assert old.startswith("$argon2id$v=19$m=65536,t=3,p=4$")
+    assert stored.startswith("$argon2id$v=19$m=19456,t=2,p=1$")
+    sign_in(client, "dana")
+    assert User.get(User.username == "dana").password_hash == stored  # replaced once
+    sign_in(client, "dana", "not the password at all", status=401)
 
 
 def test_wrong_password_and_unknown_user_look_the_same(client, make_user):

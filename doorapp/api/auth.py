@@ -140,6 +140,10 @@ def issue_token(body):
     if not access.verify_secret(user and user.password_hash, body.password):
         raise ApiError(401, "invalid_credentials", "The username or password is wrong.")
     access.forgive(attempt)
+    new_hash = access.rehashed(user.password_hash, body.password)
+    if new_hash:
+        with write():
+            User.replace_hash(user, new_hash)
     refusal = access.account_refusal(user)
     if refusal:
         raise refusal

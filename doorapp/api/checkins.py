@@ -1,6 +1,7 @@
 """The door: a meetup's guest list (with the ETag doors poll), walk-ins, check-ins and their undo."""
 
 import gzip
+import io
 import json
 import threading
 from dataclasses import dataclass
@@ -154,10 +155,12 @@ def door_list_body(meetup, tag, accept_encoding):
                 _rendered.clear()
             cached = _rendered[key] = (tag, body, gzip.compress(body, 6, mtime=0))
     response.content_type = "application/json"
-    if not accepts_gzip(accept_encoding):
-        return cached[1]
-    response.set_header("Content-Encoding", "gzip")
-    return cached[2]
+    body = cached[1]
+    if accepts_gzip(accept_encoding):
+        response.set_header("Content-Encoding", "gzip")
+        body = cached[2]
+    response.set_header("Content-Length", str(len(body)))
+    return io.BytesIO(body)  # sent from the shared rendering as it goes out; waitress copies bytes whole
 
 
 def list_history(meetup, guest_ids):
