@@ -573,6 +573,11 @@ class Meetup(BaseModel):
         return next((row.last_arrival_order for row in _NEXT_ARRIVAL.rows(meetup_id)), None)
 
     @classmethod
+    def list_version(cls, org_id, meetup_id):
+        """The version of the org's meetup's door list (see with_list_version), or None: a poll's answer."""
+        return _LIST_VERSION.first(meetup_id, org_id)
+
+    @classmethod
     def with_list_version(cls, org_id, meetup_id):
         """The org's meetup, or None, with `list_version`: (its door list's counter, its org's counter), in
         one query. Every change of the list moves one of them on in its own transaction (door_list_changed),
@@ -798,6 +803,9 @@ _ARRIVED = Prepared(("datetime", "int", "int", "int"), lambda at, number, user_i
 _WITH_LIST_VERSION = Prepared(("uuid", "uuid"), lambda meetup_id, org_id: (
     Meetup.select(Meetup, Org.door_lists_version).join(Org)
     .where(Meetup.id == meetup_id, Meetup.org == org_id).objects()))
+_LIST_VERSION = Prepared(("uuid", "uuid"), lambda meetup_id, org_id: (
+    Meetup.select(Meetup.door_list_version, Org.door_lists_version).join(Org)
+    .where(Meetup.id == meetup_id, Meetup.org == org_id).tuples()))
 _AT_DOOR = Prepared(("uuid", "uuid", "int"), lambda meetup_id, org_id, guest_id: (
     MeetupGuest._at_the_door()
     .where(MeetupGuest.meetup == meetup_id, Meetup.org == org_id, MeetupGuest.guest == guest_id)))

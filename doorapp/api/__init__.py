@@ -28,7 +28,7 @@ def endpoint(method, path, *, auth, body=None, query=None, status=200, media="js
     """Declare an API route. `auth` is a Rule; `body` and `query` dataclasses (the handler gets them as
     `body` and `query`); `produces` the media type of a success (a handler of another type than JSON
     returns its body as text or bytes; OpenAPI documents it); `tx=False` for handlers that call the
-    platform (they open their own short transactions with models.write()); `errors` lists codes raised
+    platform or that open their own transactions (models.write(), db.atomic()); `errors` lists codes raised
     outside the handler's own module that OpenAPI cannot find by itself (the platform's);
     `idempotent=True` honours an Idempotency-Key header (doorapp.idempotency)."""
     if not isinstance(auth, Rule):
