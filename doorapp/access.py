@@ -75,6 +75,7 @@ def same(a, b):
 
 _tokens = {}  # (signing key, token): its verified claims (what checking it again would give; at most 1,000)
 
+
 def issue_token(secret, user, minutes):
     now = utcnow()
     claims = {"sub": user.username, "role": user.role, "iat": now, "exp": now + timedelta(minutes=minutes)}
