@@ -276,11 +276,15 @@ def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
         refuse_check_in(entry)
     if entry.ban and not body.force:
         refuse_banned(entry.guest, entry.ban)
-    if not MeetupGuest.check_in(entry, user):
-        refuse_check_in(entry)
+    # The event and the guest's history (of earlier meetups) come before the check-in itself, in the same
+    # transaction: on PostgreSQL the meetup's row (its arrival counter) is locked from the check-in's UPDATE
+    # to the commit, and every check-in of the meetup waits for it. A refused check-in rolls all back.
+    history = MeetupGuest.history_of(org_id, entry.guest_id, entry.meetup.date)
     audit.record(AuditType.CHECK_IN, user, org=org_id, meetup=meetup_id, guest=entry.guest_id,
                  **door_time(body), **({"forced": True} if entry.ban else {}))
-    return meetup_guest_json(entry)
+    if not MeetupGuest.check_in(entry, user):
+        refuse_check_in(entry)
+    return meetup_guest_json(entry, history)
 
 
 @endpoint("PATCH", ENTRY + "/undo-checkin", auth=org_member, body=UndoIn, idempotent=True)
