@@ -91,8 +91,8 @@ def _app(config):
 
 
 def serve(config, args):
-    from doorapp.backup import Scheduler
-    from doorapp.models import Checkpointer, checkpoint_elsewhere
+    from doorapp.backup import Checkpointer, Scheduler
+    from doorapp.models import checkpoint_elsewhere
     from doorapp.server import create_server
 
     if args.workers < 1 or args.workers > 1 and not hasattr(os, "fork"):
@@ -102,11 +102,9 @@ def serve(config, args):
     app = _app(config)
     checkpoint_elsewhere()
     server = create_server(app, config.host, config.port) if args.workers == 1 else listener(config)
-    backups = Scheduler(config.database_path, config.data_dir)
-    backups.start()
-    checkpoints = Checkpointer(config.database_path) if config.database_path else None
-    if checkpoints:
-        checkpoints.start()
+    chores = [Scheduler(config.database_path, config.data_dir), Checkpointer(config.database_path)]
+    for chore in chores:
+        chore.start()
     stop_on_signals()
     try:
         welcome(app, config, server, args.browser)
@@ -117,9 +115,8 @@ def serve(config, args):
         if args.workers == 1:
             server.task_dispatcher.shutdown(timeout=8)  # finish the requests in flight
         server.close()
-        backups.stop()
-        if checkpoints:
-            checkpoints.stop()
+        for chore in chores:
+            chore.stop()
         logging.getLogger("doorapp").info("stopped")
     return 0
 

@@ -8,11 +8,9 @@ writers are serialized (write()) and how a whole-database step such as a migrati
 """
 
 import json
-import logging
 import os
 import re
 import secrets
-import sqlite3
 import threading
 import unicodedata
 import uuid
@@ -162,35 +160,9 @@ def exclusive():
             yield
 
 
-class Checkpointer(threading.Thread):
-    """For `doorapp serve` on SQLite: copy the WAL into the database file once a second, here, instead of in
-    a request. SQLite does it in the commit that fills 1,000 pages of WAL, and that writer then holds every
-    other writer's turn through the checkpoint's fsyncs: under load a check-in's p99 was 190 ms with them in
-    the requests, 32 ms without. One per database (the process that starts the workers runs it); the
-    requests' connections are told to leave checkpoints alone by checkpoint_elsewhere()."""
-
-    def __init__(self, path, every=1.0):
-        super().__init__(name="door-checkpoints", daemon=True)
-        self.path, self.every, self.stopping = path, every, threading.Event()
-
-    def run(self):
-        connection = sqlite3.connect(self.path, isolation_level=None)
-        try:
-            while not self.stopping.wait(self.every):
-                try:  # PASSIVE: waits for no reader or writer; what it cannot copy now, it copies next time
-                    connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
-                except sqlite3.Error as error:  # a locked or lost file: the requests report theirs
-                    logging.getLogger("doorapp").warning("checkpoint failed: %s", error)
-        finally:
-            connection.close()
-
-    def stop(self):
-        self.stopping.set()
-        self.join(timeout=5)
-
-
 def checkpoint_elsewhere():
-    """SQLite: this process's connections, open and future, no longer checkpoint (a Checkpointer does)."""
+    """SQLite: this process's connections, open and future, no longer checkpoint (backup.Checkpointer
+    does)."""
     if is_sqlite():
         db.pragma("wal_autocheckpoint", 0, permanent=True)
 
