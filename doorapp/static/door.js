@@ -284,6 +284,8 @@ class DoorScreen {
   flushSearch() {
     this.selectedId = null;
     this.chosen = false;
+    if (this.hinted) clear(this.last); // the namesakes' hint was about the search before this one
+    this.hinted = false;
     this.renderResults();
   }
 
@@ -400,6 +402,7 @@ class DoorScreen {
     this.select(idOf(shown[next]));
     this.list.children[next]?.scrollIntoView({ block: "nearest" });
     this.announce(t("door.namesakes", { count: this.results.length }), "warn");
+    this.hinted = true;
   }
 
   // --- keyboard: typing anywhere searches; arrows move; Enter checks in; Escape clears ---------------
@@ -611,6 +614,7 @@ class DoorScreen {
   }
 
   announce(text, kind) {
+    this.hinted = false;
     clear(this.last, h("div", { class: `alert ${kind}` }, text));
   }
 }
