@@ -80,8 +80,8 @@ def _app(config):
     """The app on a migrated database: an older one is backed up first; a newer one is refused, untouched."""
     from doorapp.app import create_app
     from doorapp.backup import before_upgrade
+    from doorapp.db import db
     from doorapp.migrations import NewerDatabase
-    from doorapp.models import db
     try:
         return create_app(config,
                           before_upgrade=lambda: before_upgrade(config.database_path, config.data_dir))
@@ -92,7 +92,7 @@ def _app(config):
 
 def serve(config, args):
     from doorapp.backup import Checkpointer, Scheduler
-    from doorapp.models import checkpoint_elsewhere
+    from doorapp.db import checkpoint_elsewhere
     from doorapp.server import create_server
 
     if args.workers < 1 or args.workers > 1 and not hasattr(os, "fork"):
@@ -136,7 +136,7 @@ def run_workers(config, sock, count):
     """Serve the bound port from `count` forked processes, each with its own app, database connections and
     threads (the database decides every answer, so any of them may take any request); replace one that
     dies; SIGTERM or Ctrl-C here stops them all. This process serves nothing itself."""
-    from doorapp.models import db
+    from doorapp.db import db
 
     db.close()
     if hasattr(db, "close_all"):
@@ -170,7 +170,7 @@ def orphaned(parent):
 
 def worker(config, sock):
     """One worker process of run_workers: its app and server on the inherited socket; its exit status."""
-    from doorapp.models import checkpoint_elsewhere
+    from doorapp.db import checkpoint_elsewhere
     from doorapp.server import create_server
 
     try:

@@ -13,12 +13,24 @@ from bottle import Bottle, request, response
 from peewee import OperationalError
 
 from doorapp import pages, platforms
-from doorapp.api import ROUTES
-from doorapp.api import auth, bans, checkins, events, guests, health, meetups, meta, organizations, staff  # noqa: F401 (registers routes)
-from doorapp.api import attendance, phones  # noqa: F401 (registers routes)
+from doorapp.api import (  # noqa: F401 (registers routes)  # noqa: F401 (registers routes)
+    ROUTES,
+    attendance,
+    auth,
+    bans,
+    checkins,
+    events,
+    guests,
+    health,
+    meetups,
+    meta,
+    organizations,
+    phones,
+    staff,
+)
+from doorapp.db import connect, database_for, db
 from doorapp.errors import render_problem
 from doorapp.migrations import migrate
-from doorapp.models import connect, database_for, db
 from doorapp.paths import private_dir, private_file
 from doorapp.plugin import ApiPlugin
 

@@ -17,8 +17,7 @@ from pathlib import Path
 
 from peewee import fn
 
-from doorapp.audit import AuditType
-from doorapp.models import AuditEvent
+from doorapp.models import AuditEvent, AuditType
 from doorapp.paths import private_dir, private_file
 
 log = logging.getLogger("doorapp.backup")

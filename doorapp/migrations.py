@@ -9,8 +9,8 @@ from copy import copy
 from peewee import SQL, CharField, DateTimeField
 from playhouse.migrate import SchemaMigrator
 
-from doorapp.models import (MODELS, BaseModel, Guest, IdempotencyKey, Meetup, MeetupGuest, Org, User, db,
-                            exclusive, utcnow)
+from doorapp.db import BaseModel, db, exclusive, utcnow
+from doorapp.models import MODELS, Guest, IdempotencyKey, Meetup, MeetupGuest, Org, User
 
 
 class Migration(BaseModel):

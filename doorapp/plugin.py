@@ -11,8 +11,8 @@ from peewee import InterfaceError, OperationalError
 from doorapp import access, bodies, idempotency
 from doorapp.api import PATH_PARAMS
 from doorapp.bodies import INT64
+from doorapp.db import db, drop_connection, write
 from doorapp.errors import ApiError, log, validation_error
-from doorapp.models import db, drop_connection, write
 
 MAX_BODY = 64 * 1024
 DIGITS = re.compile(r"-?[0-9]+")

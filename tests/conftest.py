@@ -6,15 +6,17 @@ import threading
 from datetime import datetime
 
 import pytest
+from fake_platform import FakePlatform
+from postgres import Server as PostgresServer
+from postgres import missing as postgres_missing
 from webtest import TestApp
 
 from doorapp import access
 from doorapp.app import create_app
 from doorapp.config import Config
-from doorapp.models import Guest, Meetup, MeetupGuest, Membership, Org, User, db
+from doorapp.db import db
+from doorapp.models import Guest, Meetup, MeetupGuest, Membership, Org, User
 from doorapp.server import create_server
-from fake_platform import FakePlatform
-from postgres import Server as PostgresServer, missing as postgres_missing
 
 # `pytestmark = ENGINES` runs a module's tests on SQLite and on the session's PostgreSQL server.
 ENGINES = pytest.mark.parametrize("engine", ["sqlite", "postgresql"], indirect=True)

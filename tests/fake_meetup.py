@@ -20,9 +20,8 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from graphql import GraphQLError, build_client_schema, execute, parse, validate
-
 from fake_server import FakeHandler, FakeServer
+from graphql import GraphQLError, build_client_schema, execute, parse, validate
 
 SCHEMA = build_client_schema(json.loads((Path(__file__).parent / "meetup_schema.json").read_text()))
 OPERATIONS = {"DoorEvent": "event", "DoorMembers": "members", "DoorPing": "ping"}  # name -> kind of call

@@ -9,7 +9,7 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
-from doorapp.models import db
+from doorapp.db import db
 
 
 @contextmanager

@@ -7,8 +7,9 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from doorapp.db import iso
 from doorapp.export import FORMULA_START
-from doorapp.models import AuditEvent, Ban, Guest, Meetup, MeetupGuest, Org, iso
+from doorapp.models import AuditEvent, Ban, Guest, Meetup, MeetupGuest, Org
 from tests.helpers import assert_query_count, create_meetup
 
 DEMO = "https://demo.door.invalid/night-owls"

@@ -9,10 +9,11 @@ import pytest
 import time_machine
 from webtest import TestApp
 
-from tests.conftest import PASSWORD, SECRET
 from doorapp.api.auth import issue_setup_code
 from doorapp.app import create_app
-from doorapp.models import User, utcnow
+from doorapp.db import utcnow
+from doorapp.models import User
+from tests.conftest import PASSWORD, SECRET
 
 NEW_PASSWORD = "another long enough passphrase"
 

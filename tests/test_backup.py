@@ -7,11 +7,11 @@ import subprocess
 import time
 
 import requests
+from helpers import DOORAPP, door_env, served
 
-from tests.conftest import PASSWORD
 from doorapp.backup import KEEP, Scheduler, backup, backups_dir, due
 from doorapp.models import AuditEvent
-from helpers import DOORAPP, door_env, served
+from tests.conftest import PASSWORD
 
 
 def doorapp(*args, stdin=""):

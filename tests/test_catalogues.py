@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from doorapp.audit import AuditType
 from doorapp.errors import CODES
+from doorapp.models import AuditType
 
 STATIC = Path(__file__).resolve().parents[1] / "doorapp" / "static"
 LANGUAGES = sorted(p.stem for p in (STATIC / "locales").glob("*.js"))

@@ -9,7 +9,8 @@ from webtest import TestApp
 
 from doorapp.access import issue_token
 from doorapp.app import create_app
-from doorapp.models import AuditEvent, Ban, Guest, Meetup, MeetupGuest, Org, door_list_changed
+from doorapp.models import AuditEvent, Ban, Guest, Meetup, MeetupGuest, Org
+from doorapp.models.meetups import door_list_changed
 from tests.conftest import ENGINES, SECRET
 from tests.helpers import assert_query_count
 

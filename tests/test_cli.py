@@ -12,11 +12,11 @@ from dataclasses import fields
 import jwt
 import pytest
 import requests
+from helpers import DOORAPP, door_env, served
 
-from tests.conftest import PASSWORD, SECRET
 from doorapp import __version__
 from doorapp.config import Config
-from helpers import DOORAPP, door_env, served
+from tests.conftest import PASSWORD, SECRET
 
 
 def doorapp(*args, stdin="", **settings):

@@ -15,7 +15,8 @@ import requests
 from doorapp import access
 from doorapp.app import create_app
 from doorapp.config import Config
-from doorapp.models import AuditEvent, Ban, Guest, Meetup, MeetupGuest, Org, User, db
+from doorapp.db import db
+from doorapp.models import AuditEvent, Ban, Guest, Meetup, MeetupGuest, Org, User
 from tests.conftest import ENGINES, SECRET
 from tests.helpers import DOORAPP, Served, door_env, served
 

@@ -6,7 +6,8 @@ from datetime import timedelta
 
 import requests
 
-from doorapp.models import AuditEvent, Ban, Guest, IdempotencyKey, Meetup, MeetupGuest, Org, utcnow
+from doorapp.db import utcnow
+from doorapp.models import AuditEvent, Ban, Guest, IdempotencyKey, Meetup, MeetupGuest, Org
 from tests.test_checkins import base, entry
 from tests.test_concurrency import at_once, auth
 

@@ -4,9 +4,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from doorapp import audit
-from doorapp.audit import AuditType
-from doorapp.models import AuditEvent, Guest, Meetup, Org, db
+from doorapp.db import db
+from doorapp.models import AuditEvent, AuditType, Guest, Meetup, Org, audit
 from tests.helpers import assert_query_count
 
 

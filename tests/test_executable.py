@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 import requests
-
-from tests.conftest import PASSWORD
-from doorapp import __version__
 from helpers import Served
+
+from doorapp import __version__
+from tests.conftest import PASSWORD
 
 BUILT = Path(__file__).parent.parent / "dist" / ("door.exe" if sys.platform == "win32" else "door")
 

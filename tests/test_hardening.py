@@ -4,16 +4,16 @@ an in-process WSGI client would bypass."""
 
 import json
 import os
-import sqlite3
 import socket
+import sqlite3
 import stat
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlsplit
 
 import requests
-
 from helpers import DOORAPP, door_env, served
+
 from tests.conftest import PASSWORD
 
 WRONG = "not the password of anybody here"

@@ -2,7 +2,7 @@
 
 import shutil
 
-from doorapp.models import db
+from doorapp.db import db
 
 
 def test_ping_answers_pong_and_ignores_any_token(client):

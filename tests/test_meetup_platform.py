@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 import requests
+from fake_meetup import SCHEMA, FakeMeetup, refused
 
 from doorapp import platforms
 from doorapp.app import create_app
 from doorapp.errors import ApiError
 from doorapp.models import AuditEvent, Guest, Meetup, MeetupGuest
 from doorapp.platforms.meetup import QUERIES
-from fake_meetup import SCHEMA, FakeMeetup, refused
 from tests.helpers import create_meetup
 
 WEB = "https://www.meetup.com"

@@ -5,14 +5,15 @@ import sqlite3
 import subprocess
 
 import requests
+from helpers import DOORAPP, door_env, served
 
-from tests.conftest import PASSWORD
 from doorapp import access
 from doorapp.app import create_app, open_database
 from doorapp.config import Config
+from doorapp.db import db
 from doorapp.migrations import MIGRATIONS, Migration, m0001_initial, migrate
-from doorapp.models import Org, User, db
-from helpers import DOORAPP, door_env, served
+from doorapp.models import Org, User
+from tests.conftest import PASSWORD
 
 
 def m0001_data_folder(data_dir):

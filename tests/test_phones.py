@@ -7,8 +7,8 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 import requests
-
 from helpers import DOORAPP, door_env, served
+
 from tests.conftest import PASSWORD
 
 OPEN_TO_LAN = ("Only this computer can open Door. To let phones on the venue network in, start it with "

@@ -4,16 +4,15 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import timedelta
 
-from doorapp import audit
 from doorapp.access import org_admin, org_member
 from doorapp.api import endpoint
 from doorapp.api.meetups import meetup_json
-from doorapp.audit import AuditType
 from doorapp.bodies import text
+from doorapp.db import get_or_404, iso, utcnow
 from doorapp.errors import ApiError
 from doorapp.export import CSV, csv_file
-from doorapp.models import (RECENT, AuditEvent, Ban, Guest, Meetup, MeetupGuest, Org, get_or_404,
-                            iso, utcnow)
+from doorapp.models import AuditEvent, AuditType, Ban, Guest, Meetup, MeetupGuest, Org, audit
+from doorapp.models.meetups import RECENT
 
 MEETUP = "/organizations/<org_id>/meetups/<meetup_id>"
 REPEAT_NO_SHOWS = 2  # no-shows at the org's RECENT last meetups that mark a guest as a repeat no-show

@@ -13,8 +13,11 @@ from doorapp import access
 from doorapp.access import public, signed_in
 from doorapp.api import endpoint, settings
 from doorapp.bodies import parse, text
+from doorapp.db import exclusive, iso, utcnow, write
 from doorapp.errors import ApiError
-from doorapp.models import Membership, Setting, User, exclusive, iso, utcnow, write
+
+# Unicode's default-ignorable code points (and the blank Braille pattern): they show as nothing, so a name
+from doorapp.models import Membership, Setting, User
 
 # Unicode's default-ignorable code points (and the blank Braille pattern): they show as nothing, so a name
 # with one looks like another name. Categories C (control, format, ...) and Z (spaces) are refused too.

@@ -2,14 +2,15 @@
 
 from dataclasses import dataclass
 
-from doorapp import audit, platforms
+from doorapp import platforms
 from doorapp.access import org_admin, org_member
 from doorapp.api import endpoint, platform
 from doorapp.api.guests import guest_json
-from doorapp.audit import AuditType
 from doorapp.bodies import text
+from doorapp.db import get_or_404, iso, write
 from doorapp.errors import ApiError
-from doorapp.models import Ban, Guest, Org, get_or_404, iso, write
+from doorapp.models import AuditType, Ban, Guest, Org, audit
+from doorapp.models.meetups import link_guest, local_guest
 
 
 @dataclass
@@ -77,7 +78,7 @@ def link_local_guest(org_id, platform_user_id, body, user):
             guest = Guest.create(platform_user_id=profile.platform_user_id, username=profile.username,
                                  displayname=profile.displayname)
             audit.record(AuditType.GUEST_CREATED, user, guest=guest)
-        moved = Guest.move_to(local, guest)
+        moved = link_guest(local, guest)
         if moved is None:
             raise ApiError(409, "already_on_list",
                            f"{guest.username} is already on a list {local.displayname} is on.")
@@ -87,7 +88,7 @@ def link_local_guest(org_id, platform_user_id, body, user):
 
 
 def found_local(org_id, platform_user_id):
-    local = Guest.local_in_org(platform_user_id, org_id)
+    local = local_guest(org_id, platform_user_id)
     if local is None:
         raise ApiError(404, "not_found",
                        f"No guest let in by name at this organization has the id {platform_user_id}.")

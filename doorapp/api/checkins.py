@@ -9,15 +9,14 @@ from datetime import datetime, timezone
 
 from bottle import request, response
 
-from doorapp import audit
 from doorapp.access import org_member
 from doorapp.api import endpoint
 from doorapp.api.attendance import history_badges
 from doorapp.api.meetups import open_meetup
-from doorapp.audit import AuditType
 from doorapp.bodies import text
+from doorapp.db import db, get_or_404, iso
 from doorapp.errors import ApiError, validation_error
-from doorapp.models import Ban, Guest, Meetup, MeetupGuest, db, get_or_404, iso
+from doorapp.models import AuditType, Ban, Guest, Meetup, MeetupGuest, audit
 
 ENTRY = "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>"
 FINALIZED = "This meetup is finalized; an admin can unfinalize it."

@@ -7,10 +7,11 @@ from datetime import datetime
 
 from doorapp.access import org_admin, org_member
 from doorapp.api import endpoint, page
-from doorapp.audit import AuditType
 from doorapp.bodies import moment, number
+from doorapp.db import get_or_404, iso
 from doorapp.export import CSV, csv_file
-from doorapp.models import AuditEvent, Guest, Meetup, Org, User, get_or_404, iso
+from doorapp.models import AuditEvent, AuditType, Guest, Meetup, Org, User
+
 
 @dataclass
 class EventQuery:

@@ -2,13 +2,13 @@
 
 from dataclasses import dataclass
 
-from doorapp import audit, platforms
+from doorapp import platforms
 from doorapp.access import signed_in
 from doorapp.api import endpoint, platform
-from doorapp.audit import AuditType
 from doorapp.bodies import number, text
+from doorapp.db import get_or_404, iso, write
 from doorapp.errors import ApiError
-from doorapp.models import Guest, get_or_404, iso, write
+from doorapp.models import AuditType, Guest, audit
 
 
 @dataclass

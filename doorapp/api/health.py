@@ -7,7 +7,7 @@ from bottle import response
 from doorapp import __version__
 from doorapp.access import public
 from doorapp.api import endpoint, platform
-from doorapp.models import db
+from doorapp.db import db
 
 
 @endpoint("GET", "/ping", auth=public)

@@ -4,14 +4,14 @@ from dataclasses import dataclass
 
 from peewee import chunked
 
-from doorapp import audit, platforms
+from doorapp import platforms
 from doorapp.access import org_admin, org_member
 from doorapp.api import endpoint, platform
-from doorapp.audit import AuditType
 from doorapp.bodies import text
+from doorapp.db import get_or_404, iso, run_prepared, utcnow, write
 from doorapp.errors import ApiError
-from doorapp.models import (Guest, Meetup, MeetupGuest, Org, get_or_404, guests_renamed, iso, run_prepared,
-                            utcnow, write)
+from doorapp.models import AuditType, Guest, Meetup, MeetupGuest, Org, audit
+from doorapp.models.meetups import guests_renamed
 
 
 def meetup_json(meetup, counts=None):

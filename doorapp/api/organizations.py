@@ -6,10 +6,11 @@ from typing import Literal
 
 from doorapp.access import org_admin, org_member, signed_in, site_admin
 from doorapp.api import endpoint
-from doorapp.audit import AuditType, record
 from doorapp.bodies import text
+from doorapp.db import get_or_404, iso
 from doorapp.errors import ApiError
-from doorapp.models import Membership, Org, User, get_or_404, iso
+from doorapp.models import Membership, Org, User
+from doorapp.models.audit import AuditType, record
 
 SLUG = re.compile(r"[a-z0-9-]{2,64}")
 

@@ -11,8 +11,9 @@ from doorapp.api import endpoint
 from doorapp.api.auth import RECOVERY_VALIDITY, user_json, users_json
 from doorapp.api.organizations import join_org
 from doorapp.bodies import text
+from doorapp.db import get_or_404, iso, utcnow, write
 from doorapp.errors import ApiError, validation_error
-from doorapp.models import Org, User, get_or_404, iso, utcnow, write
+from doorapp.models import Org, User
 
 UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 

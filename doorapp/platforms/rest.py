@@ -6,8 +6,17 @@ from urllib.parse import quote
 import requests
 
 from doorapp.api import INT64
-from doorapp.platforms import (Event, HttpPlatform, Profile, Rsvp, event_not_found, parse_time,
-                               platform_error, unreachable, user_not_found)
+from doorapp.platforms import (
+    Event,
+    HttpPlatform,
+    Profile,
+    Rsvp,
+    event_not_found,
+    parse_time,
+    platform_error,
+    unreachable,
+    user_not_found,
+)
 
 BATCH = 30           # ids per GET /users?ids= (PLATFORM.md)
 WORKERS = 4          # profile batches fetched at once

@@ -8,7 +8,8 @@ import pytest
 from playwright.sync_api import expect
 
 from browser.support import PHONE, audit_types, screenshot
-from doorapp.models import AuditEvent, Meetup, Membership, Org, User, utcnow
+from doorapp.db import utcnow
+from doorapp.models import AuditEvent, Meetup, Membership, Org, User
 
 pytestmark = pytest.mark.browser
 

@@ -13,9 +13,8 @@ from webtest import TestApp
 
 from browser.support import PHONE, screenshot
 from doorapp import access
-from doorapp.audit import AuditType
 from doorapp.export import FORMULA_START
-from doorapp.models import AuditEvent, Meetup, MeetupGuest
+from doorapp.models import AuditEvent, AuditType, Meetup, MeetupGuest
 
 pytestmark = pytest.mark.browser
 DEMO = "https://demo.door.invalid/night-owls"

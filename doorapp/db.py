@@ -1,0 +1,263 @@
+"""The database seam: one handle bound in create_app, and what every model shares.
+
+`db` is a proxy bound by connect() to the engine DATABASE_URL names: a SQLite file (the default) or
+PostgreSQL (`postgresql://`, through psycopg 3, the optional extra `postgres`, with pooled connections).
+The models (doorapp.models, one module per aggregate) build portable SQL with peewee; what differs between
+the engines lives here: how writers are serialized (write()) and how a whole-database step such as a
+migration is made exclusive (exclusive()). Also here: Prepared (SQL text built once for hot statements),
+get_or_404, BaseModel. Timestamps are stored as naive UTC datetimes and rendered by iso().
+"""
+
+import os
+import threading
+import uuid
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from urllib.parse import unquote, urlsplit
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None
+
+from peewee import Case, DatabaseProxy, Model, SqliteDatabase, fn
+
+from doorapp.errors import ApiError
+
+# cache_size: 512 KiB of pages per connection (SQLite's default is 2 MiB), one per server thread. In WAL mode
+# another connection's commit empties the cache anyway, and the file's pages stay in the OS's cache: the
+# smaller one cost nothing measurable in bench/door and took 15 MB off a server's peak memory.
+PRAGMAS = {"journal_mode": "wal", "synchronous": "normal", "foreign_keys": 1, "busy_timeout": 5000,
+           "cache_size": -512}
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+MIGRATION_LOCK = 0x646F6F72  # pg_advisory_xact_lock key of migrations ("door")
+db = DatabaseProxy()
+_write_lock = threading.Lock()  # serialises this process's SQLite writers
+_lock_file = {}  # path and fd of the SQLite database's lock file (_writers_turn), open while it is in use
+
+
+
+def database_for(url, sqlite_path):
+    """An unconnected handle for DATABASE_URL: PostgreSQL for postgresql://, else the SQLite file."""
+    if sqlite_path is not None:
+        return SqliteDatabase(str(sqlite_path), pragmas=PRAGMAS)
+    if not url.startswith(POSTGRES_SCHEMES):
+        raise SystemExit("DATABASE_URL must be sqlite:///PATH or postgresql://USER:PASSWORD@HOST:PORT/NAME.")
+    try:
+        import psycopg  # noqa: F401  (peewee would otherwise fail later, less clearly)
+        from playhouse.postgres_ext import PooledPsycopg3Database
+    except ImportError:
+        raise SystemExit("DATABASE_URL names PostgreSQL, but its driver is not installed: "
+                         "pip install 'doorapp[postgres]'.") from None
+    parts = urlsplit(url)
+    options = {key: unquote(value) for key, value in
+               (pair.split("=", 1) for pair in parts.query.split("&") if "=" in pair)}
+    options.update({key: value for key, value in (("host", parts.hostname), ("port", parts.port),
+                   ("user", parts.username and unquote(parts.username)),
+                   ("password", parts.password and unquote(parts.password))) if value})
+    # Pooled: a connection is reused across requests; one found broken is replaced, not kept.
+    return PooledPsycopg3Database(unquote(parts.path.lstrip("/")), max_connections=32, stale_timeout=300,
+                                  timeout=10, **options)
+
+
+def connect(database):
+    """Bind the models to `database` (from database_for) and connect this thread."""
+    if db.obj is not None and not db.is_closed():
+        db.close()
+    if db.obj is not None and hasattr(db.obj, "close_all"):
+        db.close_all()
+    db.initialize(database)
+    db.connect(reuse_if_open=True)
+
+
+def is_sqlite():
+    return isinstance(db.obj, SqliteDatabase)
+
+
+def drop_connection():
+    """After the database failed a request: a PostgreSQL connection may be broken for good (a restart of
+    the server cuts every one), so this thread's is closed and the next request takes a fresh one. A SQLite
+    file's connection stays (its errors are a lock or a missing file, not the connection)."""
+    if not is_sqlite() and not db.is_closed():
+        try:
+            db.manual_close()
+        except Exception:  # noqa: BLE001 (closing a cut connection may fail too; it is dropped either way)
+            pass
+
+
+def utcnow():
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+def iso(moment):
+    """A stored UTC datetime as ISO 8601 with `Z`, at the precision it is stored with."""
+    return None if moment is None else moment.isoformat() + "Z"
+
+
+@contextmanager
+def write():
+    """A short write transaction. SQLite has one writer at a time: writers queue on this process's lock,
+    then on the database's lock file (the other processes of `serve --workers`), and BEGIN IMMEDIATE takes
+    the file's write lock up front. PostgreSQL runs writers side by side in plain (READ COMMITTED)
+    transactions: the conditional UPDATEs and unique indexes on the models decide every race."""
+    if is_sqlite():
+        with _write_lock, _writers_turn(), db.atomic("IMMEDIATE"):
+            yield
+    else:
+        with db.atomic():
+            yield
+
+
+@contextmanager
+def _writers_turn():
+    """The SQLite database's writers' turn among processes: an exclusive flock on `<database>.lock`. The
+    kernel wakes the next writer as the lock is released; SQLite's own wait (busy_timeout) sleeps and
+    tries again, up to 100 ms between tries, and gave a check-in a p99 of 955 ms with two processes. A
+    writer that does not take it (the sqlite3 shell) is still waited for by busy_timeout. Windows, which
+    runs one process, has no flock."""
+    if fcntl is None or db.database == ":memory:":
+        yield
+        return
+    if _lock_file.get("path") != db.database:  # called under _write_lock: one thread at a time
+        _forget_lock_file()
+        _lock_file.update(path=db.database, fd=os.open(f"{db.database}.lock", os.O_RDWR | os.O_CREAT, 0o600))
+    lock = _lock_file["fd"]
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    try:
+        yield
+    finally:
+        fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _forget_lock_file():
+    """Close the lock file of the database used before (tests use many), or the descriptor a forked child
+    (a worker of `serve --workers`) inherited: that one shares its flock with the parent's and its
+    siblings', so each process opens the lock file itself."""
+    if _lock_file:
+        os.close(_lock_file.pop("fd"))
+        _lock_file.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_lock_file)
+
+
+@contextmanager
+def exclusive():
+    """A transaction no other process runs at the same time (migrations, first start): SQLite's BEGIN
+    IMMEDIATE, PostgreSQL's transaction-scoped advisory lock. DDL is transactional on both."""
+    if is_sqlite():
+        with _write_lock, db.atomic("IMMEDIATE"):
+            yield
+    else:
+        with db.atomic():
+            db.execute_sql("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+            yield
+
+
+def checkpoint_elsewhere():
+    """SQLite: this process's connections, open and future, no longer checkpoint (backup.Checkpointer
+    does)."""
+    if is_sqlite():
+        db.pragma("wal_autocheckpoint", 0, permanent=True)
+
+
+def run_prepared(statements):
+    """Run [(sql, params)] built earlier by query.sql() (outside the write lock); the rows changed."""
+    return sum(db.execute_sql(sql, params).rowcount for sql, params in statements)
+
+
+class Prepared:
+    """A statement whose SQL text is built once per engine, then run with new values: peewee building the
+    same text, and working out again how to turn the same columns into objects, on every request was most
+    of a check-in's time (issue 11).
+    `build(*values)` makes the query as usual; it is built once with stand-in values of the declared `kinds`
+    ("uuid", "int", "str" or "datetime"), their places in the compiled parameters are noted (a value may
+    have several), and each call fills them in. A None value is sent as NULL: right for an INSERT's values
+    and an UPDATE's SET, never in a WHERE. A query whose stand-ins cannot all be found again is simply
+    built every time."""
+
+    STAND_IN = 7_349_000_000_000
+    KINDS = {  # kind: (the stand-in number i, how a value goes into the parameters as peewee sends it)
+        "uuid": (lambda i: uuid.UUID(int=Prepared.STAND_IN + i),
+                 lambda v: v.hex if isinstance(v, uuid.UUID) else uuid.UUID(str(v)).hex),
+        "int": (lambda i: -Prepared.STAND_IN - i, int),
+        "datetime": (lambda i: datetime(1901, 1, 1, 0, 0, i, tzinfo=timezone.utc), lambda v: v),
+        "str": (lambda i: f"stand-in {Prepared.STAND_IN + i}", str),
+    }
+    # What a cursor wrapper works out from the first result's columns (the same for every run), kept per
+    # engine and given to the wrappers of later runs; the rest of a wrapper's state is its own.
+    OWN_STATE = {"cursor", "count", "index", "initialized", "populated", "row_cache"}
+
+    def __init__(self, kinds, build):
+        self.kinds, self.build, self.compiled, self.columns = kinds, build, {}, {}
+
+    def rows(self, *values):
+        """The query's rows (models, tuples: as the built query gives them) for these values."""
+        query, cursor = self._execute(values)
+        if cursor is None:
+            return list(query.execute())
+        wrapper, engine = query._get_cursor_wrapper(cursor), type(db.obj)
+        known = self.columns.get(engine)
+        if known is not None:
+            wrapper.__dict__.update(known)
+            wrapper.initialized = True
+        rows = list(wrapper)
+        if known is None and wrapper.initialized:
+            self.columns[engine] = {k: v for k, v in vars(wrapper).items() if k not in self.OWN_STATE}
+        return rows
+
+    def first(self, *values):
+        rows = self.rows(*values)
+        return rows[0] if rows else None
+
+    def count(self, *values):
+        """For an INSERT, an UPDATE: how many rows it changed."""
+        query, cursor = self._execute(values)
+        return query.execute() if cursor is None else cursor.rowcount
+
+    def _execute(self, values):
+        engine = type(db.obj)  # the SQL text depends on the engine (quoting, placeholders), not the database
+        compiled = self.compiled.get(engine, False)
+        if compiled is False:
+            compiled = self.compiled[engine] = self._compile()
+        if compiled is None:
+            return self.build(*values), None
+        query, sql, slots = compiled
+        params = [param if slot is None else None if values[slot] is None
+                  else self.KINDS[self.kinds[slot]][1](values[slot]) for param, slot in zip(*slots)]
+        return query, db.execute_sql(sql, params)
+
+    def _compile(self):
+        stand_ins = [self.KINDS[kind][0](i) for i, kind in enumerate(self.kinds)]
+        query = self.build(*stand_ins)
+        sql, params = query.sql()
+        sent = [self.KINDS[kind][1](value) for kind, value in zip(self.kinds, stand_ins)]
+        slots = [sent.index(param) if param in sent else None for param in params]
+        if {slot for slot in slots if slot is not None} != set(range(len(sent))):
+            return None
+        return query, sql, (params, slots)
+
+
+def get_or_404(model, key, what=None, **where):
+    """The row with this primary key (and these column values), or 404 not_found."""
+    conditions = [getattr(model, name) == value for name, value in where.items()]
+    row = model.get_or_none(model._meta.primary_key == key, *conditions)
+    if row is None:
+        raise ApiError(404, "not_found", f"No {what or model.__name__.lower()} has the id {key}.")
+    return row
+
+
+class BaseModel(Model):
+    class Meta:
+        database = db
+        legacy_table_names = False
+
+
+
+def count_where(condition):
+    """An aggregate: how many rows of the group meet `condition` (0 for none)."""
+    return fn.COALESCE(fn.SUM(Case(None, [(condition, 1)], 0)), 0)
+
+
+

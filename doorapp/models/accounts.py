@@ -1,0 +1,244 @@
+"""Accounts: users, organizations and memberships, and the small tables of the sign-in story (failed
+attempts, settings, Idempotency-Keys)."""
+
+import uuid
+from datetime import datetime, timedelta
+
+from peewee import (
+    JOIN,
+    BooleanField,
+    CharField,
+    DateTimeField,
+    ForeignKeyField,
+    IntegerField,
+    TextField,
+    UUIDField,
+)
+
+from doorapp.db import BaseModel, Prepared, utcnow
+from doorapp.models.names import name_filter
+
+
+class User(BaseModel):
+    username = CharField(max_length=64, unique=True)
+    password_hash = CharField()
+    role = CharField(default="USER")  # USER | SITE_ADMIN
+    is_approved = BooleanField(default=False)
+    is_disabled = BooleanField(default=False)
+    disabled_at = DateTimeField(null=True)
+    disabled_reason = TextField(null=True)
+    created_at = DateTimeField(default=utcnow)
+    recovery_code_hash = CharField(null=True)  # argon2id of the 6 digits; null when none was generated
+    recovery_code_used = BooleanField(default=False)
+    recovery_code_created_at = DateTimeField(null=True)
+    recovery_code_failures = IntegerField(default=0)  # wrong attempts against the current code
+    sessions_since = DateTimeField(null=True)  # tokens issued (iat, whole seconds) before it no longer work
+
+    @classmethod
+    def end_sessions(cls, user_id, **changes):
+        """Apply `changes` and end every session (token) the account has so far, in one UPDATE."""
+        return cls.update(sessions_since=cls.session_start(), **changes).where(cls.id == user_id) \
+            .execute() == 1
+
+    @staticmethod
+    def session_start():
+        """The next whole second (a token's `iat` has no finer resolution): every token issued until now,
+        this second's included, is of an earlier session."""
+        return (utcnow() + timedelta(seconds=1)).replace(microsecond=0)
+
+    @classmethod
+    def named(cls, username):
+        return cls.get_or_none(cls.username == username)
+
+    @classmethod
+    def site_admin_exists(cls):
+        return cls.select().where(cls.role == "SITE_ADMIN").exists()
+
+    @classmethod
+    def listed(cls, pending_only=False):
+        """Accounts oldest first; with `pending_only`, those waiting for approval."""
+        query = cls.select().order_by(cls.created_at, cls.id)
+        return query.where(~cls.is_approved) if pending_only else query
+
+    @classmethod
+    def create_named(cls, username, password_hash, **fields):
+        """A new user, or None when the name is taken (call it inside a write transaction)."""
+        if cls.select().where(cls.username == username).exists():
+            return None
+        return cls.create(username=username, password_hash=password_hash, **fields)
+
+    @classmethod
+    def count_recovery_try(cls, user, step, limit):
+        """Count one try (+1) against the user's current recovery code while it has had fewer than `limit`,
+        or take one back (-1); True when counted."""
+        where = [cls.id == user.id, cls.recovery_code_hash == user.recovery_code_hash]
+        if step > 0:
+            where.append(cls.recovery_code_failures < limit)
+        counted = cls.update(recovery_code_failures=cls.recovery_code_failures + step).where(*where)
+        return counted.execute() == 1
+
+    @classmethod
+    def reset_password(cls, user, password_hash):
+        """Set the password with the user's current recovery code, which it uses up, and end the account's
+        earlier sessions; False when the code was replaced or used meanwhile."""
+        return cls.update(password_hash=password_hash, recovery_code_used=True,
+                          sessions_since=cls.session_start()).where(
+            cls.id == user.id, cls.recovery_code_hash == user.recovery_code_hash, ~cls.recovery_code_used
+        ).execute() == 1
+
+    @classmethod
+    def replace_hash(cls, user, password_hash):
+        """Store a new hash of the same password, unless the password changed meanwhile."""
+        cls.update(password_hash=password_hash).where(cls.id == user.id,
+                                                      cls.password_hash == user.password_hash).execute()
+
+    @classmethod
+    def search(cls, q, limit=20):
+        """Approved, enabled users whose username contains `q` (any case: `jackson` finds mjackson) or
+        whose name's words it starts as at the door (name_filter), by name; at most `limit`."""
+        wanted, part = name_filter(q), q.casefold()
+        users = cls.select().where(cls.is_approved, ~cls.is_disabled).order_by(cls.username)
+        return [u for u in users.iterator() if part in u.username.casefold() or wanted(u.username)][:limit]
+
+    @classmethod
+    def signed_in(cls, username, org_id=None):
+        """The user of a token, with `org_role`: their role in the org `org_id`, loaded in the same query
+        (None when not a member, or no org asked for)."""
+        if org_id is None:
+            user = cls.named(username)
+            if user is not None:
+                user.org_role = None
+            return user
+        return _SIGNED_IN.first(username, org_id)
+
+
+
+# A token's user and their role in the path's org: every request of a door reads it.
+_SIGNED_IN = Prepared(("str", "uuid"), lambda username, org_id: (
+    User.select(User, Membership.role.alias("org_role"))
+    .join(Membership, JOIN.LEFT_OUTER, on=(Membership.user == User.id) & (Membership.org == org_id))
+    .where(User.username == username).objects()))
+
+
+class Org(BaseModel):
+    id = UUIDField(primary_key=True, default=uuid.uuid4)
+    name = CharField(max_length=128, unique=True)
+    slug = CharField(max_length=64, unique=True)
+    created_at = DateTimeField(default=utcnow)
+    door_lists_version = IntegerField(default=0)  # +1 with each change of all its door lists (a ban, ...)
+
+    @classmethod
+    def taken(cls, field, value, org_id=None):
+        """True when another org than `org_id` has `value` in `field` (name or slug)."""
+        others = cls.select().where(cls.id != org_id) if org_id is not None else cls.select()
+        return others.where(getattr(cls, field) == value).exists()
+
+
+
+class Membership(BaseModel):
+    user = ForeignKeyField(User, backref="memberships", on_delete="CASCADE")
+    org = ForeignKeyField(Org, backref="memberships", on_delete="CASCADE")
+    role = CharField()  # STAFF | ADMIN
+
+    class Meta:
+        indexes = ((("user", "org"), True),)
+
+    @classmethod
+    def of_users(cls, user_ids):
+        """The memberships of these users with their orgs, by org name (one query)."""
+        return cls.select(cls, Org).join(Org).where(cls.user.in_(user_ids)).order_by(Org.name)
+
+    @classmethod
+    def of_org(cls, org_id, user_id=None):
+        """The org's memberships with their users, by username; or the one of `user_id` (None if absent)."""
+        query = cls.select(cls, User).join(User).where(cls.org == org_id)
+        if user_id is None:
+            return query.order_by(User.username)
+        return query.where(cls.user == user_id).first()
+
+    @classmethod
+    def administers_any(cls, user_id):
+        """True when the user is an ADMIN of at least one organization."""
+        return cls.select().where(cls.user == user_id, cls.role == "ADMIN").exists()
+
+
+
+class Failure(BaseModel):
+    """A failed login, setup or recovery attempt, keyed by what it counts against ('user:alice', 'addr:…')."""
+    key = CharField(max_length=300)
+    at = DateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("key", "at"), False),)
+
+    @classmethod
+    def reserve(cls, keys, limit, window):
+        """Inside a write transaction: (None, the new rows' ids) after counting one attempt against each key,
+        or (the first full key's oldest attempt time, None) when a key has `limit` attempts in `window`."""
+        now = utcnow()
+        cls.delete().where(cls.at < now - window).execute()
+        for key in keys:
+            recent = cls.select().where(cls.key == key, cls.at > now - window)
+            if recent.count() >= limit:
+                return recent.order_by(cls.at).first().at, None
+        return None, [cls.insert(key=key, at=now).execute() for key in keys]
+
+    @classmethod
+    def forgive(cls, ids):
+        cls.delete().where(cls.id.in_(ids)).execute()
+
+
+
+class Setting(BaseModel):
+    """Small named values the service keeps between starts (the setup code's hash)."""
+    key = CharField(primary_key=True, max_length=64)
+    value = TextField()
+
+    @classmethod
+    def setup_code(cls):
+        """(The setup code's hash, when it was issued), or (None, None)."""
+        rows = {s.key: s.value for s in cls.select().where(cls.key.in_(("setup_code", "setup_code_at")))}
+        issued = rows.get("setup_code_at")
+        return rows.get("setup_code"), issued and datetime.fromisoformat(issued)
+
+    @classmethod
+    def set_setup_code(cls, code_hash):
+        for key, value in (("setup_code", code_hash), ("setup_code_at", utcnow().isoformat())):
+            upsert = cls.insert(key=key, value=value)
+            upsert.on_conflict(conflict_target=[cls.key], update={cls.value: value}).execute()
+
+    @classmethod
+    def forget_setup_code(cls):
+        cls.delete().where(cls.key.in_(("setup_code", "setup_code_at"))).execute()
+
+
+
+class IdempotencyKey(BaseModel):
+    """A door action's Idempotency-Key and its first answer: the same key again returns that answer instead
+    of acting twice. Written in the action's own transaction, so a rolled-back action leaves no key."""
+    RETENTION = timedelta(hours=24)
+    user = ForeignKeyField(User, on_delete="CASCADE", index=False)
+    key = CharField(max_length=255)
+    request = CharField(max_length=64)  # sha256 of method, path and body: a reused key is told apart
+    status = IntegerField(null=True)
+    answer = TextField(null=True)
+    created_at = DateTimeField(default=utcnow, index=True)
+
+    class Meta:
+        indexes = ((("user", "key"), True),)
+
+    @classmethod
+    def claim(cls, user, key, request):
+        """Take the key for this request: None when it is new (or expired), else the stored row. The
+        unique index decides: a concurrent claim of the same key waits for the first one's transaction,
+        then finds its answer."""
+        cls.delete().where(cls.created_at < utcnow() - cls.RETENTION).execute()
+        row = {"user": user, "key": key, "request": request}
+        if cls.insert(**row).on_conflict_ignore().as_rowcount().execute() == 1:
+            return None
+        return cls.get(cls.user == user, cls.key == key)
+
+    @classmethod
+    def answered(cls, user, key, status, answer):
+        cls.update(status=status, answer=answer).where(cls.user == user, cls.key == key).execute()
+
