@@ -202,7 +202,7 @@ def stop_on_signals():
 
 def welcome(app, config, server, browser):
     """Print what to open (and the setup code on an empty database); open the browser when asked."""
-    from doorapp.api.auth import SHARED, issue_setup_code
+    from doorapp.api.setup import SHARED, issue_setup_code
     from doorapp.api.phones import phone_access
 
     host, port = server.getsockname()[:2]
@@ -249,7 +249,7 @@ def phones_line(access):
 
 
 def create_admin(config, args):
-    from doorapp.api.auth import create_site_admin
+    from doorapp.api.setup import create_site_admin
     from doorapp.errors import ApiError
 
     _app(config)

@@ -17,7 +17,6 @@ from bottle import request
 from doorapp.db import utcnow, write
 from doorapp.errors import ApiError
 
-# argon2id as OWASP's Password Storage Cheat Sheet first recommends: 19 MiB, 2 passes, 1 lane (~30 ms of one
 from doorapp.models import Failure, Membership, User
 
 # argon2id as OWASP's Password Storage Cheat Sheet first recommends: 19 MiB, 2 passes, 1 lane (~30 ms of one

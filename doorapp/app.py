@@ -13,20 +13,10 @@ from bottle import Bottle, request, response
 from peewee import OperationalError
 
 from doorapp import pages, platforms
-from doorapp.api import (  # noqa: F401 (registers routes)  # noqa: F401 (registers routes)
-    ROUTES,
-    attendance,
-    auth,
-    bans,
-    checkins,
-    events,
-    guests,
-    health,
-    meetups,
-    meta,
-    organizations,
-    phones,
-    staff,
+from doorapp.api import ROUTES
+from doorapp.api import (  # noqa: F401 (importing a module registers its routes, in this order)
+    auth, events, guests, health, meetup_guests, meetups, openapi, org_guests, organizations, phones,
+    platform, setup, staff, users,
 )
 from doorapp.db import connect, database_for, db
 from doorapp.errors import render_problem

@@ -10,6 +10,7 @@ from peewee import SQL, CharField, DateTimeField
 from playhouse.migrate import SchemaMigrator
 
 from doorapp.db import BaseModel, db, exclusive, utcnow
+from doorapp.models.accounts import INVISIBLE  # the code points that show as nothing
 from doorapp.models import MODELS, Guest, IdempotencyKey, Meetup, MeetupGuest, Org, User
 
 
@@ -70,8 +71,6 @@ def m0006_usernames():
     """Names in the one form Door keeps (NFKC, nothing invisible): an account that registered a look-alike
     (`ro<zero width space>ot`, `ｒｏｏｔ`) is renamed to what it looked like, or that plus `-<id>` when that
     name is taken; it signs in with the new name (its sessions end, as its tokens name the old one)."""
-    from doorapp.api.auth import INVISIBLE  # the code points that show as nothing
-
     taken = {u.username for u in User.select(User.username)}
     for user in User.select().order_by(User.id):
         visible = "".join(c for c in user.username if unicodedata.category(c)[0] not in "CZ")

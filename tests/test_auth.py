@@ -9,7 +9,7 @@ import pytest
 import time_machine
 from webtest import TestApp
 
-from doorapp.api.auth import issue_setup_code
+from doorapp.api.setup import issue_setup_code
 from doorapp.app import create_app
 from doorapp.db import utcnow
 from doorapp.models import User

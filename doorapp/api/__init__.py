@@ -1,11 +1,16 @@
-"""The route table: endpoint() declares a route with its Rule; create_app registers ROUTES in order."""
+"""The route table: endpoint() declares a route with its Rule; create_app registers ROUTES in order.
+
+Each module of this package serves one URL prefix and imports, of its siblings, only this one (what
+routes of several prefixes share) and shapes (the JSON of each object)."""
 
 import re
 import uuid
 from dataclasses import dataclass
 
+from doorapp import access
 from doorapp.access import Rule
-from doorapp.bodies import INT64  # noqa: F401 (the range of ids, shared with bodies and the platforms)
+from doorapp.bodies import text
+from doorapp.models.accounts import new_username
 
 # Path ids are typed here, once; a wrong type is 422 with loc ["path", name] (API.md).
 PATH_PARAMS = {"org_id": uuid.UUID, "meetup_id": uuid.UUID, "user_id": int, "platform_user_id": int,
@@ -65,7 +70,29 @@ def settings():
     return request.app.config["door.config"]
 
 
-def platform():
+def adapter():
     """The running app's platform adapter."""
     from bottle import request
     return request.app.config["door.platform"]
+
+
+def client_address():
+    """The caller's address, behind the trusted proxies of the configuration."""
+    return access.client_address(access.trusted_networks(settings().trusted_proxies))
+
+
+# --- Body fields of accounts, for /auth/ and /setup -------------------------------------------------------
+
+def username_field():
+    return text(max_length=64, strip=False, normalize=new_username,
+                doc="1-64 characters (kept in Unicode NFKC form), no spaces or invisible characters.")
+
+
+def password_field():
+    return text(min_length=15, max_length=128, strip=False, doc="15-128 characters.")
+
+
+@dataclass
+class Credentials:
+    username: str = username_field()
+    password: str = password_field()

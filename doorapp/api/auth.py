@@ -1,62 +1,23 @@
-"""Accounts: register, sign in (OAuth 2.0 password flow), userinfo, recovery codes, first-run setup."""
+"""/auth/: accounts for oneself: register, sign in (OAuth 2.0 password flow), userinfo, change the
+password, recovery codes. (The first site admin: setup.)"""
 
-import re
-import secrets
 import time
-import unicodedata
 from dataclasses import dataclass
-from datetime import timedelta
 
 from bottle import response
 
 from doorapp import access
 from doorapp.access import public, signed_in
-from doorapp.api import endpoint, settings
-from doorapp.bodies import parse, text
-from doorapp.db import exclusive, iso, utcnow, write
+from doorapp.api import Credentials, client_address, endpoint, password_field, settings
+from doorapp.api.shapes import user_json
+from doorapp.bodies import text
+from doorapp.db import utcnow, write
 from doorapp.errors import ApiError
+from doorapp.models import User
+from doorapp.models.accounts import RECOVERY_VALIDITY, username_as_kept
 
-# Unicode's default-ignorable code points (and the blank Braille pattern): they show as nothing, so a name
-from doorapp.models import Membership, Setting, User
-
-# Unicode's default-ignorable code points (and the blank Braille pattern): they show as nothing, so a name
-# with one looks like another name. Categories C (control, format, ...) and Z (spaces) are refused too.
-INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
-                       "\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3"
-                       "\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
-RECOVERY_VALIDITY = timedelta(hours=72)
 RECOVERY_MAX_FAILURES = 5
 REGISTRATIONS_PER_ADDRESS = 20  # in access.WINDOW: a venue's volunteers share one address behind its router
-
-
-def username_as_kept(name):
-    """The one form of a name that Door keeps and compares (NFKC): `ｒｏｏｔ` is `root`."""
-    return unicodedata.normalize("NFKC", name)
-
-
-def new_username(name):
-    """A name chosen for a new account, as kept; ValueError for one that could pass for another name."""
-    name = username_as_kept(name)
-    if any(unicodedata.category(c)[0] in "CZ" or INVISIBLE.match(c) for c in name):
-        raise ValueError("Must not contain spaces or invisible, control or format characters.")
-    if name and unicodedata.category(name[0])[0] == "M":
-        raise ValueError("Must not start with a combining mark.")
-    return name
-
-
-def username_field():
-    return text(max_length=64, strip=False, normalize=new_username,
-                doc="1-64 characters (kept in Unicode NFKC form), no spaces or invisible characters.")
-
-
-def password_field():
-    return text(min_length=15, max_length=128, strip=False, doc="15-128 characters.")
-
-
-@dataclass
-class Credentials:
-    username: str = username_field()
-    password: str = password_field()
 
 
 @dataclass
@@ -76,53 +37,6 @@ class PasswordReset(RecoveryCheck):
     new_password: str = password_field()
 
 
-@dataclass
-class SetupIn:
-    code: str = text(max_length=64, doc="The setup code that `doorapp serve` printed.")
-    username: str = username_field()
-    password: str = password_field()
-
-
-def users_json(users):
-    """API.md's User for each user, with their memberships loaded in one query."""
-    users = list(users)
-    memberships = {}
-    for m in Membership.of_users([u.id for u in users]):
-        memberships.setdefault(m.user_id, []).append(
-            {"org_id": str(m.org.id), "org_name": m.org.name, "org_slug": m.org.slug, "role": m.role}
-        )
-    return [
-        {
-            "id": u.id,
-            "username": u.username,
-            "role": u.role,
-            "is_approved": u.is_approved,
-            "is_disabled": u.is_disabled,
-            "disabled_at": iso(u.disabled_at),
-            "disabled_reason": u.disabled_reason,
-            "created_at": iso(u.created_at),
-            "org_memberships": memberships.get(u.id, []),
-        }
-        for u in users
-    ]
-
-
-def user_json(user):
-    return users_json([user])[0]
-
-
-def client_address():
-    return access.client_address(access.trusted_networks(settings().trusted_proxies))
-
-
-def create_user(username, password_hash, **fields):
-    """A new user inside the caller's write transaction; 409 when the name is taken."""
-    user = User.create_named(username, password_hash, **fields)
-    if user is None:
-        raise ApiError(409, "username_taken", f"The username {username} is taken; choose another.")
-    return user
-
-
 @endpoint("POST", "/auth/register", auth=public, body=Credentials, status=201, tx=False)
 def register_user(body):
     """Create a staff account; it cannot sign in until a site admin approves it. At most 20 per client
@@ -132,7 +46,7 @@ def register_user(body):
                                what="new accounts")
         password_hash = access.hash_secret(body.password)  # slow on purpose: outside the write lock
     with write():
-        return user_json(create_user(body.username, password_hash))
+        return user_json(User.create_named(body.username, password_hash))
 
 
 @endpoint("POST", "/auth/token", auth=public, body=TokenForm, media="form", tx=False)
@@ -237,63 +151,3 @@ def reset_password(body):
     if not changed:  # a new code was issued, or the code was used, meanwhile
         raise invalid_code()
     return {"username": user.username}
-
-
-# --- first run --------------------------------------------------------------------------------------
-
-SETUP_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-
-
-SHARED = "shared"  # issue_setup_code(): another process's code stands
-SETUP_CODE_SHARED = timedelta(seconds=30)  # Doors started on one database within it share one setup code
-
-
-def issue_setup_code():
-    """On a database with no SITE_ADMIN: a new one-time setup code (its hash stored), or SHARED when another
-    Door process started on this database issued one within SETUP_CODE_SHARED (several started at once:
-    the first one's code stands); None once there is a site admin."""
-    with exclusive():
-        if User.site_admin_exists():
-            Setting.forget_setup_code()
-            return None
-        _, issued = Setting.setup_code()
-        if issued and utcnow() - issued < SETUP_CODE_SHARED:
-            return SHARED
-        code = "-".join("".join(secrets.choice(SETUP_ALPHABET) for _ in range(4)) for _ in range(3))
-        Setting.set_setup_code(access.hash_secret(code))
-        return code
-
-
-def create_site_admin(username, password):
-    """An approved SITE_ADMIN (the create-admin command); ApiError 422/409 for a bad or taken name."""
-    body = parse(Credentials, {"username": username, "password": password})
-    password_hash = access.hash_secret(body.password)
-    with write():
-        Setting.forget_setup_code()  # printed by a serve: no longer needed
-        return create_user(body.username, password_hash, role="SITE_ADMIN", is_approved=True)
-
-
-@endpoint("GET", "/setup", auth=public)
-def get_setup():
-    """Whether the first site admin still has to be created."""
-    return {"needed": not User.site_admin_exists()}
-
-
-@endpoint("POST", "/setup", auth=public, body=SetupIn, status=201, tx=False)
-def create_first_admin(body):
-    """Create the first approved site admin with the setup code that `doorapp serve` printed."""
-    attempt = access.reserve_attempt(f"setup-addr:{client_address()}")
-    if User.site_admin_exists():
-        raise ApiError(409, "already_set_up", "Door is already set up; sign in instead.")
-    if not access.verify_secret(Setting.setup_code()[0], body.code.strip().upper()):
-        raise ApiError(
-            403, "invalid_setup_code", "The setup code is wrong; it is printed where Door was started."
-        )
-    password_hash = access.hash_secret(body.password)
-    with write():
-        if User.site_admin_exists():
-            raise ApiError(409, "already_set_up", "Door is already set up; sign in instead.")
-        user = create_user(body.username, password_hash, role="SITE_ADMIN", is_approved=True)
-        Setting.forget_setup_code()
-    access.forgive(attempt)
-    return user_json(user)

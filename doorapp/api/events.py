@@ -7,6 +7,7 @@ from datetime import datetime
 
 from doorapp.access import org_admin, org_member
 from doorapp.api import endpoint, page
+from doorapp.api.shapes import event_json
 from doorapp.bodies import moment, number
 from doorapp.db import get_or_404, iso
 from doorapp.export import CSV, csv_file
@@ -24,19 +25,6 @@ class EventQuery:
     actor_id: int | None = number(default=None)
     limit: int = number(1, 200, default=50)
     offset: int = number(0, default=0)
-
-
-def event_json(event):
-    """API.md's Event from a row of AuditEvent.with_people()."""
-    actor, guest = event["actor"], event["guest"]
-    return {"id": event["id"], "event_type": event["event_type"], "timestamp": iso(event["timestamp"]),
-            "org_id": event["org"] and str(event["org"]),
-            "actor": None if actor is None else {"id": actor, "username": event["actor_username"]},
-            "guest": None if guest is None else {
-                "platform_user_id": guest, "username": event["guest_username"],
-                "displayname": event["guest_displayname"]},
-            "meetup_id": event["meetup_id"] and str(event["meetup_id"]), "reason": event["reason"],
-            "details": event["details"]}
 
 
 def filtered_events(org_id, query, orgless=False, **scope):

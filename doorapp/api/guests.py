@@ -1,12 +1,13 @@
-"""Guests: people registered from the external platform, global to every org (SPEC.md section 4)."""
+"""/guests/: people registered from the external platform, known to every organization."""
 
 from dataclasses import dataclass
 
 from doorapp import platforms
 from doorapp.access import signed_in
-from doorapp.api import endpoint, platform
+from doorapp.api import adapter, endpoint
+from doorapp.api.shapes import guest_json
 from doorapp.bodies import number, text
-from doorapp.db import get_or_404, iso, write
+from doorapp.db import get_or_404, write
 from doorapp.errors import ApiError
 from doorapp.models import AuditType, Guest, audit
 
@@ -22,11 +23,6 @@ class GuestQuery:
 @dataclass
 class GuestIn:
     username: str = text(max_length=255, doc="The guest's username on the platform.")
-
-
-def guest_json(guest):
-    return {"platform_user_id": guest.platform_user_id, "username": guest.username,
-            "displayname": guest.displayname, "created_at": iso(guest.created_at)}
 
 
 def refuse_existing(guest):
@@ -48,7 +44,7 @@ def list_guests(query):
 def create_guest(body, user):
     """Register a guest by platform username; the profile is read from the platform."""
     refuse_existing(Guest.get_or_none(Guest.username == body.username, ~Guest.is_local))
-    profile = platform().profile(body.username)  # no transaction is open while the platform answers
+    profile = adapter().profile(body.username)  # no transaction is open while the platform answers
     with write():
         refuse_existing(Guest.of_platform(profile.platform_user_id))
         guest = Guest.create(platform_user_id=profile.platform_user_id, username=profile.username,

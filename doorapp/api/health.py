@@ -6,7 +6,7 @@ from bottle import response
 
 from doorapp import __version__
 from doorapp.access import public
-from doorapp.api import endpoint, platform
+from doorapp.api import adapter, endpoint
 from doorapp.db import db
 
 
@@ -33,7 +33,7 @@ def _database():
 def _platform():
     """The adapter's last probe (at most 5 s old); a probe due runs in the background, so this never waits
     on the platform."""
-    return platform().health()
+    return adapter().health()
 
 
 @endpoint("GET", "/health", auth=public, tx=False)

@@ -1,26 +1,25 @@
-"""Meetups of an organization: create from a platform URL, list, get, sync, finalize."""
+"""/organizations/<org_id>/meetups/: an organization's meetups: create from a platform URL, list, get,
+sync, finalize; after the night, the attendance summary and its CSV. (The guests on a meetup's list:
+meetup_guests.)"""
 
+from collections import Counter
 from dataclasses import dataclass
+from datetime import timedelta
 
 from peewee import chunked
 
 from doorapp import platforms
 from doorapp.access import org_admin, org_member
-from doorapp.api import endpoint, platform
+from doorapp.api import adapter, endpoint
+from doorapp.api.shapes import OUTCOME_COLUMNS, meetup_json, outcome_json
 from doorapp.bodies import text
 from doorapp.db import get_or_404, iso, run_prepared, utcnow, write
 from doorapp.errors import ApiError
-from doorapp.models import AuditType, Guest, Meetup, MeetupGuest, Org, audit
+from doorapp.export import CSV, csv_file
+from doorapp.models import AuditEvent, AuditType, Guest, Meetup, MeetupGuest, Org, audit
 from doorapp.models.meetups import guests_renamed
 
-
-def meetup_json(meetup, counts=None):
-    """API.md's Meetup; pass `counts` from MeetupGuest.counts() when rendering many."""
-    counts = counts or MeetupGuest.counts([meetup.id])[str(meetup.id)]
-    return {"id": str(meetup.id), "org_id": str(meetup.org_id), "name": meetup.name, "date": iso(meetup.date),
-            "platform_url": meetup.platform_url, "is_finalized": meetup.is_finalized,
-            "finalized_at": iso(meetup.finalized_at), "created_at": iso(meetup.created_at),
-            "last_synced_at": iso(meetup.last_synced_at), "counts": counts}
+MAX_BARS = 96  # the chart's bars: 15 minutes each, or wider when the arrivals span more than a day
 
 
 @dataclass
@@ -35,14 +34,6 @@ def refuse_duplicate(org_id, url):
     if existing is not None:
         raise ApiError(409, "duplicate_meetup", f"This organization already has a meetup for {url}.",
                        meetup=meetup_json(existing))
-
-
-def open_meetup(org_id, meetup_id):
-    """The org's meetup, 404 when it is not there, 409 once it is finalized."""
-    meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)
-    if meetup.is_finalized:
-        raise ApiError(409, "meetup_finalized", "This meetup is finalized; an admin can unfinalize it.")
-    return meetup
 
 
 def prepare_sync(meetup, event, profiles):
@@ -77,8 +68,7 @@ def apply_sync(meetup, event, profiles, prepared):
             details.setdefault((r.waitlisted, r.guests), []).append(r.platform_user_id)
     for (waitlisted, guests), ids in details.items():
         MeetupGuest.set_rsvp_details(meetup, ids, waitlisted, guests)
-    Meetup.update(last_synced_at=utcnow(), door_list_version=Meetup.door_list_version + 1).where(
-        Meetup.id == meetup.id).execute()  # MEETUP_SYNCED's change of the door list (see audit.record)
+    Meetup.synced(meetup.id)
     updated = set(back) | (changed & set(entries)) | {i for ids in details.values() for i in ids}
     return {"inserted": inserted, "updated": len(updated), "cancelled": cancelled,
             "skipped": len(event.rsvps) - len(listed),
@@ -92,9 +82,9 @@ def create_meetup(org_id, body, user):
     list at once. A failed first sync keeps the meetup: `sync_error` says why (null when it worked), and
     `last_synced_at` stays null until a sync succeeds."""
     org = get_or_404(Org, org_id, "organization")
-    url = platform().event_url(body.platform_url)  # 422 for anything but an event URL of this platform
+    url = adapter().event_url(body.platform_url)  # 422 for anything but an event URL of this platform
     refuse_duplicate(org_id, url)
-    event = platform().event(url)  # no transaction is open while the platform answers
+    event = adapter().event(url)  # no transaction is open while the platform answers
     with write():
         refuse_duplicate(org_id, url)
         meetup = Meetup.create(org=org, name=(body.name or event.title)[:255], date=event.date,
@@ -133,12 +123,12 @@ def sync_meetup(org_id, meetup_id, user):
 def sync(org_id, meetup_id, user, event=None):
     """Sync the meetup's list (with `event` when the caller has just read it): all platform I/O first, with
     no transaction open, then one short write. The counts; a platform's ApiError stores nothing."""
-    meetup = open_meetup(org_id, meetup_id)
-    event = event or platform().event(meetup.platform_url)
-    profiles = platform().profiles([r.platform_user_id for r in event.rsvps])
+    meetup = Meetup.open(org_id, meetup_id)
+    event = event or adapter().event(meetup.platform_url)
+    profiles = adapter().profiles([r.platform_user_id for r in event.rsvps])
     prepared = prepare_sync(meetup, event, profiles)
     with write():
-        meetup = open_meetup(org_id, meetup_id)
+        meetup = Meetup.open(org_id, meetup_id)
         counts = apply_sync(meetup, event, profiles, prepared)
         audit.record(AuditType.MEETUP_SYNCED, user, org=meetup.org_id, meetup=meetup, **counts)
     return counts
@@ -164,3 +154,61 @@ def unfinalize_meetup(org_id, meetup_id, user):
         raise ApiError(409, "not_finalized", "This meetup is not finalized.")
     audit.record(AuditType.MEETUP_UNFINALIZED, user, org=meetup.org_id, meetup=meetup)
     return meetup_json(Meetup.get_by_id(meetup.id))
+
+
+# --- after the night: the attendance summary and its CSV ---------------------------------------------------
+
+def arrivals(times):
+    """Arrivals per 15 minutes (wider when they span more than MAX_BARS bars): [{start, count}]."""
+    if not times:
+        return 15, []
+    minutes, day = 15, min(times).replace(hour=0, minute=0, second=0, microsecond=0)
+    while (max(times) - min(times)) // timedelta(minutes=minutes) >= MAX_BARS - 1:
+        minutes *= 2
+    first = day + (min(times) - day) // timedelta(minutes=minutes) * timedelta(minutes=minutes)  # bars start
+    counts = Counter((t - first) // timedelta(minutes=minutes) for t in times)
+    return minutes, [{"start": iso(first + n * timedelta(minutes=minutes)), "count": counts[n]}
+                     for n in range(max(counts) + 1)]
+
+
+def summary_json(meetup):
+    """The summary of get_meetup_summary, in three queries (entries, check-in events, the meetup's counts)."""
+    entries = list(MeetupGuest.with_guests(meetup.id))
+    outcomes = Counter(e.outcome for e in entries)
+    times = [e.arrival_time for e in entries if e.has_arrived]
+    brought = sum(e.guests_count for e in entries if e.has_arrived)
+    check_ins = AuditEvent.log(meetup.org_id, meetup=meetup.id,
+                               types=(AuditType.CHECK_IN, AuditType.UNDO_CHECK_IN))
+    kinds = Counter("forced" if e.details.get("forced") else e.event_type for e in check_ins)
+    bar_minutes, bars = arrivals(times)
+    return {"meetup": meetup_json(meetup),
+            "counts": {"rsvps": sum(not e.is_walkin and not e.cancelled_rsvp for e in entries),
+                       "arrived": len(times),
+                       "no_shows": outcomes["NO_SHOW"], "excused": outcomes["EXCUSED_ABSENCE"],
+                       "cancelled": outcomes["CANCELLED"], "waitlisted": outcomes["WAITLIST"],
+                       "walkins": sum(e.is_walkin for e in entries),
+                       "local_walkins": sum(e.is_walkin and e.guest.is_local for e in entries),
+                       "forced_check_ins": kinds["forced"],
+                       "undone_check_ins": kinds[AuditType.UNDO_CHECK_IN],
+                       "guests_brought": brought, "people": len(times) + brought},
+            "outcomes": dict(outcomes), "first_arrival": iso(min(times, default=None)),
+            "last_arrival": iso(max(times, default=None)), "bar_minutes": bar_minutes, "arrivals": bars,
+            "guests": [outcome_json(e) for e in entries]}
+
+
+@endpoint("GET", "/organizations/<org_id>/meetups/<meetup_id>/summary", auth=org_member)
+def get_meetup_summary(org_id, meetup_id):
+    """The meetup's attendance: counts, first and last arrival, arrivals per 15 minutes, each guest's outcome.
+
+    `rsvps` counts RSVPs not cancelled (the waitlisted included), as the door list's counts do.
+    Outcomes use Meetup's words where they exist (ATTENDED, NO_SHOW, EXCUSED_ABSENCE) and Door's own for
+    the rest (WALK_IN, CANCELLED, WAITLIST, NOT_CHECKED_IN). `people` counts the guests arrivals brought."""
+    return summary_json(get_or_404(Meetup, meetup_id, "meetup", org=org_id))
+
+
+@endpoint("GET", "/organizations/<org_id>/meetups/<meetup_id>/export", auth=org_admin, produces=CSV)
+def export_meetup_guests(org_id, meetup_id):
+    """The meetup's guest list with each guest's outcome, as CSV (UTF-8 with a byte-order mark)."""
+    meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)
+    rows = [outcome_json(e).values() for e in MeetupGuest.with_guests(meetup.id)]
+    return csv_file(f"{meetup.name} {meetup.date:%Y-%m-%d}", OUTCOME_COLUMNS, rows)

@@ -1,13 +1,14 @@
-"""Organizations and their members; user search."""
+"""/organizations/: organizations, and their members (/organizations/<org_id>/members)."""
 
 import re
 from dataclasses import dataclass
 from typing import Literal
 
-from doorapp.access import org_admin, org_member, signed_in, site_admin
+from doorapp.access import org_admin, org_member, site_admin
 from doorapp.api import endpoint
+from doorapp.api.shapes import member_json, org_json
 from doorapp.bodies import text
-from doorapp.db import get_or_404, iso
+from doorapp.db import get_or_404
 from doorapp.errors import ApiError
 from doorapp.models import Membership, Org, User
 from doorapp.models.audit import AuditType, record
@@ -27,16 +28,6 @@ class OrgChange:
 @dataclass
 class MemberIn:
     role: Literal["STAFF", "ADMIN"]
-
-@dataclass
-class UserSearch:
-    q: str = text(min_length=0, max_length=64, default="")
-
-def org_json(org):
-    return {"id": str(org.id), "name": org.name, "slug": org.slug, "created_at": iso(org.created_at)}
-
-def member_json(membership):
-    return {"user_id": membership.user.id, "username": membership.user.username, "role": membership.role}
 
 def _check_unique(name=None, slug=None, org_id=None):
     if name is not None and Org.taken("name", name, org_id):
@@ -97,15 +88,9 @@ def list_members(org_id):
 def add_member(org_id, user_id, body, user):
     """Add a user to the organization as STAFF or ADMIN."""
     org, member = get_or_404(Org, org_id, "organization"), get_or_404(User, user_id, "user")
-    return member_json(join_org(org, member, body.role, user))
-
-def join_org(org, member, role, actor):
-    """Make `member` a member of `org` with `role`, audited; 409 when they already are one."""
-    if Membership.of_org(org.id, member.id) is not None:
-        raise ApiError(409, "already_member", f"{member.username} is already a member of {org.name}.")
-    membership = Membership.create(org=org, user=member, role=role)
-    record(AuditType.MEMBER_ADDED, actor, org=org, user_id=member.id, username=member.username, role=role)
-    return membership
+    membership = Membership.join(org, member, body.role)
+    record(AuditType.MEMBER_ADDED, user, org=org, user_id=member.id, username=member.username, role=body.role)
+    return member_json(membership)
 
 @endpoint("PATCH", "/organizations/<org_id>/members/<user_id>", auth=org_admin, body=MemberIn)
 def change_member_role(org_id, user_id, body, user):
@@ -128,9 +113,3 @@ def remove_member(org_id, user_id, user):
     membership.delete_instance()
     record(AuditType.MEMBER_REMOVED, user, org=org_id, user_id=user_id, username=membership.user.username,
            role=membership.role)
-
-@endpoint("GET", "/users/", auth=signed_in, query=UserSearch)
-def search_users(query):
-    """Approved, enabled users whose username matches `q` as the door's search does; at most 20."""
-    users = [{"id": u.id, "username": u.username} for u in User.search(query.q)]
-    return {"total": len(users), "users": users}

@@ -1,4 +1,4 @@
-"""Staff accounts, for site admins: approval, global role, disable/enable, recovery codes."""
+"""/staff/: every account, for site admins: approval, global role, disable/enable, recovery codes."""
 
 import re
 import secrets
@@ -8,12 +8,13 @@ from typing import Literal
 from doorapp import access
 from doorapp.access import site_admin
 from doorapp.api import endpoint
-from doorapp.api.auth import RECOVERY_VALIDITY, user_json, users_json
-from doorapp.api.organizations import join_org
+from doorapp.api.shapes import user_json, users_json
 from doorapp.bodies import text
 from doorapp.db import get_or_404, iso, utcnow, write
 from doorapp.errors import ApiError, validation_error
-from doorapp.models import Org, User
+from doorapp.models import Membership, Org, User
+from doorapp.models.accounts import RECOVERY_VALIDITY
+from doorapp.models.audit import AuditType, record
 
 UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
@@ -72,8 +73,10 @@ def approve_staff(user_id, body, user):
     )
     target.is_approved = body.is_approved
     target.save()
-    if org is not None:
-        join_org(org, target, body.role or "STAFF", user)  # a 409 here undoes the approval too
+    if org is not None:  # a 409 here undoes the approval too
+        role = body.role or "STAFF"
+        Membership.join(org, target, role)
+        record(AuditType.MEMBER_ADDED, user, org=org, user_id=target.id, username=target.username, role=role)
     return user_json(target)
 
 

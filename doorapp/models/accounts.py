@@ -1,6 +1,8 @@
 """Accounts: users, organizations and memberships, and the small tables of the sign-in story (failed
 attempts, settings, Idempotency-Keys)."""
 
+import re
+import unicodedata
 import uuid
 from datetime import datetime, timedelta
 
@@ -16,7 +18,31 @@ from peewee import (
 )
 
 from doorapp.db import BaseModel, Prepared, utcnow
+from doorapp.errors import ApiError
 from doorapp.models.names import name_filter
+
+
+# Unicode's default-ignorable code points (and the blank Braille pattern): they show as nothing, so a name
+# with one looks like another name. Categories C (control, format, ...) and Z (spaces) are refused too.
+INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+                       "\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3"
+                       "\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
+RECOVERY_VALIDITY = timedelta(hours=72)  # a recovery code's life
+
+
+def username_as_kept(name):
+    """The one form of a name that Door keeps and compares (NFKC): `ｒｏｏｔ` is `root`."""
+    return unicodedata.normalize("NFKC", name)
+
+
+def new_username(name):
+    """A name chosen for a new account, as kept; ValueError for one that could pass for another name."""
+    name = username_as_kept(name)
+    if any(unicodedata.category(c)[0] in "CZ" or INVISIBLE.match(c) for c in name):
+        raise ValueError("Must not contain spaces or invisible, control or format characters.")
+    if name and unicodedata.category(name[0])[0] == "M":
+        raise ValueError("Must not start with a combining mark.")
+    return name
 
 
 class User(BaseModel):
@@ -62,9 +88,9 @@ class User(BaseModel):
 
     @classmethod
     def create_named(cls, username, password_hash, **fields):
-        """A new user, or None when the name is taken (call it inside a write transaction)."""
+        """A new user, inside the caller's write transaction; 409 username_taken when the name is taken."""
         if cls.select().where(cls.username == username).exists():
-            return None
+            raise ApiError(409, "username_taken", f"The username {username} is taken; choose another.")
         return cls.create(username=username, password_hash=password_hash, **fields)
 
     @classmethod
@@ -155,6 +181,13 @@ class Membership(BaseModel):
         if user_id is None:
             return query.order_by(User.username)
         return query.where(cls.user == user_id).first()
+
+    @classmethod
+    def join(cls, org, user, role):
+        """Make `user` a member of `org` with `role`; 409 already_member when they are one."""
+        if cls.of_org(org.id, user.id) is not None:
+            raise ApiError(409, "already_member", f"{user.username} is already a member of {org.name}.")
+        return cls.create(org=org, user=user, role=role)
 
     @classmethod
     def administers_any(cls, user_id):

@@ -15,10 +15,12 @@ from peewee import (
     fn,
 )
 
-from doorapp.db import BaseModel, Prepared, count_where, utcnow
+from doorapp.db import BaseModel, Prepared, count_where, get_or_404, utcnow
+from doorapp.errors import ApiError
 from doorapp.models.accounts import Org, User
 from doorapp.models.guests import Ban, Guest
 
+FINALIZED = "This meetup is finalized; an admin can unfinalize it."
 RECENT = 5  # the org's last meetups a guest's "repeat no-show" mark looks at
 
 
@@ -39,8 +41,22 @@ class Meetup(BaseModel):
         indexes = ((("org", "platform_url"), True),)
 
     @classmethod
+    def open(cls, org_id, meetup_id):
+        """The org's meetup: 404 not_found when it is not there, 409 meetup_finalized once it is finalized."""
+        meetup = get_or_404(cls, meetup_id, "meetup", org=org_id)
+        if meetup.is_finalized:
+            raise ApiError(409, "meetup_finalized", FINALIZED)
+        return meetup
+
+    @classmethod
+    def synced(cls, meetup_id):
+        """Note a sync: when it was, and (MEETUP_SYNCED's change of the door list) the list's version."""
+        cls.update(last_synced_at=utcnow(), door_list_version=cls.door_list_version + 1).where(
+            cls.id == meetup_id).execute()
+
+    @classmethod
     def of_org(cls, org_id):
-        """An org's meetups, newest date first (SPEC.md)."""
+        """An org's meetups, newest date first."""
         return cls.select().where(cls.org == org_id).order_by(cls.date.desc(), cls.created_at.desc())
 
     @classmethod

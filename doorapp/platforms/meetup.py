@@ -40,7 +40,7 @@ import threading
 import time
 from collections import OrderedDict
 
-from doorapp.api import INT64
+from doorapp.bodies import INT64
 from doorapp.errors import ApiError
 from doorapp.platforms import Event, HttpPlatform, Profile, Rsvp, event_not_found, parse_time, platform_error
 

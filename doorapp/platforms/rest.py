@@ -5,7 +5,7 @@ from urllib.parse import quote
 
 import requests
 
-from doorapp.api import INT64
+from doorapp.bodies import INT64
 from doorapp.platforms import (
     Event,
     HttpPlatform,

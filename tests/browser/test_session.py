@@ -5,7 +5,7 @@ from playwright.sync_api import expect
 
 from browser.support import JWT, local_storage_token
 from tests.conftest import PASSWORD
-from doorapp.api.auth import issue_setup_code
+from doorapp.api.setup import issue_setup_code
 from doorapp.models import User
 
 pytestmark = pytest.mark.browser

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser.support import DESKTOP, PHONE, local_storage_token, screenshot
-from doorapp.api.auth import issue_setup_code
+from doorapp.api.setup import issue_setup_code
 from doorapp.models import Guest, Meetup, MeetupGuest, Org, User
 from tests.conftest import PASSWORD
 

@@ -1,15 +1,18 @@
-"""Bans: an org's admins ban and unban guests; every member sees the banned list."""
+"""/organizations/<org_id>/guests/: guests as one organization knows them: the banned list, banning and
+unbanning (admins), linking a guest let in by name to their platform account, and a guest's history here."""
 
+from collections import Counter
 from dataclasses import dataclass
+from datetime import timedelta
 
 from doorapp import platforms
 from doorapp.access import org_admin, org_member
-from doorapp.api import endpoint, platform
-from doorapp.api.guests import guest_json
+from doorapp.api import adapter, endpoint
+from doorapp.api.shapes import banned_json, guest_json, history_json
 from doorapp.bodies import text
-from doorapp.db import get_or_404, iso, write
+from doorapp.db import get_or_404, iso, utcnow, write
 from doorapp.errors import ApiError
-from doorapp.models import AuditType, Ban, Guest, Org, audit
+from doorapp.models import AuditEvent, AuditType, Ban, Guest, MeetupGuest, Org, audit
 from doorapp.models.meetups import link_guest, local_guest
 
 
@@ -21,14 +24,6 @@ class LinkIn:
 @dataclass
 class BanIn:
     reason: str = text(max_length=500, doc="Why the guest is banned; shown at the door and kept in the log.")
-
-
-def banned_json(ban):
-    """A banned-list entry; `ban` comes from Ban.of_org(), with its guest and banner joined."""
-    by = ban.banned_by
-    return {"platform_user_id": ban.guest.platform_user_id, "username": ban.guest.username,
-            "displayname": ban.guest.displayname, "reason": ban.reason, "banned_at": iso(ban.banned_at),
-            "banned_by": by and {"id": by.id, "username": by.username}}
 
 
 @endpoint("GET", "/organizations/<org_id>/guests/banned", auth=org_member)
@@ -70,7 +65,7 @@ def link_local_guest(org_id, platform_user_id, body, user):
     the local guest is on a list of this organization; 409 already_on_list when the platform guest is on
     one of the same lists already (nothing is moved)."""
     found_local(org_id, platform_user_id)
-    profile = platform().profile(body.username)  # no transaction is open while the platform answers
+    profile = adapter().profile(body.username)  # no transaction is open while the platform answers
     with write():
         local = found_local(org_id, platform_user_id)
         guest = Guest.of_platform(profile.platform_user_id)
@@ -93,3 +88,39 @@ def found_local(org_id, platform_user_id):
         raise ApiError(404, "not_found",
                        f"No guest let in by name at this organization has the id {platform_user_id}.")
     return local
+
+
+def upcoming(entry):
+    """UPCOMING for an expected guest of a meetup yet to come (open, dated later): no no-show yet."""
+    meetup = entry.meetup
+    if entry.outcome == "NO_SHOW" and not meetup.is_finalized and meetup.date > utcnow():
+        return "UPCOMING"
+    return None
+
+
+@endpoint("GET", "/organizations/<org_id>/guests/<platform_user_id>/history", auth=org_admin)
+def get_guest_history(org_id, platform_user_id):
+    """A guest's history in this organization: meetups attended, no-shows, last visit, bans.
+
+    Each meetup's outcome is as the summary gives it, or UPCOMING for a meetup yet to come.
+
+    `repeat_no_show` counts no-shows at the organization's last 5 meetups only; an excused absence does not
+    count, and the mark never bans anyone by itself."""
+    org, guest = get_or_404(Org, org_id, "organization"), get_or_404(Guest, platform_user_id, "guest")
+    meetups = [{"meetup_id": str(e.meetup.id), "name": e.meetup.name, "date": iso(e.meetup.date),
+                "outcome": upcoming(e) or e.outcome, "guests_count": e.guests_count,
+                "arrival_time": iso(e.arrival_time)}
+               for e in MeetupGuest.of_guest(org.id, guest.platform_user_id)]
+    history = MeetupGuest.history(org.id, [guest.platform_user_id], utcnow() + timedelta(days=1))
+    bans = AuditEvent.log(org.id, guest=guest.platform_user_id, types=(AuditType.BAN, AuditType.UNBAN))
+    ban = Ban.active(org.id, guest.platform_user_id)
+    outcomes = Counter(m["outcome"] for m in meetups)
+    return {"guest": {"platform_user_id": guest.platform_user_id, "username": guest.username,
+                      "displayname": guest.displayname},
+            **history_json(history.get(guest.platform_user_id)),
+            "attended": outcomes["ATTENDED"] + outcomes["WALK_IN"], "no_shows": outcomes["NO_SHOW"],
+            "excused": outcomes["EXCUSED_ABSENCE"], "is_banned": ban is not None,
+            "ban_reason": ban and ban.reason,
+            "bans": [{"event_type": e.event_type, "timestamp": iso(e.timestamp), "reason": e.reason}
+                     for e in bans],
+            "meetups": meetups}

@@ -1,34 +1,24 @@
-"""The door: a meetup's guest list (with the ETag doors poll), walk-ins, check-ins and their undo."""
+"""The door: /organizations/<org_id>/meetups/<meetup_id>/guests, the meetup's guest list (with the ETag
+doors poll), and what is done to one guest on it: walk-ins, check-ins and their undo, excusing a no-show;
+and .../local-walkins, letting in a person who is not on the platform."""
 
-import gzip
-import io
-import json
-import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from bottle import request, response
 
-from doorapp.access import org_member
+from doorapp import doorlist
+from doorapp.access import org_admin, org_member
 from doorapp.api import endpoint
-from doorapp.api.attendance import history_badges
-from doorapp.api.meetups import open_meetup
+from doorapp.api.shapes import meetup_guest_json, outcome_json, person_json
 from doorapp.bodies import text
 from doorapp.db import db, get_or_404, iso
 from doorapp.errors import ApiError, validation_error
-from doorapp.models import AuditType, Ban, Guest, Meetup, MeetupGuest, audit
+from doorapp.models import Ban, Guest, Meetup, MeetupGuest, audit
+from doorapp.models.audit import AuditType
+from doorapp.models.meetups import FINALIZED
 
 ENTRY = "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>"
-FINALIZED = "This meetup is finalized; an admin can unfinalize it."
-# (database, meetup id) -> (ETag, JSON, gzipped JSON) of the door list last rendered. A list of 2,000 takes
-# tens of milliseconds to render and every door polls it, so doors share one rendering while its ETag is
-# current.
-_rendered = {}
-_rendering = threading.Lock()  # a changed list is rendered by one thread while the others wait for it
-# (database, meetup id) -> (the org's door lists version, {guest id: history}): the list's history
-# (MeetupGuest.history) is of earlier meetups, so a check-in here leaves it alone; bans, excuses and links in
-# the org move the version on. A rendering looks up only the guests it has not seen (a walk-in: one row).
-_histories = {}
 
 
 DOOR_TIME = text(max_length=40, default=None, doc=(
@@ -81,34 +71,12 @@ def named(guest):
     return f"{guest.displayname} ({handle})" if guest.displayname else handle
 
 
-def person(user):
-    return user and {"id": user.id, "username": user.username}
-
-
-def meetup_guest_json(entry, history=None):
-    """API.md's MeetupGuest from an entry of MeetupGuest.door_list() or .at_door(), with the guest's
-    `history` in the org before this meetup (given by the door list for all its guests at once)."""
-    guest, ban, meetup = entry.guest, entry.ban, entry.meetup
-    if history is None:
-        history = MeetupGuest.history_of(meetup.org_id, guest.platform_user_id, meetup.date)
-    history = history_badges(history.get(guest.platform_user_id))
-    return {"guest": {"platform_user_id": guest.platform_user_id, "username": guest.username,
-                      "displayname": guest.displayname, "is_local": guest.is_local,
-                      "is_banned": ban is not None,
-                      "ban_reason": ban and ban.reason, "history": history},
-            "rsvp": {"rsvp_time": iso(entry.rsvp_time), "cancelled_rsvp": entry.cancelled_rsvp,
-                     "waitlisted": entry.waitlisted, "guests_count": entry.guests_count,
-                     "is_walkin": entry.is_walkin, "has_arrived": entry.has_arrived,
-                     "arrival_time": iso(entry.arrival_time), "arrival_order": entry.arrival_order,
-                     "checked_in_by": person(entry.checked_in_by)}}
-
-
 def door_entry(org_id, meetup_id, platform_user_id):
     """The guest's entry on the open meetup's list (MeetupGuest.at_door): 404 not_found (meetup, guest),
     409 meetup_finalized, 404 not_on_list."""
     entry = MeetupGuest.at_door(org_id, meetup_id, platform_user_id)
     if entry is None:
-        open_meetup(org_id, meetup_id)
+        Meetup.open(org_id, meetup_id)
         guest = get_or_404(Guest, platform_user_id, "guest")
         raise ApiError(404, "not_on_list",
                        f"{named(guest)} is not on this meetup's list; add them as a walk-in.")
@@ -127,72 +95,12 @@ def refuse_check_in(entry):
     raise ApiError(409, "already_checked_in",
                    f"{named(entry.guest)} was already checked in as number {entry.arrival_order}.",
                    arrival_time=iso(entry.arrival_time), arrival_order=entry.arrival_order,
-                   checked_in_by=person(entry.checked_in_by))
+                   checked_in_by=person_json(entry.checked_in_by))
 
 
 def refuse_banned(guest, ban):
     """409 guest_banned with the ban's reason: the door asks before it overrides a ban."""
     raise ApiError(409, "guest_banned", f"{named(guest)} is banned here: {ban.reason}", ban_reason=ban.reason)
-
-
-def door_list_body(meetup, tag, accept_encoding):
-    """The door list as JSON, rendered once per ETag; gzipped (a twentieth of the size) for clients that
-    take it."""
-    key = (db.database, str(meetup.id))
-    with _rendering:
-        cached = _rendered.get(key)
-        if cached is None or cached[0] != tag:
-            rows = list(MeetupGuest.door_list(meetup))
-            history = list_history(meetup, [row.guest_id for row in rows])
-            guests = [meetup_guest_json(row, history) for row in rows]
-            counts = MeetupGuest.counts([meetup.id])[str(meetup.id)]
-            state = {"is_finalized": meetup.is_finalized, "finalized_at": iso(meetup.finalized_at),
-                     "last_synced_at": iso(meetup.last_synced_at)}  # finalize and sync change the version
-            body = json.dumps({"total": len(guests), "counts": counts, "meetup": state,
-                               "guests": guests}).encode()
-            if len(_rendered) >= 32:
-                _rendered.clear()
-            cached = _rendered[key] = (tag, body, gzip.compress(body, 6, mtime=0))
-    response.content_type = "application/json"
-    body = cached[1]
-    if accepts_gzip(accept_encoding):
-        response.set_header("Content-Encoding", "gzip")
-        body = cached[2]
-    response.set_header("Content-Length", str(len(body)))
-    return io.BytesIO(body)  # sent from the shared rendering as it goes out; waitress copies bytes whole
-
-
-def list_history(meetup, guest_ids):
-    """{guest id: history} of the list's guests (see _histories); called under _rendering."""
-    key, version = (db.database, str(meetup.id)), meetup.list_version[1]
-    seen_version, known = _histories.get(key, (None, {}))
-    if seen_version != version:
-        known = {}
-    missing = [i for i in guest_ids if i not in known]
-    if missing:
-        wanted = missing if len(missing) <= 500 else MeetupGuest.guests_of(meetup.id)  # 500: parameter limits
-        found = MeetupGuest.history(meetup.org_id, wanted, meetup.date)
-        known.update({i: found.get(i) for i in missing})
-    if len(_histories) >= 32:
-        _histories.clear()
-    _histories[key] = (version, known)
-    return known
-
-
-def accepts_gzip(header):
-    """Whether an Accept-Encoding header takes gzip (RFC 9110 section 12.5.3; q=0 refuses it)."""
-    for part in (header or "").split(","):
-        name, _, params = part.partition(";")
-        weight = params.replace(" ", "").lower().removeprefix("q=")
-        if name.strip().lower() in ("gzip", "x-gzip") and weight not in ("0", "0.", "0.0", "0.00", "0.000"):
-            return True
-    return False
-
-
-def etag_matches(header, tag):
-    """If-None-Match against our tag (weak comparison, `*` matches anything)."""
-    sent = [part.strip().removeprefix("W/") for part in (header or "").split(",")]
-    return "*" in sent or tag.removeprefix("W/") in sent
 
 
 @endpoint("GET", "/organizations/<org_id>/meetups/<meetup_id>/guests", auth=org_member, tx=False)
@@ -206,21 +114,17 @@ def list_meetup_guests(org_id, meetup_id):
     response.set_header("Vary", "Accept-Encoding")
     known = request.get_header("If-None-Match")
     version = known and Meetup.list_version(org_id, meetup_id)  # a poll's one query, outside a transaction
-    if version and etag_matches(known, list_tag(version)):
-        response.set_header("ETag", list_tag(version))
+    if version and doorlist.etag_matches(known, doorlist.tag(version)):
+        response.set_header("ETag", doorlist.tag(version))
         response.status = 304
         return None
     with db.atomic():  # the list and its version from one snapshot
         meetup = Meetup.with_list_version(org_id, meetup_id)
         if meetup is None:
             raise ApiError(404, "not_found", f"No meetup has the id {meetup_id}.")
-        tag = list_tag(meetup.list_version)
-        response.set_header("ETag", tag)
-        return door_list_body(meetup, tag, request.get_header("Accept-Encoding"))
-
-
-def list_tag(version):
-    return 'W/"%s.%s"' % version  # weak: the same for the plain and the gzipped list
+        etag = doorlist.tag(meetup.list_version)
+        response.set_header("ETag", etag)
+        return doorlist.body(meetup, etag, request.get_header("Accept-Encoding"))
 
 
 @endpoint("POST", ENTRY + "/add-walkin", auth=org_member, body=WalkinIn, status=201, idempotent=True)
@@ -229,7 +133,7 @@ def add_walkin(org_id, meetup_id, platform_user_id, body, user):
 
     With `check_in`, a guest banned in this organization is refused before anything is added (409
     guest_banned) unless `force` is true, so a door that declines the override leaves no trace."""
-    meetup = open_meetup(org_id, meetup_id)
+    meetup = Meetup.open(org_id, meetup_id)
     guest = get_or_404(Guest, platform_user_id, "guest")
     ban = Ban.active(meetup.org_id, guest.platform_user_id)
     if ban and body.check_in and not body.force:
@@ -258,7 +162,7 @@ def add_local_walkin(org_id, meetup_id, body, user):
 
     They get a guest of their own (`is_local`, a negative id, no username) that the door list, check-in,
     undo, bans and the audit log treat like any guest; `/guests/` lookups never return them."""
-    meetup = open_meetup(org_id, meetup_id)
+    meetup = Meetup.open(org_id, meetup_id)
     guest = Guest.create_local(body.displayname)
     MeetupGuest.add_walkin(meetup.id, guest.platform_user_id)
     return let_in(meetup, guest, user, door_time(body), check_in=True)
@@ -296,3 +200,27 @@ def undo_check_in(org_id, meetup_id, platform_user_id, body, user):
     audit.record(AuditType.UNDO_CHECK_IN, user, org=org_id, meetup=meetup_id, guest=entry.guest_id,
                  reason=body.reason, **undone, **door_time(body))
     return meetup_guest_json(entry)
+
+
+@dataclass
+class ExcuseIn:
+    reason: str = text(max_length=500, doc="Why the absence is excused; kept in the audit log.")
+
+
+@endpoint("PATCH", ENTRY + "/excuse", auth=org_admin, body=ExcuseIn)
+def excuse_no_show(org_id, meetup_id, platform_user_id, body, user):
+    """Excuse a guest who RSVP'd and did not come (NO_SHOW becomes EXCUSED_ABSENCE); a reason is required.
+
+    Works on finalized meetups too; an excused absence does not count towards a repeat no-show mark."""
+    entry = MeetupGuest.at_door(org_id, meetup_id, platform_user_id)
+    if entry is None:
+        get_or_404(Meetup, meetup_id, "meetup", org=org_id)
+        guest = get_or_404(Guest, platform_user_id, "guest")
+        raise ApiError(404, "not_on_list", f"{guest.username} is not on this meetup's list.")
+    if entry.outcome not in ("NO_SHOW", "EXCUSED_ABSENCE"):
+        raise ApiError(409, "not_a_no_show", f"{entry.guest.username} is no no-show: {entry.outcome}.")
+    if not MeetupGuest.excuse(entry):
+        raise ApiError(409, "already_excused", f"{entry.guest.username}'s absence is already excused.")
+    audit.record(AuditType.NO_SHOW_EXCUSED, user, org=org_id, meetup=meetup_id, guest=entry.guest_id,
+                 reason=body.reason)
+    return outcome_json(MeetupGuest.with_guests(meetup_id).where(MeetupGuest.id == entry.id).get())

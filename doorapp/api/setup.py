@@ -1,0 +1,80 @@
+"""/setup: the first run. Until there is a site admin, `doorapp serve` prints a one-time setup code and
+whoever has it creates the first site admin here (or `doorapp create-admin` does, at the console)."""
+
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+
+from doorapp import access
+from doorapp.access import public
+from doorapp.api import Credentials, client_address, endpoint, password_field, username_field
+from doorapp.api.shapes import user_json
+from doorapp.bodies import parse, text
+from doorapp.db import exclusive, utcnow, write
+from doorapp.errors import ApiError
+from doorapp.models import Setting, User
+
+
+@dataclass
+class SetupIn:
+    code: str = text(max_length=64, doc="The setup code that `doorapp serve` printed.")
+    username: str = username_field()
+    password: str = password_field()
+
+
+SETUP_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+
+
+SHARED = "shared"  # issue_setup_code(): another process's code stands
+SETUP_CODE_SHARED = timedelta(seconds=30)  # Doors started on one database within it share one setup code
+
+
+def issue_setup_code():
+    """On a database with no SITE_ADMIN: a new one-time setup code (its hash stored), or SHARED when another
+    Door process started on this database issued one within SETUP_CODE_SHARED (several started at once:
+    the first one's code stands); None once there is a site admin."""
+    with exclusive():
+        if User.site_admin_exists():
+            Setting.forget_setup_code()
+            return None
+        _, issued = Setting.setup_code()
+        if issued and utcnow() - issued < SETUP_CODE_SHARED:
+            return SHARED
+        code = "-".join("".join(secrets.choice(SETUP_ALPHABET) for _ in range(4)) for _ in range(3))
+        Setting.set_setup_code(access.hash_secret(code))
+        return code
+
+
+def create_site_admin(username, password):
+    """An approved SITE_ADMIN (the create-admin command); ApiError 422/409 for a bad or taken name."""
+    body = parse(Credentials, {"username": username, "password": password})
+    password_hash = access.hash_secret(body.password)
+    with write():
+        Setting.forget_setup_code()  # printed by a serve: no longer needed
+        return User.create_named(body.username, password_hash, role="SITE_ADMIN", is_approved=True)
+
+
+@endpoint("GET", "/setup", auth=public)
+def get_setup():
+    """Whether the first site admin still has to be created."""
+    return {"needed": not User.site_admin_exists()}
+
+
+@endpoint("POST", "/setup", auth=public, body=SetupIn, status=201, tx=False)
+def create_first_admin(body):
+    """Create the first approved site admin with the setup code that `doorapp serve` printed."""
+    attempt = access.reserve_attempt(f"setup-addr:{client_address()}")
+    if User.site_admin_exists():
+        raise ApiError(409, "already_set_up", "Door is already set up; sign in instead.")
+    if not access.verify_secret(Setting.setup_code()[0], body.code.strip().upper()):
+        raise ApiError(
+            403, "invalid_setup_code", "The setup code is wrong; it is printed where Door was started."
+        )
+    password_hash = access.hash_secret(body.password)
+    with write():
+        if User.site_admin_exists():
+            raise ApiError(409, "already_set_up", "Door is already set up; sign in instead.")
+        user = User.create_named(body.username, password_hash, role="SITE_ADMIN", is_approved=True)
+        Setting.forget_setup_code()
+    access.forgive(attempt)
+    return user_json(user)
