@@ -60,14 +60,50 @@ class ApiError(Exception):
                             Content_Type="application/problem+json")
 
 
+# The `type` of each error of a 422, and what its `ctx` holds: a client words the error from these (its
+# `msg` is English).
+VALIDATION_TYPES = {
+    "missing": "a required field is absent; ctx {}",
+    "type": 'the value has the wrong JSON type; ctx {"expected": "string", "integer", "boolean", "object", '
+            '"array" or "datetime"}',
+    "blank": "a text is empty once its surrounding spaces are stripped; ctx {}",
+    "too_short": 'a text has fewer characters than allowed; ctx {"min": N}',
+    "too_long": 'a text has more characters than allowed; ctx {"max": N}',
+    "pattern": 'a text does not have the required form; ctx {"pattern": the regular expression}',
+    "too_small": 'a number is below the smallest allowed; ctx {"min": N}',
+    "too_large": 'a number is above the largest allowed; ctx {"max": N}',
+    "choice": 'the value is not one of the allowed ones; ctx {"choices": [...]}',
+    "datetime": "the value is not an ISO 8601 moment; ctx {}",
+    "invalid": 'any other rule; ctx {"rule": its short name, such as "uuid"}; msg says it',
+}
+
+
+def invalid(loc, kind, msg, **ctx):
+    """One error of a 422: where (`loc`, a tuple such as ("body", "reason")), its VALIDATION_TYPES word,
+    the English message, and its limits."""
+    assert kind in VALIDATION_TYPES, kind
+    return {"loc": list(loc), "msg": msg, "type": kind, "ctx": ctx}
+
+
+class Invalid(Exception):
+    """A value that breaks a rule, before it is known where it was: .at(loc) makes it an error of a 422."""
+
+    def __init__(self, kind, msg, **ctx):
+        super().__init__(msg)
+        self.kind, self.msg, self.ctx = kind, msg, ctx
+
+    def at(self, loc):
+        return invalid(loc, self.kind, self.msg, **self.ctx)
+
+
 def validation_error(errors):
-    """One 422 listing every bad field: errors = [(loc tuple, message), ...]."""
+    """One 422 listing every bad field: errors = [invalid(...), ...]."""
     first = errors[0]
-    detail = f"{'.'.join(str(p) for p in first[0][1:]) or first[0][0]}: {first[1]}"
+    where = ".".join(str(part) for part in first["loc"][1:]) or first["loc"][0]
+    detail = f"{where}: {first['msg']}"
     if len(errors) > 1:
         detail += f" (and {len(errors) - 1} more)"
-    return ApiError(422, "validation_error", detail,
-                    errors=[{"loc": list(loc), "msg": msg} for loc, msg in errors])
+    return ApiError(422, "validation_error", detail, errors=errors)
 
 
 def problem(status, code, detail, **extensions):

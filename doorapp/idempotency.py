@@ -13,7 +13,7 @@ from dataclasses import asdict
 
 from bottle import request, response
 
-from doorapp.errors import ApiError, validation_error
+from doorapp.errors import ApiError, invalid, validation_error
 from doorapp.models import IdempotencyKey
 
 HEADER = "Idempotency-Key"
@@ -31,7 +31,8 @@ def once(user, body, act):
     if key is None:
         return act()
     if not KEY.fullmatch(key):
-        raise validation_error([(("header", HEADER), "Must be 8 to 255 visible ASCII characters.")])
+        message = "Must be 8 to 255 visible ASCII characters."
+        raise validation_error([invalid(("header", HEADER), "pattern", message, pattern=KEY.pattern)])
     sent = json.dumps([request.method, request.path, body and asdict(body)], sort_keys=True, default=str)
     fingerprint = hashlib.sha256(sent.encode()).hexdigest()
     stored = IdempotencyKey.claim(user, key, fingerprint)

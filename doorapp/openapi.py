@@ -7,7 +7,7 @@ import uuid
 from doorapp import __version__, idempotency
 from doorapp.api import PATH_PARAMS
 from doorapp.bodies import json_schema
-from doorapp.errors import CODES
+from doorapp.errors import CODES, VALIDATION_TYPES
 
 _RAISES = re.compile(r'ApiError\(\s*(\d{3}),\s*"(\w+)"')
 _PARAM_SCHEMA = {uuid.UUID: {"type": "string", "format": "uuid"}, int: {"type": "integer", "format": "int64"},
@@ -15,8 +15,14 @@ _PARAM_SCHEMA = {uuid.UUID: {"type": "string", "format": "uuid"}, int: {"type": 
 PROBLEM = {"type": "object", "required": ["type", "title", "status", "detail", "code"], "properties": {
     "type": {"type": "string"}, "title": {"type": "string"}, "status": {"type": "integer"},
     "detail": {"type": "string"}, "code": {"type": "string", "enum": sorted(CODES)},
-    "errors": {"type": "array", "items": {"type": "object", "properties": {
-        "loc": {"type": "array", "items": {"type": ["string", "integer"]}}, "msg": {"type": "string"}}}}}}
+    "errors": {"type": "array", "description": "A 422's errors, one per bad field.", "items": {
+        "type": "object", "required": ["loc", "msg", "type", "ctx"], "properties": {
+            "loc": {"type": "array", "items": {"type": ["string", "integer"]},
+                    "description": 'Where: ["body" | "query" | "path" | "header", name].'},
+            "msg": {"type": "string", "description": "The error in English."},
+            "type": {"type": "string", "enum": list(VALIDATION_TYPES), "description": "What is wrong, for a "
+                     "client to word: " + "; ".join(f"{k}: {v}" for k, v in VALIDATION_TYPES.items()) + "."},
+            "ctx": {"type": "object", "description": "The limits the `type` names."}}}}}}
 
 
 def build(app):

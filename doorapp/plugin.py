@@ -12,7 +12,7 @@ from doorapp import access, bodies, idempotency
 from doorapp.api import PATH_PARAMS
 from doorapp.bodies import INT64
 from doorapp.db import db, drop_connection, write
-from doorapp.errors import ApiError, log, validation_error
+from doorapp.errors import ApiError, invalid, log, validation_error
 
 MAX_BODY = 64 * 1024
 DIGITS = re.compile(r"-?[0-9]+")
@@ -110,7 +110,9 @@ def path_args(args):
                 raise ValueError
             converted[name] = str(value) if kind is uuid.UUID else value
         except ValueError:
-            errors.append((("path", name), f"Must be {'a UUID' if kind is uuid.UUID else 'a whole number'}."))
+            loc = ("path", name)
+            errors.append(invalid(loc, "invalid", "Must be a UUID.", rule="uuid") if kind is uuid.UUID
+                          else invalid(loc, "type", "Must be a whole number.", expected="integer"))
     if errors:
         raise validation_error(errors)
     return converted
@@ -146,7 +148,8 @@ def read_json():
     except (ValueError, RecursionError):  # UnicodeEncodeError is a ValueError; nesting past Python's limit
         raise ApiError(400, "malformed_json", "The body is not valid JSON text.") from None
     if not isinstance(value, dict):
-        raise validation_error([(("body",), "The body must be a JSON object.")])
+        message = "The body must be a JSON object."
+        raise validation_error([invalid(("body",), "type", message, expected="object")])
     return value
 
 
@@ -155,7 +158,8 @@ def read_query():
     try:
         return request.query.decode("utf-8")
     except UnicodeDecodeError:
-        raise validation_error([(("query",), "The query string is not UTF-8 text.")]) from None
+        message = "The query string is not UTF-8 text."
+        raise validation_error([invalid(("query",), "invalid", message, rule="utf8")]) from None
 
 
 def read_form():

@@ -51,7 +51,7 @@ def test_a_ban_is_per_organization(boss, make_user, as_user, org, guest):
 
 def test_ban_refusals(boss, door, org, guest):
     assert boss.patch_json(f"{guest_path(org, guest)}/ban", {}, status=422).json["errors"] == [
-        {"loc": ["body", "reason"], "msg": "Field required."}]
+        {"loc": ["body", "reason"], "msg": "Field required.", "type": "missing", "ctx": {}}]
     assert boss.patch_json(f"{guest_path(org, guest)}/ban", {"reason": " "}, status=422).json["errors"][0][
         "msg"] == "Must not be blank."
     too_long = boss.patch_json(f"{guest_path(org, guest)}/ban", {"reason": "x" * 501}, status=422).json

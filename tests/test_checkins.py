@@ -231,7 +231,8 @@ def test_check_in_refusals(door, meetup, guest):
     assert reply["code"] == "not_on_list"
     assert door.post(f"{base(meetup)}/guests/424242/checkin", status=404).json["code"] == "not_found"
     bad = door.post_json(f"{entry(meetup, guest)}/checkin", {"force": "yes"}, status=422).json
-    assert bad["errors"] == [{"loc": ["body", "force"], "msg": "Must be true or false."}]
+    assert bad["errors"] == [{"loc": ["body", "force"], "msg": "Must be true or false.", "type": "type",
+                              "ctx": {"expected": "boolean"}}]
     assert door.post(f"{base(meetup)}/guests/abc/checkin", status=422).json["errors"][0]["loc"] == [
         "path", "platform_user_id"]
     assert events() == []

@@ -13,7 +13,7 @@ from doorapp.api import endpoint
 from doorapp.api.shapes import meetup_guest_json, outcome_json, person_json
 from doorapp.bodies import text
 from doorapp.db import db, get_or_404, iso
-from doorapp.errors import ApiError, validation_error
+from doorapp.errors import ApiError, invalid, validation_error
 from doorapp.models import Ban, Guest, Meetup, MeetupGuest, audit
 from doorapp.models.audit import AuditType
 from doorapp.models.meetups import FINALIZED
@@ -61,7 +61,8 @@ def door_time(body):
     except ValueError:
         moment = None
     if moment is None or moment.tzinfo is None:
-        raise validation_error([(("body", "door_time"), "Must be an ISO 8601 time with an offset.")])
+        problem = invalid(("body", "door_time"), "datetime", "Must be an ISO 8601 time with an offset.")
+        raise validation_error([problem])
     return {"door_time": iso(moment.astimezone(timezone.utc).replace(tzinfo=None))}
 
 

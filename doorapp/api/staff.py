@@ -11,7 +11,7 @@ from doorapp.api import endpoint
 from doorapp.api.shapes import user_json, users_json
 from doorapp.bodies import text
 from doorapp.db import get_or_404, iso, utcnow, write
-from doorapp.errors import ApiError, validation_error
+from doorapp.errors import ApiError, invalid, validation_error
 from doorapp.models import Membership, Org, User
 from doorapp.models.accounts import RECOVERY_VALIDITY
 from doorapp.models.audit import AuditType, record
@@ -84,10 +84,13 @@ def _org_to_join(body):
     """The organization an approval adds the account to, or None; 422 for org_id or role out of place."""
     if body.org_id is None:
         if body.role is not None:
-            raise validation_error([(("body", "role"), "A role needs an org_id to be a role in.")])
+            message = "A role needs an org_id to be a role in."
+            raise validation_error([invalid(("body", "role"), "invalid", message, rule="role_needs_org_id")])
         return None
     if not body.is_approved:
-        raise validation_error([(("body", "org_id"), "Only an approval adds an account to an organization.")])
+        raise validation_error([invalid(("body", "org_id"), "invalid",
+                                        "Only an approval adds an account to an organization.",
+                                        rule="org_id_needs_approval")])
     return get_or_404(Org, body.org_id, "organization")
 
 

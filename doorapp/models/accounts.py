@@ -36,12 +36,14 @@ def username_as_kept(name):
 
 
 def new_username(name):
-    """A name chosen for a new account, as kept; ValueError for one that could pass for another name."""
+    """A name chosen for a new account, as kept; ValueError(message, rule) for one that could pass for
+    another name."""
     name = username_as_kept(name)
     if any(unicodedata.category(c)[0] in "CZ" or INVISIBLE.match(c) for c in name):
-        raise ValueError("Must not contain spaces or invisible, control or format characters.")
+        raise ValueError("Must not contain spaces or invisible, control or format characters.",
+                         "visible_name")
     if name and unicodedata.category(name[0])[0] == "M":
-        raise ValueError("Must not start with a combining mark.")
+        raise ValueError("Must not start with a combining mark.", "no_leading_mark")
     return name
 
 

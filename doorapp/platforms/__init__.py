@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 import requests
 from requests.adapters import HTTPAdapter
 
-from doorapp.errors import ApiError, validation_error
+from doorapp.errors import ApiError, invalid, validation_error
 
 PROBE_INTERVAL = 5.0   # seconds between reachability probes (API.md Health)
 FIRST_PROBE_WAIT = 0.5  # how long the very first /health waits for a probe before saying "unknown"
@@ -211,7 +211,7 @@ def _read(reply, deadline):
 
 def bad_url(message):
     """422 for a `platform_url` that is not an event URL of the platform."""
-    return validation_error([(("body", "platform_url"), message)])
+    return validation_error([invalid(("body", "platform_url"), "invalid", message, rule="event_url")])
 
 
 def load(config):

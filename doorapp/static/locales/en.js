@@ -110,6 +110,7 @@ export default {
 
   "detail.arrival_order": "arrival",
   "detail.arrival_time": "arrived at",
+  "detail.ban_reason": "ban reason",
   "detail.bans": "bans moved",
   "detail.cancelled": "cancelled",
   "detail.changes": "changes",

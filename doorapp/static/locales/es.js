@@ -109,6 +109,7 @@ export default {
 
   "detail.arrival_order": "llegada",
   "detail.arrival_time": "llegó a las",
+  "detail.ban_reason": "motivo del veto",
   "detail.bans": "vetos movidos",
   "detail.cancelled": "cancelados",
   "detail.changes": "cambios",
