@@ -19,82 +19,116 @@ DIGITS = re.compile(r"-?[0-9]+")
 
 
 class ApiPlugin:
+    """Bottle's plugin for API routes: each route runs its declared stages (authorize, parse, transact,
+    once, serialize), built once per route by apply()."""
+
     name, api = "door_api", 2
 
     def __init__(self, config):
         self.config = config
 
     def apply(self, handler, route):
-        if "auth" not in route.config:
+        config = route.config
+        if "auth" not in config:
             raise TypeError(f"{route.method} {route.rule} declares no auth= Rule; use endpoint()")
-        rule, body, status = route.config["auth"], route.config["body"], route.config["status"]
-        query = route.config["query"]
-        media, tx, produces = route.config["media"], route.config["tx"], route.config["produces"]
-        idempotent = route.config.get("idempotent", False)
-        wants_user = "user" in route.get_callback_args()
-        secret = self.config.secret_key
-        reader = route.method in ("GET", "HEAD")
+        checked = authorize(config["auth"], self.config.secret_key)
+        parsed = parse(config, wants_user="user" in route.get_callback_args())
 
-        def authorized(args):
-            """The handler's arguments once the caller is known and allowed and the body is read: only
-            reads, so a writer does them before it takes its turn to write (write())."""
-            args = path_args(args)
-            user = access.current_user(secret, rule, args.get("org_id"))
-            rule.enforce(user, args)
+        def prepare(args):
+            return parsed(*checked(args))
+
+        act = once(handler) if config["idempotent"] else lambda user, args: handler(**args)
+        run = transact(config["tx"], route.method in ("GET", "HEAD"), prepare, act)
+        return serialize(config["status"], config["produces"], run)
+
+
+def authorize(rule, secret):
+    """The stage that knows the caller: path ids typed, then the token and the Rule (401, 403)."""
+
+    def check(args):
+        args = path_args(args)
+        user = access.current_user(secret, rule, args.get("org_id"))
+        rule.enforce(user, args)
+        return user, args
+
+    return check
+
+
+def parse(config, wants_user):
+    """The stage that reads the body and query string into their dataclasses (400, 413, 415, 422); it runs
+    after authorize, so a stranger learns nothing from a 422."""
+    body, query, form = config["body"], config["query"], config["media"] == "form"
+
+    def read(user, args):
+        if form:
+            data = read_form()
             if body:
-                args["body"] = (
-                    bodies.parse(body, read_form(), strings=True)
-                    if media == "form"
-                    else bodies.parse(body, read_json())
-                )
-            elif media == "form":
-                read_form()
-            if query:
-                args["query"] = bodies.parse(query, read_query(), where="query")
-            if wants_user:
-                args["user"] = user
-            return user, args
+                args["body"] = bodies.parse(body, data, strings=True)
+        elif body:
+            args["body"] = bodies.parse(body, read_json())
+        if query:
+            args["query"] = bodies.parse(query, read_query(), where="query")
+        if wants_user:
+            args["user"] = user
+        return user, args
 
-        def run(user, args):
-            if idempotent:
-                return idempotency.once(user, args.get("body"), lambda: handler(**args))
-            return handler(**args)
+    return read
 
-        def wrapper(**args):
-            response.status = status  # a handler may change it (GET /health answers 503)
-            try:
-                if not tx:
-                    result = run(*authorized(args))
-                elif reader:
-                    with db.atomic():
-                        result = run(*authorized(args))
-                else:
-                    user, args = authorized(args)
-                    with write():
-                        result = run(user, args)
-            except ApiError as error:
-                return error.response()
-            except (OperationalError, InterfaceError) as error:  # locked past busy_timeout, a lost file or
-                drop_connection()  # server: not the client's fault
-                log.error(
-                    "request %s: database unavailable: %s", request.environ.get("door.request_id"), error
-                )
-                return ApiError(
-                    503,
-                    "service_unavailable",
-                    "The database is unavailable; try again in a moment.",
-                    headers={"Retry-After": "1"},
-                ).response()
-            if result is None:
-                return b""
-            if produces != "application/json":
-                response.content_type = produces
-            if isinstance(result, (bytes, str, io.BytesIO)):
-                return result
-            response.content_type = "application/json"
-            return json.dumps(result)
 
-        return wrapper
+def once(handler):
+    """The stage of `idempotent=True` routes: an Idempotency-Key answered before answers the same again."""
+    return lambda user, args: idempotency.once(user, args.get("body"), lambda: handler(**args))
+
+
+def transact(tx, reader, prepare, act):
+    """The stage that opens the request's transaction: none for `tx=False` (the handler opens its own), one
+    read snapshot for readers; a writer does its reads (authorize, parse) first and only then takes its
+    turn to write (db.write()), so the write lock is held for the handler alone."""
+    if not tx:
+        return lambda args: act(*prepare(args))
+
+    def read(args):
+        with db.atomic():
+            return act(*prepare(args))
+
+    def change(args):
+        user, args = prepare(args)
+        with write():
+            return act(user, args)
+
+    return read if reader else change
+
+
+def serialize(status, produces, run):
+    """The outer stage: the success status, the result as JSON (or the `produces` type as given), and any
+    ApiError or database failure as a problem."""
+
+    def wrapper(**args):
+        response.status = status  # a handler may change it (GET /health answers 503)
+        try:
+            result = run(args)
+        except ApiError as error:
+            return error.response()
+        except (OperationalError, InterfaceError) as error:  # locked past busy_timeout, a lost file or
+            return unavailable(error).response()  # server: not the client's fault
+        if result is None:
+            return b""
+        if produces != "application/json":
+            response.content_type = produces
+        if isinstance(result, (bytes, str, io.BytesIO)):
+            return result
+        response.content_type = "application/json"
+        return json.dumps(result)
+
+    return wrapper
+
+
+def unavailable(error):
+    """503 for a database that failed the request; its connection is dropped (see drop_connection)."""
+    drop_connection()
+    log.error("request %s: database unavailable: %s", request.environ.get("door.request_id"), error)
+    return ApiError(503, "service_unavailable", "The database is unavailable; try again in a moment.",
+                    headers={"Retry-After": "1"})
 
 
 def path_args(args):
