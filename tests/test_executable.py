@@ -59,7 +59,7 @@ def test_the_executable_runs_the_door_flow_and_stops_cleanly(door, client):
         assert health.json()["services"]["database"]["status"] == "healthy"
         for bundled in ("/", "/docs", "/static/swagger-ui/swagger-ui-bundle.js"):
             assert requests.get(f"{url}{bundled}", timeout=10).status_code == 200, bundled
-        # Derived from the handlers' source, which the executable must carry for it to come out the same.
+        # Derived from the route table: the same without any .py source in the executable.
         assert requests.get(f"{url}/openapi.json", timeout=10).json() == client.get("/openapi.json").json
 
         setup = requests.post(f"{url}/setup", json={"code": server.setup_code, "username": "olga",

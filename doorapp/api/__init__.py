@@ -13,8 +13,15 @@ from doorapp.bodies import text
 from doorapp.models.accounts import new_username
 
 # Path ids are typed here, once; a wrong type is 422 with loc ["path", name] (API.md).
-PATH_PARAMS = {"org_id": uuid.UUID, "meetup_id": uuid.UUID, "user_id": int, "platform_user_id": int,
-               "guest_id": int, "staff_id": int, "username": str}
+PATH_PARAMS = {
+    "org_id": uuid.UUID,
+    "meetup_id": uuid.UUID,
+    "user_id": int,
+    "platform_user_id": int,
+    "guest_id": int,
+    "staff_id": int,
+    "username": str,
+}
 
 
 @dataclass
@@ -28,8 +35,20 @@ class Route:
 ROUTES = []
 
 
-def endpoint(method, path, *, auth, body=None, query=None, status=200, media="json", tx=True, errors=(),
-             idempotent=False, produces="application/json"):
+def endpoint(
+    method,
+    path,
+    *,
+    auth,
+    body=None,
+    query=None,
+    status=200,
+    media="json",
+    tx=True,
+    errors=(),
+    idempotent=False,
+    produces="application/json",
+):
     """Declare an API route. `auth` is a Rule; `body` and `query` dataclasses (the handler gets them as
     `body` and `query`); `produces` the media type of a success (a handler of another type than JSON
     returns its body as text or bytes; OpenAPI documents it); `tx=False` for handlers that call the
@@ -49,30 +68,51 @@ def endpoint(method, path, *, auth, body=None, query=None, status=200, media="js
     def register(handler):
         if not (handler.__doc__ or "").strip():
             raise TypeError(f"{handler.__name__} needs a docstring: it is the API summary")
-        ROUTES.append(Route(method, path, handler,
-                            {"auth": auth, "body": body, "query": query, "status": status, "media": media,
-                             "tx": tx, "errors": tuple(errors), "idempotent": idempotent,
-                             "produces": produces}))
+        ROUTES.append(
+            Route(
+                method,
+                path,
+                handler,
+                {
+                    "auth": auth,
+                    "body": body,
+                    "query": query,
+                    "status": status,
+                    "media": media,
+                    "tx": tx,
+                    "errors": tuple(errors),
+                    "idempotent": idempotent,
+                    "produces": produces,
+                },
+            )
+        )
         return handler
+
     return register
 
 
 def page(query, limit, offset, plural, render, total=None):
     """A paged list: {total, limit, offset, <plural>}. `total` is a cheaper query to count, when the page's
     query joins tables only to render its rows (counting a million joined rows reads a million rows)."""
-    return {"total": (query if total is None else total).count(), "limit": limit, "offset": offset,
-            plural: [render(row) for row in query.limit(limit).offset(offset)]}
+    return {
+        "total": (query if total is None else total).count(),
+        "limit": limit,
+        "offset": offset,
+        plural: [render(row) for row in query.limit(limit).offset(offset)],
+    }
 
 
 def settings():
     """The running app's Config."""
     from bottle import request
+
     return request.app.config["door.config"]
 
 
 def adapter():
     """The running app's platform adapter."""
     from bottle import request
+
     return request.app.config["door.platform"]
 
 
@@ -83,9 +123,14 @@ def client_address():
 
 # --- Body fields of accounts, for /auth/ and /setup -------------------------------------------------------
 
+
 def username_field():
-    return text(max_length=64, strip=False, normalize=new_username,
-                doc="1-64 characters (kept in Unicode NFKC form), no spaces or invisible characters.")
+    return text(
+        max_length=64,
+        strip=False,
+        normalize=new_username,
+        doc="1-64 characters (kept in Unicode NFKC form), no spaces or invisible characters.",
+    )
 
 
 def password_field():

@@ -37,19 +37,36 @@ class PasswordReset(RecoveryCheck):
     new_password: str = password_field()
 
 
-@endpoint("POST", "/auth/register", auth=public, body=Credentials, status=201, tx=False)
+@endpoint(
+    "POST",
+    "/auth/register",
+    auth=public,
+    body=Credentials,
+    status=201,
+    tx=False,
+    errors=("rate_limited", "username_taken"),
+)
 def register_user(body):
     """Create a staff account; it cannot sign in until a site admin approves it. At most 20 per client
     address in 5 minutes; refused while two others wait for their password hash (429 with Retry-After)."""
     with access.newcomer():
-        access.reserve_attempt(f"register-addr:{client_address()}", limit=REGISTRATIONS_PER_ADDRESS,
-                               what="new accounts")
+        access.reserve_attempt(
+            f"register-addr:{client_address()}", limit=REGISTRATIONS_PER_ADDRESS, what="new accounts"
+        )
         password_hash = access.hash_secret(body.password)  # slow on purpose: outside the write lock
     with write():
         return user_json(User.create_named(body.username, password_hash))
 
 
-@endpoint("POST", "/auth/token", auth=public, body=TokenForm, media="form", tx=False)
+@endpoint(
+    "POST",
+    "/auth/token",
+    auth=public,
+    body=TokenForm,
+    media="form",
+    tx=False,
+    errors=("account_disabled", "account_pending", "invalid_credentials", "rate_limited"),
+)
 def issue_token(body):
     """Sign in (OAuth 2.0 password flow, form-encoded username and password); returns a bearer JWT."""
     attempt = access.reserve_attempt(f"login-user:{body.username}", f"login-addr:{client_address()}")
@@ -73,7 +90,14 @@ class PasswordChange:
     new_password: str = password_field()
 
 
-@endpoint("PATCH", "/auth/password", auth=signed_in, body=PasswordChange, tx=False)
+@endpoint(
+    "PATCH",
+    "/auth/password",
+    auth=signed_in,
+    body=PasswordChange,
+    tx=False,
+    errors=("invalid_credentials", "rate_limited"),
+)
 def change_password(body, user):
     """Change your own password. Your other sessions end; the answer is a new token for this one."""
     attempt = access.reserve_attempt(f"login-user:{user.username}")  # a stolen session guessing the password
@@ -94,8 +118,11 @@ def token_json(user):
     minutes = settings().access_token_expire_minutes
     response.set_header("Cache-Control", "no-store")
     response.set_header("Pragma", "no-cache")
-    return {"access_token": access.issue_token(settings().secret_key, user, minutes), "token_type": "bearer",
-            "expires_in": minutes * 60}
+    return {
+        "access_token": access.issue_token(settings().secret_key, user, minutes),
+        "token_type": "bearer",
+        "expires_in": minutes * 60,
+    }
 
 
 @endpoint("GET", "/auth/userinfo", auth=signed_in)
@@ -123,8 +150,9 @@ def _recovery_user(body):
 
 
 def invalid_code():
-    return ApiError(400, "invalid_recovery_code",
-                    "This recovery code is not valid; ask a site admin for a new one.")
+    return ApiError(
+        400, "invalid_recovery_code", "This recovery code is not valid; ask a site admin for a new one."
+    )
 
 
 def _try_code(user, step):
@@ -133,14 +161,28 @@ def _try_code(user, step):
         return User.count_recovery_try(user, step, RECOVERY_MAX_FAILURES)
 
 
-@endpoint("POST", "/auth/verify-recovery-code", auth=public, body=RecoveryCheck, tx=False)
+@endpoint(
+    "POST",
+    "/auth/verify-recovery-code",
+    auth=public,
+    body=RecoveryCheck,
+    tx=False,
+    errors=("invalid_recovery_code", "rate_limited"),
+)
 def verify_recovery_code(body):
     """Tell whether a recovery code is valid, without using it up."""
     _recovery_user(body)
     return {"valid": True}
 
 
-@endpoint("POST", "/auth/reset-password", auth=public, body=PasswordReset, tx=False)
+@endpoint(
+    "POST",
+    "/auth/reset-password",
+    auth=public,
+    body=PasswordReset,
+    tx=False,
+    errors=("invalid_recovery_code", "rate_limited"),
+)
 def reset_password(body):
     """Set a new password with a recovery code; the code is used up only when this succeeds, and the
     account's earlier sessions end."""

@@ -18,8 +18,9 @@ from doorapp.models import AuditEvent, AuditType, Guest, Meetup, Org, User
 class EventQuery:
     type: list[AuditType] | None = field(default=None)  # comma-separated in the query
     since: datetime | None = moment("ISO 8601 (UTC if no offset); events at or after it; a date: its start.")
-    until: datetime | None = moment("ISO 8601 (UTC if no offset); events at or before it; a date: its end.",
-                                    end_of_day=True)
+    until: datetime | None = moment(
+        "ISO 8601 (UTC if no offset); events at or before it; a date: its end.", end_of_day=True
+    )
     guest_id: int | None = number(default=None)
     meetup_id: uuid.UUID | None = None
     actor_id: int | None = number(default=None)
@@ -29,9 +30,17 @@ class EventQuery:
 
 def filtered_events(org_id, query, orgless=False, **scope):
     """The org's log narrowed by the query's filters and the path's `scope` (guest, meetup or actor)."""
-    return AuditEvent.log(org_id, orgless=orgless, types=query.type or (), since=query.since,
-                          until=query.until, guest_id=query.guest_id, meetup_id=query.meetup_id,
-                          actor_id=query.actor_id, **scope)
+    return AuditEvent.log(
+        org_id,
+        orgless=orgless,
+        types=query.type or (),
+        since=query.since,
+        until=query.until,
+        guest_id=query.guest_id,
+        meetup_id=query.meetup_id,
+        actor_id=query.actor_id,
+        **scope,
+    )
 
 
 def events_page(org_id, query, orgless=False, **scope):
@@ -40,21 +49,33 @@ def events_page(org_id, query, orgless=False, **scope):
     return page(AuditEvent.with_people(events), query.limit, query.offset, "events", event_json, total=events)
 
 
-@endpoint("GET", "/organizations/<org_id>/events/", auth=org_admin, query=EventQuery)
+@endpoint("GET", "/organizations/<org_id>/events/", auth=org_admin, query=EventQuery, errors=("not_found",))
 def list_events(org_id, query):
     """The organization's full audit log, newest first, with optional filters; paged."""
     get_or_404(Org, org_id, "organization")
     return events_page(org_id, query)
 
 
-@endpoint("GET", "/organizations/<org_id>/events/meetups/<meetup_id>", auth=org_member, query=EventQuery)
+@endpoint(
+    "GET",
+    "/organizations/<org_id>/events/meetups/<meetup_id>",
+    auth=org_member,
+    query=EventQuery,
+    errors=("not_found",),
+)
 def list_meetup_events(org_id, meetup_id, query):
     """Events of one meetup of the organization, newest first; paged."""
     get_or_404(Meetup, meetup_id, "meetup", org=org_id)
     return events_page(org_id, query, meetup=meetup_id)
 
 
-@endpoint("GET", "/organizations/<org_id>/events/guests/<guest_id>", auth=org_member, query=EventQuery)
+@endpoint(
+    "GET",
+    "/organizations/<org_id>/events/guests/<guest_id>",
+    auth=org_member,
+    query=EventQuery,
+    errors=("not_found",),
+)
 def list_guest_events(org_id, guest_id, query):
     """Events about one guest in the organization, plus the guest's registration; newest first, paged."""
     get_or_404(Org, org_id, "organization")
@@ -62,7 +83,13 @@ def list_guest_events(org_id, guest_id, query):
     return events_page(org_id, query, orgless=True, guest=guest_id)
 
 
-@endpoint("GET", "/organizations/<org_id>/events/staff/<staff_id>", auth=org_member, query=EventQuery)
+@endpoint(
+    "GET",
+    "/organizations/<org_id>/events/staff/<staff_id>",
+    auth=org_member,
+    query=EventQuery,
+    errors=("not_found",),
+)
 def list_staff_events(org_id, staff_id, query):
     """Events one staff member performed in the organization, newest first; paged."""
     get_or_404(Org, org_id, "organization")
@@ -71,20 +98,47 @@ def list_staff_events(org_id, staff_id, query):
 
 
 EXPORT_MAX = 100_000  # events in one export, newest first: narrow the filters for older ones
-EXPORT_COLUMNS = ("id", "timestamp", "event_type", "actor", "guest_id", "guest_username", "guest_displayname",
-                  "meetup_id", "meetup", "reason", "details")
+EXPORT_COLUMNS = (
+    "id",
+    "timestamp",
+    "event_type",
+    "actor",
+    "guest_id",
+    "guest_username",
+    "guest_displayname",
+    "meetup_id",
+    "meetup",
+    "reason",
+    "details",
+)
 
 
 def event_row(event, meetup_names):
     """An event as a line of EXPORT_COLUMNS, from a row of AuditEvent.with_people()."""
     meetup_id, details = event["meetup_id"], event["details"]
-    return (event["id"], iso(event["timestamp"]), event["event_type"], event["actor_username"],
-            event["guest"], event["guest_username"], event["guest_displayname"], meetup_id and str(meetup_id),
-            meetup_names.get(meetup_id), event["reason"],
-            json.dumps(details, ensure_ascii=False) if details else None)
+    return (
+        event["id"],
+        iso(event["timestamp"]),
+        event["event_type"],
+        event["actor_username"],
+        event["guest"],
+        event["guest_username"],
+        event["guest_displayname"],
+        meetup_id and str(meetup_id),
+        meetup_names.get(meetup_id),
+        event["reason"],
+        json.dumps(details, ensure_ascii=False) if details else None,
+    )
 
 
-@endpoint("GET", "/organizations/<org_id>/events/export", auth=org_admin, query=EventQuery, produces=CSV)
+@endpoint(
+    "GET",
+    "/organizations/<org_id>/events/export",
+    auth=org_admin,
+    query=EventQuery,
+    produces=CSV,
+    errors=("not_found",),
+)
 def export_events(org_id, query):
     """The organization's audit log with the same filters as the list, as CSV (UTF-8 with a byte-order
     mark), newest first; at most 100,000 events (limit and offset are ignored)."""

@@ -14,8 +14,12 @@ from doorapp.models import AuditType, Guest, audit
 
 @dataclass
 class GuestQuery:
-    q: str = text(default="", min_length=0, max_length=255,
-                  doc="Words that start words of the username or display name (any order, case, accents).")
+    q: str = text(
+        default="",
+        min_length=0,
+        max_length=255,
+        doc="Words that start words of the username or display name (any order, case, accents).",
+    )
     limit: int = number(1, 200, default=50)
     offset: int = number(0, default=0)
 
@@ -27,8 +31,9 @@ class GuestIn:
 
 def refuse_existing(guest):
     if guest is not None:
-        raise ApiError(409, "guest_exists", f"{guest.username} is already registered.",
-                       guest=guest_json(guest))
+        raise ApiError(
+            409, "guest_exists", f"{guest.username} is already registered.", guest=guest_json(guest)
+        )
 
 
 @endpoint("GET", "/guests/", auth=signed_in, query=GuestQuery)
@@ -36,34 +41,53 @@ def list_guests(query):
     """Known guests by username, paged; `q` finds them as the door's search does ("angstrom alice" finds
     Alice Ångström)."""
     total, guests = Guest.search(query.q, query.limit, query.offset)
-    return {"total": total, "limit": query.limit, "offset": query.offset,
-            "guests": [guest_json(g) for g in guests]}
+    return {
+        "total": total,
+        "limit": query.limit,
+        "offset": query.offset,
+        "guests": [guest_json(g) for g in guests],
+    }
 
 
-@endpoint("POST", "/guests/", auth=signed_in, body=GuestIn, status=201, tx=False, errors=platforms.ERRORS)
+@endpoint(
+    "POST",
+    "/guests/",
+    auth=signed_in,
+    body=GuestIn,
+    status=201,
+    tx=False,
+    errors=(*platforms.ERRORS, "guest_exists"),
+)
 def create_guest(body, user):
     """Register a guest by platform username; the profile is read from the platform."""
     refuse_existing(Guest.get_or_none(Guest.username == body.username, ~Guest.is_local))
     profile = adapter().profile(body.username)  # no transaction is open while the platform answers
     with write():
         refuse_existing(Guest.of_platform(profile.platform_user_id))
-        guest = Guest.create(platform_user_id=profile.platform_user_id, username=profile.username,
-                             displayname=profile.displayname)
+        guest = Guest.create(
+            platform_user_id=profile.platform_user_id,
+            username=profile.username,
+            displayname=profile.displayname,
+        )
         audit.record(AuditType.GUEST_CREATED, user, guest=guest)
     return guest_json(guest)
 
 
-@endpoint("GET", "/guests/<platform_user_id>", auth=signed_in)
+@endpoint("GET", "/guests/<platform_user_id>", auth=signed_in, errors=("not_found",))
 def get_guest(platform_user_id):
     """A guest by platform user id."""
     return guest_json(get_or_404(Guest, platform_user_id, "guest", is_local=False))
 
 
-@endpoint("GET", "/guests/by-username/<username>", auth=signed_in)
+@endpoint("GET", "/guests/by-username/<username>", auth=signed_in, errors=("not_found",))
 def get_guest_by_username(username):
     """A guest by platform username (exact, case-sensitive)."""
-    guest = (Guest.select().where(Guest.username == username, ~Guest.is_local)
-             .order_by(Guest.created_at.desc()).first())
+    guest = (
+        Guest.select()
+        .where(Guest.username == username, ~Guest.is_local)
+        .order_by(Guest.created_at.desc())
+        .first()
+    )
     if guest is None:
         raise ApiError(404, "not_found", f"No guest has the username {username!r}.")
     return guest_json(guest)

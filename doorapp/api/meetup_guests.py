@@ -21,9 +21,14 @@ from doorapp.models.meetups import FINALIZED
 ENTRY = "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>"
 
 
-DOOR_TIME = text(max_length=40, default=None, doc=(
-    "When the door acted, by the device's clock (ISO 8601 with an offset): kept in the audit event as "
-    "details.door_time beside the server's timestamp, which alone orders and filters the log."))
+DOOR_TIME = text(
+    max_length=40,
+    default=None,
+    doc=(
+        "When the door acted, by the device's clock (ISO 8601 with an offset): kept in the audit event as "
+        "details.door_time beside the server's timestamp, which alone orders and filters the log."
+    ),
+)
 
 
 @dataclass
@@ -79,8 +84,9 @@ def door_entry(org_id, meetup_id, platform_user_id):
     if entry is None:
         Meetup.open(org_id, meetup_id)
         guest = get_or_404(Guest, platform_user_id, "guest")
-        raise ApiError(404, "not_on_list",
-                       f"{named(guest)} is not on this meetup's list; add them as a walk-in.")
+        raise ApiError(
+            404, "not_on_list", f"{named(guest)} is not on this meetup's list; add them as a walk-in."
+        )
     if entry.meetup.is_finalized:
         raise ApiError(409, "meetup_finalized", FINALIZED)
     return entry
@@ -93,10 +99,14 @@ def refuse_check_in(entry):
         entry = MeetupGuest.at_door(entry.meetup.org_id, entry.meetup_id, entry.guest_id)
     if not entry.has_arrived:
         raise ApiError(409, "meetup_finalized", FINALIZED)
-    raise ApiError(409, "already_checked_in",
-                   f"{named(entry.guest)} was already checked in as number {entry.arrival_order}.",
-                   arrival_time=iso(entry.arrival_time), arrival_order=entry.arrival_order,
-                   checked_in_by=person_json(entry.checked_in_by))
+    raise ApiError(
+        409,
+        "already_checked_in",
+        f"{named(entry.guest)} was already checked in as number {entry.arrival_order}.",
+        arrival_time=iso(entry.arrival_time),
+        arrival_order=entry.arrival_order,
+        checked_in_by=person_json(entry.checked_in_by),
+    )
 
 
 def refuse_banned(guest, ban):
@@ -104,7 +114,13 @@ def refuse_banned(guest, ban):
     raise ApiError(409, "guest_banned", f"{named(guest)} is banned here: {ban.reason}", ban_reason=ban.reason)
 
 
-@endpoint("GET", "/organizations/<org_id>/meetups/<meetup_id>/guests", auth=org_member, tx=False)
+@endpoint(
+    "GET",
+    "/organizations/<org_id>/meetups/<meetup_id>/guests",
+    auth=org_member,
+    tx=False,
+    errors=("not_found",),
+)
 def list_meetup_guests(org_id, meetup_id):
     """The door list: every guest on the meetup with RSVP, check-in and ban status, the counts, and the
     meetup's state (`meetup`: is_finalized, finalized_at, last_synced_at).
@@ -128,7 +144,15 @@ def list_meetup_guests(org_id, meetup_id):
         return doorlist.body(meetup, etag, request.get_header("Accept-Encoding"))
 
 
-@endpoint("POST", ENTRY + "/add-walkin", auth=org_member, body=WalkinIn, status=201, idempotent=True)
+@endpoint(
+    "POST",
+    ENTRY + "/add-walkin",
+    auth=org_member,
+    body=WalkinIn,
+    status=201,
+    idempotent=True,
+    errors=("already_on_list", "guest_banned", "meetup_finalized", "not_found"),
+)
 def add_walkin(org_id, meetup_id, platform_user_id, body, user):
     """Add a guest who did not RSVP to the meetup's list as a walk-in; with `check_in`, check them in too.
 
@@ -151,13 +175,27 @@ def let_in(meetup, guest, user, when, check_in, forced=False):
     if check_in:
         if not MeetupGuest.check_in(entry, user):
             raise ApiError(409, "meetup_finalized", FINALIZED)
-        audit.record(AuditType.CHECK_IN, user, org=meetup.org_id, meetup=meetup, guest=guest, **when,
-                     **({"forced": True} if forced else {}))
+        audit.record(
+            AuditType.CHECK_IN,
+            user,
+            org=meetup.org_id,
+            meetup=meetup,
+            guest=guest,
+            **when,
+            **({"forced": True} if forced else {}),
+        )
     return meetup_guest_json(entry)
 
 
-@endpoint("POST", "/organizations/<org_id>/meetups/<meetup_id>/local-walkins", auth=org_member,
-          body=LocalWalkinIn, status=201, idempotent=True)
+@endpoint(
+    "POST",
+    "/organizations/<org_id>/meetups/<meetup_id>/local-walkins",
+    auth=org_member,
+    body=LocalWalkinIn,
+    status=201,
+    idempotent=True,
+    errors=("meetup_finalized", "not_found"),
+)
 def add_local_walkin(org_id, meetup_id, body, user):
     """Let in a person who is not on the platform, by the name typed at the door: a walk-in, checked in.
 
@@ -169,7 +207,14 @@ def add_local_walkin(org_id, meetup_id, body, user):
     return let_in(meetup, guest, user, door_time(body), check_in=True)
 
 
-@endpoint("POST", ENTRY + "/checkin", auth=org_member, body=CheckInIn, idempotent=True)
+@endpoint(
+    "POST",
+    ENTRY + "/checkin",
+    auth=org_member,
+    body=CheckInIn,
+    idempotent=True,
+    errors=("already_checked_in", "guest_banned", "meetup_finalized", "not_found", "not_on_list"),
+)
 def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
     """Check a guest in: records arrival time, arrival number and who let them in.
 
@@ -184,22 +229,44 @@ def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
     # transaction: on PostgreSQL the meetup's row (its arrival counter) is locked from the check-in's UPDATE
     # to the commit, and every check-in of the meetup waits for it. A refused check-in rolls all back.
     history = MeetupGuest.history_of(org_id, entry.guest_id, entry.meetup.date)
-    audit.record(AuditType.CHECK_IN, user, org=org_id, meetup=meetup_id, guest=entry.guest_id,
-                 **door_time(body), **({"forced": True} if entry.ban else {}))
+    audit.record(
+        AuditType.CHECK_IN,
+        user,
+        org=org_id,
+        meetup=meetup_id,
+        guest=entry.guest_id,
+        **door_time(body),
+        **({"forced": True} if entry.ban else {}),
+    )
     if not MeetupGuest.check_in(entry, user):
         refuse_check_in(entry)
     return meetup_guest_json(entry, history)
 
 
-@endpoint("PATCH", ENTRY + "/undo-checkin", auth=org_member, body=UndoIn, idempotent=True)
+@endpoint(
+    "PATCH",
+    ENTRY + "/undo-checkin",
+    auth=org_member,
+    body=UndoIn,
+    idempotent=True,
+    errors=("meetup_finalized", "not_checked_in", "not_found", "not_on_list"),
+)
 def undo_check_in(org_id, meetup_id, platform_user_id, body, user):
     """Undo a check-in; the reason is required and kept in the log. The arrival number is not reused."""
     entry = door_entry(org_id, meetup_id, platform_user_id)
     undone = {"arrival_order": entry.arrival_order, "arrival_time": iso(entry.arrival_time)}
     if not MeetupGuest.undo_check_in(entry):
         raise ApiError(409, "not_checked_in", f"{named(entry.guest)} is not checked in.")
-    audit.record(AuditType.UNDO_CHECK_IN, user, org=org_id, meetup=meetup_id, guest=entry.guest_id,
-                 reason=body.reason, **undone, **door_time(body))
+    audit.record(
+        AuditType.UNDO_CHECK_IN,
+        user,
+        org=org_id,
+        meetup=meetup_id,
+        guest=entry.guest_id,
+        reason=body.reason,
+        **undone,
+        **door_time(body),
+    )
     return meetup_guest_json(entry)
 
 
@@ -208,7 +275,13 @@ class ExcuseIn:
     reason: str = text(max_length=500, doc="Why the absence is excused; kept in the audit log.")
 
 
-@endpoint("PATCH", ENTRY + "/excuse", auth=org_admin, body=ExcuseIn)
+@endpoint(
+    "PATCH",
+    ENTRY + "/excuse",
+    auth=org_admin,
+    body=ExcuseIn,
+    errors=("already_excused", "not_a_no_show", "not_found", "not_on_list"),
+)
 def excuse_no_show(org_id, meetup_id, platform_user_id, body, user):
     """Excuse a guest who RSVP'd and did not come (NO_SHOW becomes EXCUSED_ABSENCE); a reason is required.
 
@@ -222,6 +295,12 @@ def excuse_no_show(org_id, meetup_id, platform_user_id, body, user):
         raise ApiError(409, "not_a_no_show", f"{entry.guest.username} is no no-show: {entry.outcome}.")
     if not MeetupGuest.excuse(entry):
         raise ApiError(409, "already_excused", f"{entry.guest.username}'s absence is already excused.")
-    audit.record(AuditType.NO_SHOW_EXCUSED, user, org=org_id, meetup=meetup_id, guest=entry.guest_id,
-                 reason=body.reason)
+    audit.record(
+        AuditType.NO_SHOW_EXCUSED,
+        user,
+        org=org_id,
+        meetup=meetup_id,
+        guest=entry.guest_id,
+        reason=body.reason,
+    )
     return outcome_json(MeetupGuest.with_guests(meetup_id).where(MeetupGuest.id == entry.id).get())

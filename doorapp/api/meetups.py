@@ -25,15 +25,23 @@ MAX_BARS = 96  # the chart's bars: 15 minutes each, or wider when the arrivals s
 @dataclass
 class MeetupIn:
     platform_url: str = text(max_length=1024, doc="The event's page on the platform, as a browser shows it.")
-    name: str | None = text(max_length=255, min_length=0, default=None,
-                            doc="A name of your own; absent or empty takes the platform's title.")
+    name: str | None = text(
+        max_length=255,
+        min_length=0,
+        default=None,
+        doc="A name of your own; absent or empty takes the platform's title.",
+    )
 
 
 def refuse_duplicate(org_id, url):
     existing = Meetup.get_or_none(Meetup.org == org_id, Meetup.platform_url == url)
     if existing is not None:
-        raise ApiError(409, "duplicate_meetup", f"This organization already has a meetup for {url}.",
-                       meetup=meetup_json(existing))
+        raise ApiError(
+            409,
+            "duplicate_meetup",
+            f"This organization already has a meetup for {url}.",
+            meetup=meetup_json(existing),
+        )
 
 
 def prepare_sync(meetup, event, profiles):
@@ -41,10 +49,15 @@ def prepare_sync(meetup, event, profiles):
     most of the work of a large sync). Chunks of 500 rows stay under the databases' parameter limits."""
     now = utcnow()
     guests = [(p.platform_user_id, p.username, p.displayname) for p in profiles.values()]
-    rsvps = [(r.platform_user_id, r.joined_at or now, r.waitlisted, r.guests) for r in event.rsvps
-             if r.platform_user_id in profiles]
-    return ([Guest.upsert(rows).sql() for rows in chunked(guests, 500)],
-            [MeetupGuest.add_rsvps(meetup.id, rows).sql() for rows in chunked(rsvps, 500)])
+    rsvps = [
+        (r.platform_user_id, r.joined_at or now, r.waitlisted, r.guests)
+        for r in event.rsvps
+        if r.platform_user_id in profiles
+    ]
+    return (
+        [Guest.upsert(rows).sql() for rows in chunked(guests, 500)],
+        [MeetupGuest.add_rsvps(meetup.id, rows).sql() for rows in chunked(rsvps, 500)],
+    )
 
 
 def apply_sync(meetup, event, profiles, prepared):
@@ -70,13 +83,24 @@ def apply_sync(meetup, event, profiles, prepared):
         MeetupGuest.set_rsvp_details(meetup, ids, waitlisted, guests)
     Meetup.synced(meetup.id)
     updated = set(back) | (changed & set(entries)) | {i for ids in details.values() for i in ids}
-    return {"inserted": inserted, "updated": len(updated), "cancelled": cancelled,
-            "skipped": len(event.rsvps) - len(listed),
-            "total": MeetupGuest.select().where(MeetupGuest.meetup == meetup).count()}
+    return {
+        "inserted": inserted,
+        "updated": len(updated),
+        "cancelled": cancelled,
+        "skipped": len(event.rsvps) - len(listed),
+        "total": MeetupGuest.select().where(MeetupGuest.meetup == meetup).count(),
+    }
 
 
-@endpoint("POST", "/organizations/<org_id>/meetups/", auth=org_member, body=MeetupIn, status=201, tx=False,
-          errors=platforms.ERRORS)
+@endpoint(
+    "POST",
+    "/organizations/<org_id>/meetups/",
+    auth=org_member,
+    body=MeetupIn,
+    status=201,
+    tx=False,
+    errors=(*platforms.ERRORS, "duplicate_meetup", "meetup_finalized", "not_found"),
+)
 def create_meetup(org_id, body, user):
     """Create a meetup from an event URL on the platform (name and date come from there) and sync its RSVP
     list at once. A failed first sync keeps the meetup: `sync_error` says why (null when it worked), and
@@ -87,8 +111,9 @@ def create_meetup(org_id, body, user):
     event = adapter().event(url)  # no transaction is open while the platform answers
     with write():
         refuse_duplicate(org_id, url)
-        meetup = Meetup.create(org=org, name=(body.name or event.title)[:255], date=event.date,
-                               platform_url=url)
+        meetup = Meetup.create(
+            org=org, name=(body.name or event.title)[:255], date=event.date, platform_url=url
+        )
         audit.record(AuditType.MEETUP_CREATED, user, org=org, meetup=meetup, platform_url=url)
     try:
         sync(org_id, meetup.id, user, event)
@@ -98,7 +123,7 @@ def create_meetup(org_id, body, user):
     return {**meetup_json(Meetup.get_by_id(meetup.id)), "sync_error": sync_error}
 
 
-@endpoint("GET", "/organizations/<org_id>/meetups/", auth=org_member)
+@endpoint("GET", "/organizations/<org_id>/meetups/", auth=org_member, errors=("not_found",))
 def list_meetups(org_id):
     """The organization's meetups, newest date first."""
     get_or_404(Org, org_id, "organization")
@@ -107,14 +132,19 @@ def list_meetups(org_id):
     return {"total": len(meetups), "meetups": [meetup_json(m, counts[str(m.id)]) for m in meetups]}
 
 
-@endpoint("GET", "/organizations/<org_id>/meetups/<meetup_id>", auth=org_member)
+@endpoint("GET", "/organizations/<org_id>/meetups/<meetup_id>", auth=org_member, errors=("not_found",))
 def get_meetup(org_id, meetup_id):
     """One meetup of the organization, with its counts."""
     return meetup_json(get_or_404(Meetup, meetup_id, "meetup", org=org_id))
 
 
-@endpoint("POST", "/organizations/<org_id>/meetups/<meetup_id>/sync", auth=org_member, tx=False,
-          errors=platforms.ERRORS)
+@endpoint(
+    "POST",
+    "/organizations/<org_id>/meetups/<meetup_id>/sync",
+    auth=org_member,
+    tx=False,
+    errors=(*platforms.ERRORS, "meetup_finalized", "not_found"),
+)
 def sync_meetup(org_id, meetup_id, user):
     """Synchronise the RSVP list from the platform; nothing is stored when a platform call fails."""
     return sync(org_id, meetup_id, user)
@@ -136,7 +166,13 @@ def sync(org_id, meetup_id, user, event=None):
 
 # --- finalize: closes the door (check-ins, undos, walk-ins, syncs) until an admin reopens it ---------------
 
-@endpoint("PATCH", "/organizations/<org_id>/meetups/<meetup_id>/finalize", auth=org_admin)
+
+@endpoint(
+    "PATCH",
+    "/organizations/<org_id>/meetups/<meetup_id>/finalize",
+    auth=org_admin,
+    errors=("already_finalized", "not_found"),
+)
 def finalize_meetup(org_id, meetup_id, user):
     """Finalize a meetup: check-ins, undos, walk-ins and syncs are refused until it is unfinalized."""
     meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)
@@ -146,7 +182,12 @@ def finalize_meetup(org_id, meetup_id, user):
     return meetup_json(Meetup.get_by_id(meetup.id))
 
 
-@endpoint("PATCH", "/organizations/<org_id>/meetups/<meetup_id>/unfinalize", auth=org_admin)
+@endpoint(
+    "PATCH",
+    "/organizations/<org_id>/meetups/<meetup_id>/unfinalize",
+    auth=org_admin,
+    errors=("not_finalized", "not_found"),
+)
 def unfinalize_meetup(org_id, meetup_id, user):
     """Reopen a finalized meetup for check-ins and syncs."""
     meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)
@@ -158,6 +199,7 @@ def unfinalize_meetup(org_id, meetup_id, user):
 
 # --- after the night: the attendance summary and its CSV ---------------------------------------------------
 
+
 def arrivals(times):
     """Arrivals per 15 minutes (wider when they span more than MAX_BARS bars): [{start, count}]."""
     if not times:
@@ -167,8 +209,10 @@ def arrivals(times):
         minutes *= 2
     first = day + (min(times) - day) // timedelta(minutes=minutes) * timedelta(minutes=minutes)  # bars start
     counts = Counter((t - first) // timedelta(minutes=minutes) for t in times)
-    return minutes, [{"start": iso(first + n * timedelta(minutes=minutes)), "count": counts[n]}
-                     for n in range(max(counts) + 1)]
+    return minutes, [
+        {"start": iso(first + n * timedelta(minutes=minutes)), "count": counts[n]}
+        for n in range(max(counts) + 1)
+    ]
 
 
 def summary_json(meetup):
@@ -177,26 +221,39 @@ def summary_json(meetup):
     outcomes = Counter(e.outcome for e in entries)
     times = [e.arrival_time for e in entries if e.has_arrived]
     brought = sum(e.guests_count for e in entries if e.has_arrived)
-    check_ins = AuditEvent.log(meetup.org_id, meetup=meetup.id,
-                               types=(AuditType.CHECK_IN, AuditType.UNDO_CHECK_IN))
+    check_ins = AuditEvent.log(
+        meetup.org_id, meetup=meetup.id, types=(AuditType.CHECK_IN, AuditType.UNDO_CHECK_IN)
+    )
     kinds = Counter("forced" if e.details.get("forced") else e.event_type for e in check_ins)
     bar_minutes, bars = arrivals(times)
-    return {"meetup": meetup_json(meetup),
-            "counts": {"rsvps": sum(not e.is_walkin and not e.cancelled_rsvp for e in entries),
-                       "arrived": len(times),
-                       "no_shows": outcomes["NO_SHOW"], "excused": outcomes["EXCUSED_ABSENCE"],
-                       "cancelled": outcomes["CANCELLED"], "waitlisted": outcomes["WAITLIST"],
-                       "walkins": sum(e.is_walkin for e in entries),
-                       "local_walkins": sum(e.is_walkin and e.guest.is_local for e in entries),
-                       "forced_check_ins": kinds["forced"],
-                       "undone_check_ins": kinds[AuditType.UNDO_CHECK_IN],
-                       "guests_brought": brought, "people": len(times) + brought},
-            "outcomes": dict(outcomes), "first_arrival": iso(min(times, default=None)),
-            "last_arrival": iso(max(times, default=None)), "bar_minutes": bar_minutes, "arrivals": bars,
-            "guests": [outcome_json(e) for e in entries]}
+    return {
+        "meetup": meetup_json(meetup),
+        "counts": {
+            "rsvps": sum(not e.is_walkin and not e.cancelled_rsvp for e in entries),
+            "arrived": len(times),
+            "no_shows": outcomes["NO_SHOW"],
+            "excused": outcomes["EXCUSED_ABSENCE"],
+            "cancelled": outcomes["CANCELLED"],
+            "waitlisted": outcomes["WAITLIST"],
+            "walkins": sum(e.is_walkin for e in entries),
+            "local_walkins": sum(e.is_walkin and e.guest.is_local for e in entries),
+            "forced_check_ins": kinds["forced"],
+            "undone_check_ins": kinds[AuditType.UNDO_CHECK_IN],
+            "guests_brought": brought,
+            "people": len(times) + brought,
+        },
+        "outcomes": dict(outcomes),
+        "first_arrival": iso(min(times, default=None)),
+        "last_arrival": iso(max(times, default=None)),
+        "bar_minutes": bar_minutes,
+        "arrivals": bars,
+        "guests": [outcome_json(e) for e in entries],
+    }
 
 
-@endpoint("GET", "/organizations/<org_id>/meetups/<meetup_id>/summary", auth=org_member)
+@endpoint(
+    "GET", "/organizations/<org_id>/meetups/<meetup_id>/summary", auth=org_member, errors=("not_found",)
+)
 def get_meetup_summary(org_id, meetup_id):
     """The meetup's attendance: counts, first and last arrival, arrivals per 15 minutes, each guest's outcome.
 
@@ -206,7 +263,13 @@ def get_meetup_summary(org_id, meetup_id):
     return summary_json(get_or_404(Meetup, meetup_id, "meetup", org=org_id))
 
 
-@endpoint("GET", "/organizations/<org_id>/meetups/<meetup_id>/export", auth=org_admin, produces=CSV)
+@endpoint(
+    "GET",
+    "/organizations/<org_id>/meetups/<meetup_id>/export",
+    auth=org_admin,
+    produces=CSV,
+    errors=("not_found",),
+)
 def export_meetup_guests(org_id, meetup_id):
     """The meetup's guest list with each guest's outcome, as CSV (UTF-8 with a byte-order mark)."""
     meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)

@@ -26,7 +26,7 @@ class BanIn:
     reason: str = text(max_length=500, doc="Why the guest is banned; shown at the door and kept in the log.")
 
 
-@endpoint("GET", "/organizations/<org_id>/guests/banned", auth=org_member)
+@endpoint("GET", "/organizations/<org_id>/guests/banned", auth=org_member, errors=("not_found",))
 def list_banned_guests(org_id):
     """The guests banned in this organization, by username, with reason, time and who banned them."""
     get_or_404(Org, org_id, "organization")
@@ -34,7 +34,13 @@ def list_banned_guests(org_id):
     return {"total": len(bans), "guests": bans}
 
 
-@endpoint("PATCH", "/organizations/<org_id>/guests/<platform_user_id>/ban", auth=org_admin, body=BanIn)
+@endpoint(
+    "PATCH",
+    "/organizations/<org_id>/guests/<platform_user_id>/ban",
+    auth=org_admin,
+    body=BanIn,
+    errors=("already_banned", "not_found"),
+)
 def ban_guest(org_id, platform_user_id, body, user):
     """Ban a guest in this organization. A reason is required."""
     org, guest = get_or_404(Org, org_id, "organization"), get_or_404(Guest, platform_user_id, "guest")
@@ -44,7 +50,12 @@ def ban_guest(org_id, platform_user_id, body, user):
     return banned_json(Ban.of_org(org.id, guest.platform_user_id).get())
 
 
-@endpoint("PATCH", "/organizations/<org_id>/guests/<platform_user_id>/unban", auth=org_admin)
+@endpoint(
+    "PATCH",
+    "/organizations/<org_id>/guests/<platform_user_id>/unban",
+    auth=org_admin,
+    errors=("not_banned", "not_found"),
+)
 def unban_guest(org_id, platform_user_id, user):
     """Lift a guest's ban in this organization."""
     org, guest = get_or_404(Org, org_id, "organization"), get_or_404(Guest, platform_user_id, "guest")
@@ -55,8 +66,14 @@ def unban_guest(org_id, platform_user_id, user):
     return guest_json(guest)
 
 
-@endpoint("PATCH", "/organizations/<org_id>/guests/<platform_user_id>/link", auth=org_admin, body=LinkIn,
-          tx=False, errors=platforms.ERRORS)
+@endpoint(
+    "PATCH",
+    "/organizations/<org_id>/guests/<platform_user_id>/link",
+    auth=org_admin,
+    body=LinkIn,
+    tx=False,
+    errors=(*platforms.ERRORS, "already_on_list", "not_found"),
+)
 def link_local_guest(org_id, platform_user_id, body, user):
     """Link a guest let in by name (`is_local`) to their platform account, found by username.
 
@@ -70,23 +87,35 @@ def link_local_guest(org_id, platform_user_id, body, user):
         local = found_local(org_id, platform_user_id)
         guest = Guest.of_platform(profile.platform_user_id)
         if guest is None:
-            guest = Guest.create(platform_user_id=profile.platform_user_id, username=profile.username,
-                                 displayname=profile.displayname)
+            guest = Guest.create(
+                platform_user_id=profile.platform_user_id,
+                username=profile.username,
+                displayname=profile.displayname,
+            )
             audit.record(AuditType.GUEST_CREATED, user, guest=guest)
         moved = link_guest(local, guest)
         if moved is None:
-            raise ApiError(409, "already_on_list",
-                           f"{guest.username} is already on a list {local.displayname} is on.")
-        audit.record(AuditType.GUEST_LINKED, user, org=org_id, guest=guest, local_id=local.platform_user_id,
-                     entries=moved[0], bans=moved[1])
+            raise ApiError(
+                409, "already_on_list", f"{guest.username} is already on a list {local.displayname} is on."
+            )
+        audit.record(
+            AuditType.GUEST_LINKED,
+            user,
+            org=org_id,
+            guest=guest,
+            local_id=local.platform_user_id,
+            entries=moved[0],
+            bans=moved[1],
+        )
     return guest_json(guest)
 
 
 def found_local(org_id, platform_user_id):
     local = local_guest(org_id, platform_user_id)
     if local is None:
-        raise ApiError(404, "not_found",
-                       f"No guest let in by name at this organization has the id {platform_user_id}.")
+        raise ApiError(
+            404, "not_found", f"No guest let in by name at this organization has the id {platform_user_id}."
+        )
     return local
 
 
@@ -98,7 +127,9 @@ def upcoming(entry):
     return None
 
 
-@endpoint("GET", "/organizations/<org_id>/guests/<platform_user_id>/history", auth=org_admin)
+@endpoint(
+    "GET", "/organizations/<org_id>/guests/<platform_user_id>/history", auth=org_admin, errors=("not_found",)
+)
 def get_guest_history(org_id, platform_user_id):
     """A guest's history in this organization: meetups attended, no-shows, last visit, bans.
 
@@ -107,20 +138,35 @@ def get_guest_history(org_id, platform_user_id):
     `repeat_no_show` counts no-shows at the organization's last 5 meetups only; an excused absence does not
     count, and the mark never bans anyone by itself."""
     org, guest = get_or_404(Org, org_id, "organization"), get_or_404(Guest, platform_user_id, "guest")
-    meetups = [{"meetup_id": str(e.meetup.id), "name": e.meetup.name, "date": iso(e.meetup.date),
-                "outcome": upcoming(e) or e.outcome, "guests_count": e.guests_count,
-                "arrival_time": iso(e.arrival_time)}
-               for e in MeetupGuest.of_guest(org.id, guest.platform_user_id)]
+    meetups = [
+        {
+            "meetup_id": str(e.meetup.id),
+            "name": e.meetup.name,
+            "date": iso(e.meetup.date),
+            "outcome": upcoming(e) or e.outcome,
+            "guests_count": e.guests_count,
+            "arrival_time": iso(e.arrival_time),
+        }
+        for e in MeetupGuest.of_guest(org.id, guest.platform_user_id)
+    ]
     history = MeetupGuest.history(org.id, [guest.platform_user_id], utcnow() + timedelta(days=1))
     bans = AuditEvent.log(org.id, guest=guest.platform_user_id, types=(AuditType.BAN, AuditType.UNBAN))
     ban = Ban.active(org.id, guest.platform_user_id)
     outcomes = Counter(m["outcome"] for m in meetups)
-    return {"guest": {"platform_user_id": guest.platform_user_id, "username": guest.username,
-                      "displayname": guest.displayname},
-            **history_json(history.get(guest.platform_user_id)),
-            "attended": outcomes["ATTENDED"] + outcomes["WALK_IN"], "no_shows": outcomes["NO_SHOW"],
-            "excused": outcomes["EXCUSED_ABSENCE"], "is_banned": ban is not None,
-            "ban_reason": ban and ban.reason,
-            "bans": [{"event_type": e.event_type, "timestamp": iso(e.timestamp), "reason": e.reason}
-                     for e in bans],
-            "meetups": meetups}
+    return {
+        "guest": {
+            "platform_user_id": guest.platform_user_id,
+            "username": guest.username,
+            "displayname": guest.displayname,
+        },
+        **history_json(history.get(guest.platform_user_id)),
+        "attended": outcomes["ATTENDED"] + outcomes["WALK_IN"],
+        "no_shows": outcomes["NO_SHOW"],
+        "excused": outcomes["EXCUSED_ABSENCE"],
+        "is_banned": ban is not None,
+        "ban_reason": ban and ban.reason,
+        "bans": [
+            {"event_type": e.event_type, "timestamp": iso(e.timestamp), "reason": e.reason} for e in bans
+        ],
+        "meetups": meetups,
+    }

@@ -15,25 +15,30 @@ from doorapp.models.audit import AuditType, record
 
 SLUG = re.compile(r"[a-z0-9-]{2,64}")
 
+
 @dataclass
 class OrgIn:
     name: str = text(min_length=2, max_length=128)
     slug: str = text(pattern=SLUG, doc="2-64 characters: a-z, 0-9 and -.")
+
 
 @dataclass
 class OrgChange:
     name: str | None = text(min_length=2, max_length=128, default=None)
     slug: str | None = text(pattern=SLUG, doc="2-64 characters: a-z, 0-9 and -.", default=None)
 
+
 @dataclass
 class MemberIn:
     role: Literal["STAFF", "ADMIN"]
+
 
 def _check_unique(name=None, slug=None, org_id=None):
     if name is not None and Org.taken("name", name, org_id):
         raise ApiError(409, "org_name_taken", f"An organization is already called {name}.")
     if slug is not None and Org.taken("slug", slug, org_id):
         raise ApiError(409, "org_slug_taken", f"The slug {slug} is taken; choose another.")
+
 
 def _membership(org_id, user_id):
     get_or_404(Org, org_id, "organization")
@@ -42,9 +47,11 @@ def _membership(org_id, user_id):
         raise ApiError(404, "not_found", f"User {user_id} is not a member of this organization.")
     return membership
 
+
 def _not_self(membership, user, action):
     if membership.user.id == user.id and user.token_role != "SITE_ADMIN":
         raise ApiError(409, "cannot_modify_self", f"You cannot {action} yourself; ask another admin.")
+
 
 @endpoint("GET", "/organizations/", auth=site_admin)
 def list_organizations():
@@ -52,24 +59,43 @@ def list_organizations():
     orgs = [org_json(o) for o in Org.select().order_by(Org.name)]
     return {"total": len(orgs), "organizations": orgs}
 
-@endpoint("POST", "/organizations/", auth=site_admin, body=OrgIn, status=201)
+
+@endpoint(
+    "POST",
+    "/organizations/",
+    auth=site_admin,
+    body=OrgIn,
+    status=201,
+    errors=("org_name_taken", "org_slug_taken"),
+)
 def create_organization(body):
     """Create an organization."""
     _check_unique(body.name, body.slug)
     return org_json(Org.create(name=body.name, slug=body.slug))
 
-@endpoint("GET", "/organizations/<org_id>", auth=org_member)
+
+@endpoint("GET", "/organizations/<org_id>", auth=org_member, errors=("not_found",))
 def get_organization(org_id):
     """One organization."""
     return org_json(get_or_404(Org, org_id, "organization"))
 
-@endpoint("PATCH", "/organizations/<org_id>", auth=site_admin, body=OrgChange)
+
+@endpoint(
+    "PATCH",
+    "/organizations/<org_id>",
+    auth=site_admin,
+    body=OrgChange,
+    errors=("not_found", "org_name_taken", "org_slug_taken"),
+)
 def update_organization(org_id, body, user):
     """Rename an organization or change its slug."""
     org = get_or_404(Org, org_id, "organization")
     _check_unique(body.name, body.slug, org.id)
-    changes = {k: {"old": getattr(org, k), "new": v} for k, v in vars(body).items()
-               if v is not None and v != getattr(org, k)}
+    changes = {
+        k: {"old": getattr(org, k), "new": v}
+        for k, v in vars(body).items()
+        if v is not None and v != getattr(org, k)
+    }
     if changes:
         for key, change in changes.items():
             setattr(org, key, change["new"])
@@ -77,14 +103,23 @@ def update_organization(org_id, body, user):
         record(AuditType.ORG_UPDATED, user, org=org, changes=changes)
     return org_json(org)
 
-@endpoint("GET", "/organizations/<org_id>/members", auth=org_admin)
+
+@endpoint("GET", "/organizations/<org_id>/members", auth=org_admin, errors=("not_found",))
 def list_members(org_id):
     """Members of the organization with their roles, by username."""
     get_or_404(Org, org_id, "organization")
     members = [member_json(m) for m in Membership.of_org(org_id)]
     return {"total": len(members), "members": members}
 
-@endpoint("POST", "/organizations/<org_id>/members/<user_id>", auth=org_admin, body=MemberIn, status=201)
+
+@endpoint(
+    "POST",
+    "/organizations/<org_id>/members/<user_id>",
+    auth=org_admin,
+    body=MemberIn,
+    status=201,
+    errors=("already_member", "not_found"),
+)
 def add_member(org_id, user_id, body, user):
     """Add a user to the organization as STAFF or ADMIN."""
     org, member = get_or_404(Org, org_id, "organization"), get_or_404(User, user_id, "user")
@@ -92,7 +127,14 @@ def add_member(org_id, user_id, body, user):
     record(AuditType.MEMBER_ADDED, user, org=org, user_id=member.id, username=member.username, role=body.role)
     return member_json(membership)
 
-@endpoint("PATCH", "/organizations/<org_id>/members/<user_id>", auth=org_admin, body=MemberIn)
+
+@endpoint(
+    "PATCH",
+    "/organizations/<org_id>/members/<user_id>",
+    auth=org_admin,
+    body=MemberIn,
+    errors=("cannot_modify_self", "not_found"),
+)
 def change_member_role(org_id, user_id, body, user):
     """Change a member's role (STAFF or ADMIN)."""
     membership = _membership(org_id, user_id)
@@ -101,15 +143,35 @@ def change_member_role(org_id, user_id, body, user):
     old, membership.role = membership.role, body.role
     membership.save()
     if old != body.role:
-        record(AuditType.MEMBER_ROLE_CHANGED, user, org=org_id, user_id=user_id,
-               username=membership.user.username, old=old, new=body.role)
+        record(
+            AuditType.MEMBER_ROLE_CHANGED,
+            user,
+            org=org_id,
+            user_id=user_id,
+            username=membership.user.username,
+            old=old,
+            new=body.role,
+        )
     return member_json(membership)
 
-@endpoint("DELETE", "/organizations/<org_id>/members/<user_id>", auth=org_admin, status=204)
+
+@endpoint(
+    "DELETE",
+    "/organizations/<org_id>/members/<user_id>",
+    auth=org_admin,
+    status=204,
+    errors=("cannot_modify_self", "not_found"),
+)
 def remove_member(org_id, user_id, user):
     """Remove a user from the organization."""
     membership = _membership(org_id, user_id)
     _not_self(membership, user, "remove")
     membership.delete_instance()
-    record(AuditType.MEMBER_REMOVED, user, org=org_id, user_id=user_id, username=membership.user.username,
-           role=membership.role)
+    record(
+        AuditType.MEMBER_REMOVED,
+        user,
+        org=org_id,
+        user_id=user_id,
+        username=membership.user.username,
+        role=membership.role,
+    )

@@ -60,7 +60,15 @@ def get_setup():
     return {"needed": not User.site_admin_exists()}
 
 
-@endpoint("POST", "/setup", auth=public, body=SetupIn, status=201, tx=False)
+@endpoint(
+    "POST",
+    "/setup",
+    auth=public,
+    body=SetupIn,
+    status=201,
+    tx=False,
+    errors=("already_set_up", "invalid_setup_code", "rate_limited", "username_taken"),
+)
 def create_first_admin(body):
     """Create the first approved site admin with the setup code that `doorapp serve` printed."""
     attempt = access.reserve_attempt(f"setup-addr:{client_address()}")

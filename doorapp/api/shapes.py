@@ -7,8 +7,19 @@ from doorapp.models import Membership, MeetupGuest
 from doorapp.models.meetups import RECENT
 
 REPEAT_NO_SHOWS = 2  # no-shows at the org's RECENT last meetups that mark a guest as a repeat no-show
-OUTCOME_COLUMNS = ("platform_user_id", "username", "displayname", "outcome", "guests_count", "rsvp_time",
-                   "cancelled_at", "arrival_order", "arrival_time", "checked_in_by", "excused_at")
+OUTCOME_COLUMNS = (
+    "platform_user_id",
+    "username",
+    "displayname",
+    "outcome",
+    "guests_count",
+    "rsvp_time",
+    "cancelled_at",
+    "arrival_order",
+    "arrival_time",
+    "checked_in_by",
+    "excused_at",
+)
 
 
 def person_json(user):
@@ -22,11 +33,22 @@ def users_json(users):
     memberships = {}
     for m in Membership.of_users([u.id for u in users]):
         memberships.setdefault(m.user_id, []).append(
-            {"org_id": str(m.org.id), "org_name": m.org.name, "org_slug": m.org.slug, "role": m.role})
-    return [{"id": u.id, "username": u.username, "role": u.role, "is_approved": u.is_approved,
-             "is_disabled": u.is_disabled, "disabled_at": iso(u.disabled_at),
-             "disabled_reason": u.disabled_reason, "created_at": iso(u.created_at),
-             "org_memberships": memberships.get(u.id, [])} for u in users]
+            {"org_id": str(m.org.id), "org_name": m.org.name, "org_slug": m.org.slug, "role": m.role}
+        )
+    return [
+        {
+            "id": u.id,
+            "username": u.username,
+            "role": u.role,
+            "is_approved": u.is_approved,
+            "is_disabled": u.is_disabled,
+            "disabled_at": iso(u.disabled_at),
+            "disabled_reason": u.disabled_reason,
+            "created_at": iso(u.created_at),
+            "org_memberships": memberships.get(u.id, []),
+        }
+        for u in users
+    ]
 
 
 def user_json(user):
@@ -42,33 +64,54 @@ def member_json(membership):
 
 
 def guest_json(guest):
-    return {"platform_user_id": guest.platform_user_id, "username": guest.username,
-            "displayname": guest.displayname, "created_at": iso(guest.created_at)}
+    return {
+        "platform_user_id": guest.platform_user_id,
+        "username": guest.username,
+        "displayname": guest.displayname,
+        "created_at": iso(guest.created_at),
+    }
 
 
 def banned_json(ban):
     """A banned-list entry; `ban` comes from Ban.of_org(), with its guest and banner joined."""
-    return {"platform_user_id": ban.guest.platform_user_id, "username": ban.guest.username,
-            "displayname": ban.guest.displayname, "reason": ban.reason, "banned_at": iso(ban.banned_at),
-            "banned_by": person_json(ban.banned_by)}
+    return {
+        "platform_user_id": ban.guest.platform_user_id,
+        "username": ban.guest.username,
+        "displayname": ban.guest.displayname,
+        "reason": ban.reason,
+        "banned_at": iso(ban.banned_at),
+        "banned_by": person_json(ban.banned_by),
+    }
 
 
 def meetup_json(meetup, counts=None):
     """Meetup; pass `counts` from MeetupGuest.counts() when rendering many."""
     counts = counts or MeetupGuest.counts([meetup.id])[str(meetup.id)]
-    return {"id": str(meetup.id), "org_id": str(meetup.org_id), "name": meetup.name, "date": iso(meetup.date),
-            "platform_url": meetup.platform_url, "is_finalized": meetup.is_finalized,
-            "finalized_at": iso(meetup.finalized_at), "created_at": iso(meetup.created_at),
-            "last_synced_at": iso(meetup.last_synced_at), "counts": counts}
+    return {
+        "id": str(meetup.id),
+        "org_id": str(meetup.org_id),
+        "name": meetup.name,
+        "date": iso(meetup.date),
+        "platform_url": meetup.platform_url,
+        "is_finalized": meetup.is_finalized,
+        "finalized_at": iso(meetup.finalized_at),
+        "created_at": iso(meetup.created_at),
+        "last_synced_at": iso(meetup.last_synced_at),
+        "counts": counts,
+    }
 
 
 def history_json(history):
     """What the door says of a guest's past in the org: {visits, last_visit, recent_no_shows, recent,
     repeat_no_show}; `history` is one value of MeetupGuest.history() (None: never on a list here)."""
     history = history or {"visits": 0, "last_visit": None, "recent_no_shows": 0}
-    return {"visits": history["visits"], "last_visit": iso(history["last_visit"]),
-            "recent_no_shows": history["recent_no_shows"], "recent": RECENT,
-            "repeat_no_show": history["recent_no_shows"] >= REPEAT_NO_SHOWS}
+    return {
+        "visits": history["visits"],
+        "last_visit": iso(history["last_visit"]),
+        "recent_no_shows": history["recent_no_shows"],
+        "recent": RECENT,
+        "repeat_no_show": history["recent_no_shows"] >= REPEAT_NO_SHOWS,
+    }
 
 
 def meetup_guest_json(entry, history=None):
@@ -78,35 +121,67 @@ def meetup_guest_json(entry, history=None):
     guest, ban, meetup = entry.guest, entry.ban, entry.meetup
     if history is None:
         history = MeetupGuest.history_of(meetup.org_id, guest.platform_user_id, meetup.date)
-    return {"guest": {"platform_user_id": guest.platform_user_id, "username": guest.username,
-                      "displayname": guest.displayname, "is_local": guest.is_local,
-                      "is_banned": ban is not None, "ban_reason": ban and ban.reason,
-                      "history": history_json(history.get(guest.platform_user_id))},
-            "rsvp": {"rsvp_time": iso(entry.rsvp_time), "cancelled_rsvp": entry.cancelled_rsvp,
-                     "waitlisted": entry.waitlisted, "guests_count": entry.guests_count,
-                     "is_walkin": entry.is_walkin, "has_arrived": entry.has_arrived,
-                     "arrival_time": iso(entry.arrival_time), "arrival_order": entry.arrival_order,
-                     "checked_in_by": person_json(entry.checked_in_by)}}
+    return {
+        "guest": {
+            "platform_user_id": guest.platform_user_id,
+            "username": guest.username,
+            "displayname": guest.displayname,
+            "is_local": guest.is_local,
+            "is_banned": ban is not None,
+            "ban_reason": ban and ban.reason,
+            "history": history_json(history.get(guest.platform_user_id)),
+        },
+        "rsvp": {
+            "rsvp_time": iso(entry.rsvp_time),
+            "cancelled_rsvp": entry.cancelled_rsvp,
+            "waitlisted": entry.waitlisted,
+            "guests_count": entry.guests_count,
+            "is_walkin": entry.is_walkin,
+            "has_arrived": entry.has_arrived,
+            "arrival_time": iso(entry.arrival_time),
+            "arrival_order": entry.arrival_order,
+            "checked_in_by": person_json(entry.checked_in_by),
+        },
+    }
 
 
 def outcome_json(entry):
     """One guest's line of a meetup's summary and of its CSV (OUTCOME_COLUMNS): who, and how their evening
     went. `entry` comes from MeetupGuest.with_guests()."""
     guest, checker = entry.guest, entry.checked_in_by
-    values = (guest.platform_user_id, guest.username, guest.displayname, entry.outcome, entry.guests_count,
-              None if entry.is_walkin else iso(entry.rsvp_time), iso(entry.cancelled_at), entry.arrival_order,
-              iso(entry.arrival_time), checker and checker.username, iso(entry.excused_at))
+    values = (
+        guest.platform_user_id,
+        guest.username,
+        guest.displayname,
+        entry.outcome,
+        entry.guests_count,
+        None if entry.is_walkin else iso(entry.rsvp_time),
+        iso(entry.cancelled_at),
+        entry.arrival_order,
+        iso(entry.arrival_time),
+        checker and checker.username,
+        iso(entry.excused_at),
+    )
     return dict(zip(OUTCOME_COLUMNS, values, strict=True))
 
 
 def event_json(event):
     """Event from a row of AuditEvent.with_people()."""
     actor, guest = event["actor"], event["guest"]
-    return {"id": event["id"], "event_type": event["event_type"], "timestamp": iso(event["timestamp"]),
-            "org_id": event["org"] and str(event["org"]),
-            "actor": None if actor is None else {"id": actor, "username": event["actor_username"]},
-            "guest": None if guest is None else {
-                "platform_user_id": guest, "username": event["guest_username"],
-                "displayname": event["guest_displayname"]},
-            "meetup_id": event["meetup_id"] and str(event["meetup_id"]), "reason": event["reason"],
-            "details": event["details"]}
+    return {
+        "id": event["id"],
+        "event_type": event["event_type"],
+        "timestamp": iso(event["timestamp"]),
+        "org_id": event["org"] and str(event["org"]),
+        "actor": None if actor is None else {"id": actor, "username": event["actor_username"]},
+        "guest": None
+        if guest is None
+        else {
+            "platform_user_id": guest,
+            "username": event["guest_username"],
+            "displayname": event["guest_displayname"],
+        },
+        "meetup_id": event["meetup_id"] and str(event["meetup_id"]),
+        "reason": event["reason"],
+        "details": event["details"],
+    }

@@ -22,8 +22,11 @@ UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-
 @dataclass
 class ApprovalIn:
     is_approved: bool
-    org_id: str | None = text(pattern=UUID, default=None,
-                              doc="An organization's id: the approval also makes the account a member there.")
+    org_id: str | None = text(
+        pattern=UUID,
+        default=None,
+        doc="An organization's id: the approval also makes the account a member there.",
+    )
     role: Literal["STAFF", "ADMIN"] | None = None  # the role in org_id; STAFF when absent
 
 
@@ -61,7 +64,13 @@ def list_pending_staff():
     return {"total": len(users), "users": users}
 
 
-@endpoint("PATCH", "/staff/<user_id>/approve", auth=site_admin, body=ApprovalIn)
+@endpoint(
+    "PATCH",
+    "/staff/<user_id>/approve",
+    auth=site_admin,
+    body=ApprovalIn,
+    errors=("already_member", "cannot_modify_self", "not_found"),
+)
 def approve_staff(user_id, body, user):
     """Approve an account, and with `org_id` (and `role`, STAFF by default) make it a member of that
     organization in the same step; or revoke its approval ({"is_approved": false})."""
@@ -88,13 +97,22 @@ def _org_to_join(body):
             raise validation_error([invalid(("body", "role"), "invalid", message, rule="role_needs_org_id")])
         return None
     if not body.is_approved:
-        raise validation_error([invalid(("body", "org_id"), "invalid",
-                                        "Only an approval adds an account to an organization.",
-                                        rule="org_id_needs_approval")])
+        raise validation_error(
+            [
+                invalid(
+                    ("body", "org_id"),
+                    "invalid",
+                    "Only an approval adds an account to an organization.",
+                    rule="org_id_needs_approval",
+                )
+            ]
+        )
     return get_or_404(Org, body.org_id, "organization")
 
 
-@endpoint("PATCH", "/staff/<user_id>/role", auth=site_admin, body=RoleIn)
+@endpoint(
+    "PATCH", "/staff/<user_id>/role", auth=site_admin, body=RoleIn, errors=("cannot_modify_self", "not_found")
+)
 def change_staff_role(user_id, body, user):
     """Change the global role (USER or SITE_ADMIN); it takes effect at the user's next sign-in."""
     target = (
@@ -107,7 +125,13 @@ def change_staff_role(user_id, body, user):
     return user_json(target)
 
 
-@endpoint("PATCH", "/staff/<user_id>/disable", auth=site_admin, body=DisableIn)
+@endpoint(
+    "PATCH",
+    "/staff/<user_id>/disable",
+    auth=site_admin,
+    body=DisableIn,
+    errors=("already_disabled", "cannot_modify_self", "not_found"),
+)
 def disable_staff(user_id, body, user):
     """Disable an account (soft delete: its history stays); its sessions end, also if it is enabled again."""
     target = _other_user(user_id, user, "disable")
@@ -119,7 +143,7 @@ def disable_staff(user_id, body, user):
     return user_json(target)
 
 
-@endpoint("PATCH", "/staff/<user_id>/enable", auth=site_admin)
+@endpoint("PATCH", "/staff/<user_id>/enable", auth=site_admin, errors=("not_disabled", "not_found"))
 def enable_staff(user_id):
     """Re-enable a disabled account."""
     target = get_or_404(User, user_id, "user")
@@ -130,7 +154,9 @@ def enable_staff(user_id):
     return user_json(target)
 
 
-@endpoint("POST", "/staff/<user_id>/recovery-code", auth=site_admin, status=201, tx=False)
+@endpoint(
+    "POST", "/staff/<user_id>/recovery-code", auth=site_admin, status=201, tx=False, errors=("not_found",)
+)
 def create_recovery_code(user_id):
     """Generate a 6-digit recovery code, valid 72 hours, shown only here; it replaces any earlier one."""
     code = f"{secrets.randbelow(1_000_000):06d}"
