@@ -1,6 +1,7 @@
 """The command line: doorapp serve | create-admin | backup (DESIGN.md "Running it")."""
 
 import argparse
+import contextlib
 import getpass
 import logging
 import os
@@ -19,40 +20,74 @@ from doorapp.config import Config, settings_help
 from doorapp.paths import FROZEN, PROG
 
 DATA = "a door-data folder beside this program" if FROZEN else "./door-data"
-EXAMPLES = [("serve", f"serve on http://127.0.0.1:8080/ with data in {DATA}"),
-            ("serve --host 0.0.0.0", "let phones on the venue network in"),
-            ("create-admin alice", "an approved SITE_ADMIN (asks for the password)"),
-            ("backup backups/", "an online copy of the database, safe while serving")]
-EPILOG = f"""settings (environment variables; flags override them):
+EXAMPLES = [
+    ("serve", f"serve on http://127.0.0.1:8080/ with data in {DATA}"),
+    ("serve --host 0.0.0.0", "let phones on the venue network in"),
+    ("create-admin alice", "an approved SITE_ADMIN (asks for the password)"),
+    ("backup backups/", "an online copy of the database, safe while serving"),
+]
+EPILOG = (
+    f"""settings (environment variables; flags override them):
 {settings_help()}
 
 examples:
-""" + "\n".join(f"  {PROG + ' ' + example:<36}  {meaning}" for example, meaning in EXAMPLES) + "\n"
+"""
+    + "\n".join(f"  {PROG + ' ' + example:<36}  {meaning}" for example, meaning in EXAMPLES)
+    + "\n"
+)
 
 
 def parser():
-    top = argparse.ArgumentParser(prog=PROG, description="Door: door management for meetups."
-                                  + (" With no command: serve." if FROZEN else ""),
-                                  epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    top = argparse.ArgumentParser(
+        prog=PROG,
+        description="Door: door management for meetups." + (" With no command: serve." if FROZEN else ""),
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     top.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     commands = top.add_subparsers(dest="command", metavar="COMMAND")
-    serve = commands.add_parser("serve", help="run the web service", epilog=EPILOG,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    serve = commands.add_parser(
+        "serve",
+        help="run the web service",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     serve.add_argument("--host", help="address to listen on (DOOR_HOST; default 127.0.0.1)")
-    serve.add_argument("--port", type=int,
-                       help="port to listen on (DOOR_PORT; default 8080; 0 picks a free one)")
-    serve.add_argument("--workers", type=int, default=1, metavar="N",
-                       help="serve the port from N processes (default 1; more use more cores; not Windows)")
-    serve.add_argument("--browser", action=argparse.BooleanOptionalAction, default=FROZEN,
-                       help="open the start page in the default browser when there is a desktop"
-                            f" (default: {'yes' if FROZEN else 'no'})")
-    admin = commands.add_parser("create-admin", help="create an approved SITE_ADMIN account", epilog=EPILOG,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    serve.add_argument(
+        "--port", type=int, help="port to listen on (DOOR_PORT; default 8080; 0 picks a free one)"
+    )
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="serve the port from N processes (default 1; more use more cores; not Windows)",
+    )
+    serve.add_argument(
+        "--browser",
+        action=argparse.BooleanOptionalAction,
+        default=FROZEN,
+        help="open the start page in the default browser when there is a desktop"
+        f" (default: {'yes' if FROZEN else 'no'})",
+    )
+    admin = commands.add_parser(
+        "create-admin",
+        help="create an approved SITE_ADMIN account",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     admin.add_argument("username")
-    admin.add_argument("--password-stdin", action="store_true",
-                       help="read the password from the first line of standard input")
-    backup = commands.add_parser("backup", help="copy the database while the service runs", epilog=EPILOG,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    admin.add_argument(
+        "--password-stdin",
+        action="store_true",
+        help="read the password from the first line of standard input",
+    )
+    backup = commands.add_parser(
+        "backup",
+        help="copy the database while the service runs",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     backup.add_argument("dest", help="a file, or a folder to put a dated file in")
     for command in (serve, admin, backup):
         command.add_argument("--data-dir", help=f"data folder (DOOR_DATA_DIR; default {DATA})")
@@ -67,13 +102,18 @@ def main(argv=None):
     if not args.command:
         parser().print_help()
         return 2
-    config = Config.from_env(data_dir=args.data_dir and Path(args.data_dir),
-                             host=getattr(args, "host", None), port=getattr(args, "port", None))
+    config = Config.from_env(
+        data_dir=args.data_dir and Path(args.data_dir),
+        host=getattr(args, "host", None),
+        port=getattr(args, "port", None),
+    )
     try:
         return {"serve": serve, "create-admin": create_admin, "backup": backup}[args.command](config, args)
     except peewee.OperationalError as error:  # locked by another program past the busy timeout, or unreadable
-        raise SystemExit(f"Door could not use its database ({error}). If another program holds it (a backup, "
-                         f"a database browser), try again when it is done; nothing was changed.") from None
+        raise SystemExit(
+            f"Door could not use its database ({error}). If another program holds it (a backup, "
+            f"a database browser), try again when it is done; nothing was changed."
+        ) from None
 
 
 def _app(config):
@@ -82,9 +122,11 @@ def _app(config):
     from doorapp.backup import before_upgrade
     from doorapp.db import db
     from doorapp.migrations import NewerDatabase
+
     try:
-        return create_app(config,
-                          before_upgrade=lambda: before_upgrade(config.database_path, config.data_dir))
+        return create_app(
+            config, before_upgrade=lambda: before_upgrade(config.database_path, config.data_dir)
+        )
     except NewerDatabase as error:
         db.close()
         raise SystemExit(str(error)) from None
@@ -97,8 +139,9 @@ def serve(config, args):
 
     if args.workers < 1 or args.workers > 1 and not hasattr(os, "fork"):
         raise SystemExit("--workers must be 1 or more, and more than 1 needs Linux or macOS.")
-    logging.basicConfig(level=logging.INFO,
-                        format="%(asctime)s %(levelname)s %(name)s[%(process)d] %(message)s")
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s[%(process)d] %(message)s"
+    )
     app = _app(config)
     checkpoint_elsewhere()
     server = create_server(app, config.host, config.port) if args.workers == 1 else listener(config)
@@ -123,8 +166,9 @@ def serve(config, args):
 
 def listener(config):
     """The listening socket that the workers of `serve --workers` share (bound here, before any fork)."""
-    family, kind, proto, _, address = socket.getaddrinfo(config.host, config.port, type=socket.SOCK_STREAM,
-                                                         flags=socket.AI_PASSIVE)[0]
+    family, kind, proto, _, address = socket.getaddrinfo(
+        config.host, config.port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
     sock = socket.socket(family, kind, proto)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(address)
@@ -151,8 +195,9 @@ def run_workers(config, sock, count):
                 children[pid] = time.monotonic()
             pid, status = os.wait()
             if children.pop(pid, None) is not None:
-                logging.getLogger("doorapp").warning("worker %s stopped (status %s); starting another", pid,
-                                                     status)
+                logging.getLogger("doorapp").warning(
+                    "worker %s stopped (status %s); starting another", pid, status
+                )
                 time.sleep(1)  # a worker that cannot start must not spin
     finally:
         for pid in children:
@@ -179,10 +224,8 @@ def worker(config, sock):
         threading.Thread(target=orphaned, args=(parent,), daemon=True).start()
         server = create_server(_app(config), sockets=[sock])
         checkpoint_elsewhere()
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             server.run()
-        except KeyboardInterrupt:
-            pass
         server.task_dispatcher.shutdown(timeout=8)
         return 0
     except BaseException:  # noqa: BLE001 (a child must never return into the parent's code)
@@ -192,18 +235,20 @@ def worker(config, sock):
 
 def stop_on_signals():
     """SIGTERM and Ctrl-C stop the service (as KeyboardInterrupt), once."""
+
     def stop(signum, frame):  # Ctrl-C reaches both the one-file launcher (which passes it on) and us
         for name in ("SIGTERM", "SIGINT"):
             signal.signal(getattr(signal, name), signal.SIG_IGN)
         raise KeyboardInterrupt
+
     for name in ("SIGTERM", "SIGINT"):  # SIGINT too: a shell's `door &` starts us with it ignored
         signal.signal(getattr(signal, name), stop)
 
 
 def welcome(app, config, server, browser):
     """Print what to open (and the setup code on an empty database); open the browser when asked."""
-    from doorapp.api.setup import SHARED, issue_setup_code
     from doorapp.api.phones import phone_access
+    from doorapp.api.setup import SHARED, issue_setup_code
 
     host, port = server.getsockname()[:2]
     url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/"
@@ -214,8 +259,11 @@ def welcome(app, config, server, browser):
             print(f"  {example}", flush=True)
     code = issue_setup_code()
     if code == SHARED:
-        print("Another Door started on this database moments ago printed the setup code: use that one, or "
-              f"create the first site admin with `{PROG} create-admin NAME`.", flush=True)
+        print(
+            "Another Door started on this database moments ago printed the setup code: use that one, or "
+            f"create the first site admin with `{PROG} create-admin NAME`.",
+            flush=True,
+        )
         code = None
     elif code:
         print(f"Setup code: {code}", flush=True)
@@ -242,10 +290,14 @@ def phones_line(access):
     if access["urls"]:
         return f"Phones open {access['urls'][0]}  (admins: the Phones screen shows its QR code)"
     if access["open_to_lan"]:
-        return (f"Only this computer can open Door. To let phones on the venue network in, start it with "
-                f"`{access['open_to_lan']['command']}` (or set {access['open_to_lan']['setting']}).")
-    return ("Door listens on every address, but this computer has no network address yet: "
-            "join the venue's network.")
+        return (
+            f"Only this computer can open Door. To let phones on the venue network in, start it with "
+            f"`{access['open_to_lan']['command']}` (or set {access['open_to_lan']['setting']})."
+        )
+    return (
+        "Door listens on every address, but this computer has no network address yet: "
+        "join the venue's network."
+    )
 
 
 def create_admin(config, args):
@@ -275,9 +327,11 @@ def backup(config, args):
 
     path = config.database_path
     if path is None:
-        raise SystemExit("DATABASE_URL names a PostgreSQL database: Door copies only its SQLite file. Back "
-                         "it up with PostgreSQL's own tool, e.g. pg_dump --format=custom --file=door.dump "
-                         "\"$DATABASE_URL\".")
+        raise SystemExit(
+            "DATABASE_URL names a PostgreSQL database: Door copies only its SQLite file. Back "
+            "it up with PostgreSQL's own tool, e.g. pg_dump --format=custom --file=door.dump "
+            '"$DATABASE_URL".'
+        )
     if not path.exists():
         raise SystemExit(f"There is no database at {path}; check DOOR_DATA_DIR or --data-dir.")
     print(f"Backed up to {copy_database(path, args.dest)}")

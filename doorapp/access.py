@@ -16,7 +16,6 @@ from bottle import request
 
 from doorapp.db import utcnow, write
 from doorapp.errors import ApiError
-
 from doorapp.models import Failure, Membership, User
 
 # argon2id as OWASP's Password Storage Cheat Sheet first recommends: 19 MiB, 2 passes, 1 lane (~30 ms of one
@@ -39,8 +38,12 @@ def hash_secret(secret):
 def newcomer():
     """A place among the two new-account requests let in at a time, or 429 at once."""
     if not _newcomers.acquire(blocking=False):
-        raise ApiError(429, "rate_limited", "Door is busy with other new accounts; try again in a few "
-                                            "seconds.", headers={"Retry-After": "2"})
+        raise ApiError(
+            429,
+            "rate_limited",
+            "Door is busy with other new accounts; try again in a few seconds.",
+            headers={"Retry-After": "2"},
+        )
     try:
         yield
     finally:
@@ -125,13 +128,17 @@ def current_user(secret, rule, org_id=None):
         raise ApiError(401, "invalid_token", "The account of this token no longer exists; sign in again.")
     ended = user.sessions_since and claims.get("iat", 0) < calendar.timegm(user.sessions_since.timetuple())
     if ended and not user.is_disabled:  # a disabled account hears so (403) first, as API.md orders it
-        raise ApiError(401, "invalid_token", "This session has ended (a new password, or the account was "
-                                             "disabled); sign in again.")
+        raise ApiError(
+            401,
+            "invalid_token",
+            "This session has ended (a new password, or the account was disabled); sign in again.",
+        )
     user.token_role = claims["role"]
     return user
 
 
 # --- the authorization chain ----------------------------------------------------------------------
+
 
 def account_refusal(user):
     """403 for an account that may not act (checked at login and on every request)."""
@@ -176,6 +183,7 @@ def _org_role(needed):
         if needed == "ADMIN" and role != "ADMIN":
             return ApiError(403, "org_admin_required", "Only an admin of this organization may do this.")
         return None
+
     return check
 
 
@@ -188,12 +196,21 @@ def _admin_anywhere(user, args):
 public = Rule("public", public=True, description="No authentication.")
 signed_in = Rule("signed_in", description="Any approved, enabled user.")
 site_admin = Rule("site_admin", _site_admin, description="A SITE_ADMIN (role in the token).")
-org_member = Rule("org_member", _org_role("STAFF"), needs=("org_id",),
-                  description="A member of the organization (STAFF or ADMIN), or a SITE_ADMIN.")
-org_admin = Rule("org_admin", _org_role("ADMIN"), needs=("org_id",),
-                 description="An ADMIN of the organization, or a SITE_ADMIN.")
-any_org_admin = Rule("any_org_admin", _admin_anywhere,
-                     description="An ADMIN of any organization, or a SITE_ADMIN.")
+org_member = Rule(
+    "org_member",
+    _org_role("STAFF"),
+    needs=("org_id",),
+    description="A member of the organization (STAFF or ADMIN), or a SITE_ADMIN.",
+)
+org_admin = Rule(
+    "org_admin",
+    _org_role("ADMIN"),
+    needs=("org_id",),
+    description="An ADMIN of the organization, or a SITE_ADMIN.",
+)
+any_org_admin = Rule(
+    "any_org_admin", _admin_anywhere, description="An ADMIN of any organization, or a SITE_ADMIN."
+)
 RULES = [public, signed_in, site_admin, org_member, org_admin, any_org_admin]
 
 
@@ -235,8 +252,12 @@ def reserve_attempt(*keys, limit=MAX_FAILURES, what="failed attempts"):
         oldest, reservation = Failure.reserve(keys, limit, WINDOW)
     if reservation is None:
         retry = max(1, int((oldest + WINDOW - utcnow()).total_seconds()) + 1)
-        raise ApiError(429, "rate_limited", f"Too many {what}; try again in {retry} seconds.",
-                       headers={"Retry-After": str(retry)})
+        raise ApiError(
+            429,
+            "rate_limited",
+            f"Too many {what}; try again in {retry} seconds.",
+            headers={"Retry-After": str(retry)},
+        )
     return reservation
 
 

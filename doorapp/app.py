@@ -1,5 +1,6 @@
 """create_app(config): the only place that wires Door together."""
 
+import contextlib
 import logging
 import os
 import re
@@ -13,10 +14,22 @@ from bottle import Bottle, request, response
 from peewee import OperationalError
 
 from doorapp import pages, platforms
-from doorapp.api import ROUTES
 from doorapp.api import (  # noqa: F401 (importing a module registers its routes, in this order)
-    auth, events, guests, health, meetup_guests, meetups, openapi, org_guests, organizations, phones,
-    platform, setup, staff, users,
+    ROUTES,
+    auth,
+    events,
+    guests,
+    health,
+    meetup_guests,
+    meetups,
+    openapi,
+    org_guests,
+    organizations,
+    phones,
+    platform,
+    setup,
+    staff,
+    users,
 )
 from doorapp.db import connect, database_for, db
 from doorapp.errors import render_problem
@@ -35,8 +48,9 @@ def create_app(config, before_upgrade=None):
     private_dir(config.data_dir)  # recovery-code hashes and the signing key: the owner's alone
     config = replace(config, secret_key=secret_key(config))
     if config.public_url and not PUBLIC_URL.fullmatch(config.public_url):
-        raise SystemExit(f"DOOR_PUBLIC_URL must be an http:// or https:// address, "
-                         f"not {config.public_url!r}.")
+        raise SystemExit(
+            f"DOOR_PUBLIC_URL must be an http:// or https:// address, not {config.public_url!r}."
+        )
     open_database(config)
     migrate(before_upgrade)
 
@@ -52,10 +66,8 @@ def create_app(config, before_upgrade=None):
 
     @app.hook("before_request")
     def start_request():
-        try:
+        with contextlib.suppress(OperationalError):  # answered per route: /health says so, others answer 503
             db.connect(reuse_if_open=True)
-        except OperationalError:
-            pass  # answered per route: /health reports it, other routes answer 503
         path = request.environ.get("PATH_INFO", "").encode("latin-1", "replace")  # PEP 3333's bytes-as-str
         request.environ["door.raw_path"] = quote(path, safe="/:@!$&'()*+,;=-._~")
         sent = request.get_header("X-Request-ID", "")
@@ -70,8 +82,13 @@ def create_app(config, before_upgrade=None):
         if kind in API_TYPES and "Cache-Control" not in response.headers:  # tokens, codes, names
             response.set_header("Cache-Control", "no-store")
         # the path as sent (percent-encoded): a decoded %0a would start a forged log line
-        log.info("%s %s %s %s", request_id, request.method, request.environ.get("door.raw_path", "-"),
-                 response.status_code)
+        log.info(
+            "%s %s %s %s",
+            request_id,
+            request.method,
+            request.environ.get("door.raw_path", "-"),
+            response.status_code,
+        )
 
     return app
 
@@ -99,8 +116,10 @@ def secret_key(config):
     except FileExistsError:
         key = path.read_text().strip()
         if len(key.encode()) < 32:  # an empty key would make logins fail, a short one forgeable tokens
-            raise SystemExit(f"{path} holds no signing key of 32 bytes or more. Delete the file and "
-                             f"start Door again to make a new one (everyone signs in again).") from None
+            raise SystemExit(
+                f"{path} holds no signing key of 32 bytes or more. Delete the file and "
+                f"start Door again to make a new one (everyone signs in again)."
+            ) from None
         return key
     with os.fdopen(fd, "w") as file:
         file.write(secrets.token_urlsafe(48))

@@ -21,9 +21,9 @@ from doorapp.models import AuditEvent, AuditType
 from doorapp.paths import private_dir, private_file
 
 log = logging.getLogger("doorapp.backup")
-KEEP = 14                  # automatic backups kept in <data dir>/backups
-DAILY = 24 * 60 * 60       # seconds between backups when nothing is finalized
-CHECK_EVERY = 60           # seconds between the scheduler's looks at the database
+KEEP = 14  # automatic backups kept in <data dir>/backups
+DAILY = 24 * 60 * 60  # seconds between backups when nothing is finalized
+CHECK_EVERY = 60  # seconds between the scheduler's looks at the database
 
 
 def backup(database_path, dest):
@@ -66,8 +66,11 @@ def before_upgrade(database_path, data_dir):
     """The copy a newer Door takes before it migrates an older database (kept: it is never pruned). On
     PostgreSQL (no file: `database_path` is None) it says so; each migration is one transaction there."""
     if database_path is None:
-        print("Upgrading the PostgreSQL database in place (each step in one transaction). Door does not copy "
-              "PostgreSQL databases: take one with pg_dump before upgrading.", flush=True)
+        print(
+            "Upgrading the PostgreSQL database in place (each step in one transaction). Door does not copy "
+            "PostgreSQL databases: take one with pg_dump before upgrading.",
+            flush=True,
+        )
         return None
     path = backup_into(database_path, backups_dir(data_dir), prefix="before-upgrade")
     print(f"Upgrading the database; the old one is kept in {path}", flush=True)
@@ -86,8 +89,11 @@ def prune(folder, keep=KEEP):
 
 def last_finalized(database_path):
     """The id of the newest MEETUP_FINALIZED event in the SQLite file at `database_path` (0 when none)."""
-    sql, params = (AuditEvent.select(fn.MAX(AuditEvent.id))
-                   .where(AuditEvent.event_type == AuditType.MEETUP_FINALIZED).sql())
+    sql, params = (
+        AuditEvent.select(fn.MAX(AuditEvent.id))
+        .where(AuditEvent.event_type == AuditType.MEETUP_FINALIZED)
+        .sql()
+    )
     connection = sqlite3.connect(f"file:{database_path}?mode=ro", uri=True)
     try:
         return connection.execute(sql, params).fetchone()[0] or 0

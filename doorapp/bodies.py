@@ -15,7 +15,7 @@ import types
 import typing
 import uuid
 from dataclasses import MISSING, dataclass, field, fields
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 
 from doorapp.errors import Invalid, invalid, validation_error
@@ -28,8 +28,14 @@ _MOMENT = "Must be an ISO 8601 timestamp such as 2026-11-21T19:04:05Z, or a date
 def text(max_length=None, min_length=1, pattern=None, default=MISSING, strip=True, doc=None, normalize=None):
     """A string field: required and non-blank unless a default is given. `normalize(value)` returns the
     form kept (before the length checks), or raises ValueError(message, rule) for a 422 `invalid`."""
-    meta = {"max_length": max_length, "min_length": min_length, "pattern": pattern, "strip": strip,
-            "doc": doc, "normalize": normalize}
+    meta = {
+        "max_length": max_length,
+        "min_length": min_length,
+        "pattern": pattern,
+        "strip": strip,
+        "doc": doc,
+        "normalize": normalize,
+    }
     return field(default=default, metadata=meta)
 
 
@@ -55,8 +61,11 @@ def _string(value, meta, form):
             raise Invalid("invalid", problem.args[0], rule=problem.args[1]) from None
     low, high, pattern = meta.get("min_length") or 0, meta.get("max_length"), meta.get("pattern")
     if len(value) < low:
-        raise Invalid("blank", "Must not be blank.") if not value else Invalid(
-            "too_short", f"Must be at least {low} characters.", min=low)
+        raise (
+            Invalid("blank", "Must not be blank.")
+            if not value
+            else Invalid("too_short", f"Must be at least {low} characters.", min=low)
+        )
     if high and len(value) > high:
         raise Invalid("too_long", f"Must be at most {high} characters.", max=high)
     if pattern and not pattern.fullmatch(value):
@@ -65,8 +74,12 @@ def _string(value, meta, form):
 
 
 def _string_schema(kind, meta):
-    limits = {"minLength": meta.get("min_length"), "maxLength": meta.get("max_length"),
-              "pattern": meta.get("pattern") and meta["pattern"].pattern, "description": meta.get("doc")}
+    limits = {
+        "minLength": meta.get("min_length"),
+        "maxLength": meta.get("max_length"),
+        "pattern": meta.get("pattern") and meta["pattern"].pattern,
+        "description": meta.get("doc"),
+    }
     return {"type": "string", **{k: v for k, v in limits.items() if v}}
 
 
@@ -99,6 +112,7 @@ def _choice(kind):
         if value not in choices:
             raise Invalid("choice", f"Must be one of {', '.join(map(str, choices))}.", choices=choices)
         return value
+
     return parse
 
 
@@ -118,6 +132,7 @@ def _choices(kind):
             message = f"Must be a comma-separated list of {', '.join(enum)}."
             raise Invalid("choice", message, choices=list(enum))
         return [enum(v) for v in items]
+
     return parse
 
 
@@ -134,7 +149,7 @@ def _moment(value, meta, form):
     try:
         moment = datetime.fromisoformat(_SPACED_OFFSET.sub(r"+\1", value.strip()))
         if moment.tzinfo is not None:
-            moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+            moment = moment.astimezone(UTC).replace(tzinfo=None)
         if meta.get("end_of_day") and len(value.strip()) == 10:
             moment += timedelta(days=1, microseconds=-1)
     except (ValueError, OverflowError):  # OverflowError: a date at the calendar's edge moved past it
@@ -154,18 +169,36 @@ def _is_enum_list(kind):
 # The kinds: (does a field's type belong to it, its parser (made for the type), its JSON schema).
 KINDS = [
     (lambda k: k is str, lambda k: _string, _string_schema),
-    (lambda k: k is int, lambda k: _integer, lambda k, meta: {"type": "integer", **{
-        key: meta[name] for key, name in (("minimum", "minimum"), ("maximum", "maximum"))
-        if meta.get(name) is not None}}),
+    (
+        lambda k: k is int,
+        lambda k: _integer,
+        lambda k, meta: {
+            "type": "integer",
+            **{
+                key: meta[name]
+                for key, name in (("minimum", "minimum"), ("maximum", "maximum"))
+                if meta.get(name) is not None
+            },
+        },
+    ),
     (lambda k: k is bool, lambda k: _boolean, lambda k, meta: {"type": "boolean"}),
     (_is_literal, _choice, lambda k, meta: {"type": "string", "enum": list(typing.get_args(k))}),
-    (lambda k: k == list[str], lambda k: _strings,
-     lambda k, meta: {"type": "array", "items": {"type": "string"}}),
-    (_is_enum_list, _choices, lambda k, meta: {
-        "type": "array", "items": {"type": "string", "enum": list(typing.get_args(k)[0])}}),
+    (
+        lambda k: k == list[str],
+        lambda k: _strings,
+        lambda k, meta: {"type": "array", "items": {"type": "string"}},
+    ),
+    (
+        _is_enum_list,
+        _choices,
+        lambda k, meta: {"type": "array", "items": {"type": "string", "enum": list(typing.get_args(k)[0])}},
+    ),
     (lambda k: k is uuid.UUID, lambda k: _uuid, lambda k, meta: {"type": "string", "format": "uuid"}),
-    (lambda k: k is datetime, lambda k: _moment, lambda k, meta: {
-        "type": "string", "maxLength": 64, "description": meta["doc"]}),
+    (
+        lambda k: k is datetime,
+        lambda k: _moment,
+        lambda k, meta: {"type": "string", "maxLength": 64, "description": meta["doc"]},
+    ),
 ]
 
 

@@ -44,8 +44,9 @@ class Config:
         "MEETUP_TOKEN", "PLATFORM=meetup: the OAuth access token of a Meetup Pro organizer (kept secret)"
     )
     public_url: str | None = _setting(
-        "DOOR_PUBLIC_URL", "the address phones open, when a reverse proxy or a DNS name is in front of Door;"
-        " shown on the Phones screen and by serve instead of this computer's own"
+        "DOOR_PUBLIC_URL",
+        "the address phones open, when a reverse proxy or a DNS name is in front of Door;"
+        " shown on the Phones screen and by serve instead of this computer's own",
     )
     trusted_proxies: str = _setting(
         "DOOR_TRUSTED_PROXIES", "comma-separated addresses/CIDRs whose X-Forwarded-For is believed", ""
@@ -96,8 +97,11 @@ def _default(f):
 
 def settings_help() -> str:
     """The settings table for --help, derived from Config."""
-    return "\n".join(f"  {f.metadata['env']:<28} {f.metadata['help']}"
-                     + (f" (default {_default(f)})" if _default(f) else "") for f in fields(Config))
+    return "\n".join(
+        f"  {f.metadata['env']:<28} {f.metadata['help']}"
+        + (f" (default {_default(f)})" if _default(f) else "")
+        for f in fields(Config)
+    )
 
 
 def settings_markdown() -> str:

@@ -8,11 +8,12 @@ migration is made exclusive (exclusive()). Also here: Prepared (SQL text built o
 get_or_404, BaseModel. Timestamps are stored as naive UTC datetimes and rendered by iso().
 """
 
+import contextlib
 import os
 import threading
 import uuid
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from urllib.parse import unquote, urlsplit
 
 try:
@@ -27,14 +28,18 @@ from doorapp.errors import ApiError
 # cache_size: 512 KiB of pages per connection (SQLite's default is 2 MiB), one per server thread. In WAL mode
 # another connection's commit empties the cache anyway, and the file's pages stay in the OS's cache: the
 # smaller one cost nothing measurable in bench/door and took 15 MB off a server's peak memory.
-PRAGMAS = {"journal_mode": "wal", "synchronous": "normal", "foreign_keys": 1, "busy_timeout": 5000,
-           "cache_size": -512}
+PRAGMAS = {
+    "journal_mode": "wal",
+    "synchronous": "normal",
+    "foreign_keys": 1,
+    "busy_timeout": 5000,
+    "cache_size": -512,
+}
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 MIGRATION_LOCK = 0x646F6F72  # pg_advisory_xact_lock key of migrations ("door")
 db = DatabaseProxy()
 _write_lock = threading.Lock()  # serialises this process's SQLite writers
 _lock_file = {}  # path and fd of the SQLite database's lock file (_writers_turn), open while it is in use
-
 
 
 def database_for(url, sqlite_path):
@@ -47,17 +52,30 @@ def database_for(url, sqlite_path):
         import psycopg  # noqa: F401  (peewee would otherwise fail later, less clearly)
         from playhouse.postgres_ext import PooledPsycopg3Database
     except ImportError:
-        raise SystemExit("DATABASE_URL names PostgreSQL, but its driver is not installed: "
-                         "pip install 'doorapp[postgres]'.") from None
+        raise SystemExit(
+            "DATABASE_URL names PostgreSQL, but its driver is not installed: pip install 'doorapp[postgres]'."
+        ) from None
     parts = urlsplit(url)
-    options = {key: unquote(value) for key, value in
-               (pair.split("=", 1) for pair in parts.query.split("&") if "=" in pair)}
-    options.update({key: value for key, value in (("host", parts.hostname), ("port", parts.port),
-                   ("user", parts.username and unquote(parts.username)),
-                   ("password", parts.password and unquote(parts.password))) if value})
+    options = {
+        key: unquote(value)
+        for key, value in (pair.split("=", 1) for pair in parts.query.split("&") if "=" in pair)
+    }
+    options.update(
+        {
+            key: value
+            for key, value in (
+                ("host", parts.hostname),
+                ("port", parts.port),
+                ("user", parts.username and unquote(parts.username)),
+                ("password", parts.password and unquote(parts.password)),
+            )
+            if value
+        }
+    )
     # Pooled: a connection is reused across requests; one found broken is replaced, not kept.
-    return PooledPsycopg3Database(unquote(parts.path.lstrip("/")), max_connections=32, stale_timeout=300,
-                                  timeout=10, **options)
+    return PooledPsycopg3Database(
+        unquote(parts.path.lstrip("/")), max_connections=32, stale_timeout=300, timeout=10, **options
+    )
 
 
 def connect(database):
@@ -79,14 +97,12 @@ def drop_connection():
     the server cuts every one), so this thread's is closed and the next request takes a fresh one. A SQLite
     file's connection stays (its errors are a lock or a missing file, not the connection)."""
     if not is_sqlite() and not db.is_closed():
-        try:
+        with contextlib.suppress(Exception):  # closing a cut connection may fail too; it is dropped anyway
             db.manual_close()
-        except Exception:  # noqa: BLE001 (closing a cut connection may fail too; it is dropped either way)
-            pass
 
 
 def utcnow():
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    return datetime.now(UTC).replace(tzinfo=None)
 
 
 def iso(moment):
@@ -179,10 +195,12 @@ class Prepared:
 
     STAND_IN = 7_349_000_000_000
     KINDS = {  # kind: (the stand-in number i, how a value goes into the parameters as peewee sends it)
-        "uuid": (lambda i: uuid.UUID(int=Prepared.STAND_IN + i),
-                 lambda v: v.hex if isinstance(v, uuid.UUID) else uuid.UUID(str(v)).hex),
+        "uuid": (
+            lambda i: uuid.UUID(int=Prepared.STAND_IN + i),
+            lambda v: v.hex if isinstance(v, uuid.UUID) else uuid.UUID(str(v)).hex,
+        ),
         "int": (lambda i: -Prepared.STAND_IN - i, int),
-        "datetime": (lambda i: datetime(1901, 1, 1, 0, 0, i, tzinfo=timezone.utc), lambda v: v),
+        "datetime": (lambda i: datetime(1901, 1, 1, 0, 0, i, tzinfo=UTC), lambda v: v),
         "str": (lambda i: f"stand-in {Prepared.STAND_IN + i}", str),
     }
     # What a cursor wrapper works out from the first result's columns (the same for every run), kept per
@@ -224,15 +242,21 @@ class Prepared:
         if compiled is None:
             return self.build(*values), None
         query, sql, slots = compiled
-        params = [param if slot is None else None if values[slot] is None
-                  else self.KINDS[self.kinds[slot]][1](values[slot]) for param, slot in zip(*slots)]
+        params = [
+            param
+            if slot is None
+            else None
+            if values[slot] is None
+            else self.KINDS[self.kinds[slot]][1](values[slot])
+            for param, slot in zip(*slots, strict=True)
+        ]
         return query, db.execute_sql(sql, params)
 
     def _compile(self):
         stand_ins = [self.KINDS[kind][0](i) for i, kind in enumerate(self.kinds)]
         query = self.build(*stand_ins)
         sql, params = query.sql()
-        sent = [self.KINDS[kind][1](value) for kind, value in zip(self.kinds, stand_ins)]
+        sent = [self.KINDS[kind][1](value) for kind, value in zip(self.kinds, stand_ins, strict=True)]
         slots = [sent.index(param) if param in sent else None for param in params]
         if {slot for slot in slots if slot is not None} != set(range(len(sent))):
             return None
@@ -254,10 +278,6 @@ class BaseModel(Model):
         legacy_table_names = False
 
 
-
 def count_where(condition):
     """An aggregate: how many rows of the group meet `condition` (0 for none)."""
     return fn.COALESCE(fn.SUM(Case(None, [(condition, 1)], 0)), 0)
-
-
-

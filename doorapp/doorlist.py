@@ -28,7 +28,8 @@ KEPT = 32  # lists kept in each cache; past it, a cache starts again
 
 def tag(version):
     """The list's ETag: weak, the same for the plain and the gzipped list."""
-    return 'W/"%s.%s"' % version
+    meetup_counter, org_counter = version
+    return f'W/"{meetup_counter}.{org_counter}"'
 
 
 def etag_matches(header, etag):
@@ -73,8 +74,11 @@ def render(meetup):
     history = _history(meetup, [row.guest_id for row in rows])
     guests = [meetup_guest_json(row, history) for row in rows]
     counts = MeetupGuest.counts([meetup.id])[str(meetup.id)]
-    state = {"is_finalized": meetup.is_finalized, "finalized_at": iso(meetup.finalized_at),
-             "last_synced_at": iso(meetup.last_synced_at)}  # finalize and sync change the version
+    state = {
+        "is_finalized": meetup.is_finalized,
+        "finalized_at": iso(meetup.finalized_at),
+        "last_synced_at": iso(meetup.last_synced_at),
+    }  # finalize and sync change the version
     return json.dumps({"total": len(guests), "counts": counts, "meetup": state, "guests": guests}).encode()
 
 

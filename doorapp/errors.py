@@ -10,20 +10,48 @@ log = logging.getLogger("doorapp")
 
 # API.md's table: code -> status. ApiError refuses any other code.
 CODES = {
-    "malformed_json": 400, "invalid_recovery_code": 400, "bad_request": 400,
-    "not_authenticated": 401, "invalid_token": 401, "invalid_credentials": 401,
-    "account_pending": 403, "account_disabled": 403, "site_admin_required": 403, "not_org_member": 403,
-    "org_admin_required": 403, "invalid_setup_code": 403,
-    "not_found": 404, "not_on_list": 404, "platform_user_not_found": 404, "platform_event_not_found": 404,
+    "malformed_json": 400,
+    "invalid_recovery_code": 400,
+    "bad_request": 400,
+    "not_authenticated": 401,
+    "invalid_token": 401,
+    "invalid_credentials": 401,
+    "account_pending": 403,
+    "account_disabled": 403,
+    "site_admin_required": 403,
+    "not_org_member": 403,
+    "org_admin_required": 403,
+    "invalid_setup_code": 403,
+    "not_found": 404,
+    "not_on_list": 404,
+    "platform_user_not_found": 404,
+    "platform_event_not_found": 404,
     "method_not_allowed": 405,
-    "username_taken": 409, "org_name_taken": 409, "org_slug_taken": 409, "already_member": 409,
-    "guest_exists": 409, "duplicate_meetup": 409, "already_banned": 409, "not_banned": 409,
-    "meetup_finalized": 409, "not_finalized": 409, "already_finalized": 409, "already_checked_in": 409,
-    "not_checked_in": 409, "already_on_list": 409, "guest_banned": 409, "cannot_modify_self": 409,
-    "already_disabled": 409, "not_disabled": 409, "already_set_up": 409, "not_a_no_show": 409,
+    "username_taken": 409,
+    "org_name_taken": 409,
+    "org_slug_taken": 409,
+    "already_member": 409,
+    "guest_exists": 409,
+    "duplicate_meetup": 409,
+    "already_banned": 409,
+    "not_banned": 409,
+    "meetup_finalized": 409,
+    "not_finalized": 409,
+    "already_finalized": 409,
+    "already_checked_in": 409,
+    "not_checked_in": 409,
+    "already_on_list": 409,
+    "guest_banned": 409,
+    "cannot_modify_self": 409,
+    "already_disabled": 409,
+    "not_disabled": 409,
+    "already_set_up": 409,
+    "not_a_no_show": 409,
     "already_excused": 409,
-    "body_too_large": 413, "unsupported_media_type": 415,
-    "validation_error": 422, "idempotency_key_reused": 422,
+    "body_too_large": 413,
+    "unsupported_media_type": 415,
+    "validation_error": 422,
+    "idempotency_key_reused": 422,
     "rate_limited": 429,
     "internal_error": 500,
     "platform_error": 502,
@@ -31,8 +59,13 @@ CODES = {
     "platform_unreachable": 504,
 }
 # Bottle's own errors (router 404/405, its 400/413) and crashes map to these codes.
-_CODE_FOR_STATUS = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "body_too_large",
-                    500: "internal_error"}
+_CODE_FOR_STATUS = {
+    400: "bad_request",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "body_too_large",
+    500: "internal_error",
+}
 
 
 def code_for_status(status):
@@ -56,8 +89,9 @@ class ApiError(Exception):
         headers = dict(self.headers)
         if self.status == 401:
             headers["WWW-Authenticate"] = "Bearer"
-        return HTTPResponse(json.dumps(self.body()), self.status, headers,
-                            Content_Type="application/problem+json")
+        return HTTPResponse(
+            json.dumps(self.body()), self.status, headers, Content_Type="application/problem+json"
+        )
 
 
 # The `type` of each error of a 422, and what its `ctx` holds: a client words the error from these (its
@@ -65,7 +99,7 @@ class ApiError(Exception):
 VALIDATION_TYPES = {
     "missing": "a required field is absent; ctx {}",
     "type": 'the value has the wrong JSON type; ctx {"expected": "string", "integer", "boolean", "object", '
-            '"array" or "datetime"}',
+    '"array" or "datetime"}',
     "blank": "a text is empty once its surrounding spaces are stripped; ctx {}",
     "too_short": 'a text has fewer characters than allowed; ctx {"min": N}',
     "too_long": 'a text has more characters than allowed; ctx {"max": N}',
@@ -107,8 +141,14 @@ def validation_error(errors):
 
 
 def problem(status, code, detail, **extensions):
-    return {"type": "about:blank", "title": HTTPStatus(status).phrase, "status": status,
-            "detail": detail, "code": code, **extensions}
+    return {
+        "type": "about:blank",
+        "title": HTTPStatus(status).phrase,
+        "status": status,
+        "detail": detail,
+        "code": code,
+        **extensions,
+    }
 
 
 def render_problem(error):

@@ -18,10 +18,12 @@ from doorapp.models import IdempotencyKey
 
 HEADER = "Idempotency-Key"
 KEY = re.compile(r"[\x21-\x7e]{8,255}")  # visible ASCII: a UUID, or 16 random bytes in hex
-DOC = ("Any 8 to 255 visible ASCII characters (a UUID, say), new for each action. The same key with the same "
-       "request within 24 hours answers what the first one answered (with `Idempotent-Replayed: true`) "
-       "and acts once, however often it is sent, from however many processes; only successes are kept. "
-       "The same key with another method, path or body is 422 idempotency_key_reused.")
+DOC = (
+    "Any 8 to 255 visible ASCII characters (a UUID, say), new for each action. The same key with the same "
+    "request within 24 hours answers what the first one answered (with `Idempotent-Replayed: true`) "
+    "and acts once, however often it is sent, from however many processes; only successes are kept. "
+    "The same key with another method, path or body is 422 idempotency_key_reused."
+)
 
 
 def once(user, body, act):
@@ -38,8 +40,11 @@ def once(user, body, act):
     stored = IdempotencyKey.claim(user, key, fingerprint)
     if stored is not None:
         if stored.request != fingerprint:
-            raise ApiError(422, "idempotency_key_reused",
-                           f"This {HEADER} was used for another request; make a new key for each action.")
+            raise ApiError(
+                422,
+                "idempotency_key_reused",
+                f"This {HEADER} was used for another request; make a new key for each action.",
+            )
         response.status = stored.status
         response.set_header("Idempotent-Replayed", "true")
         return json.loads(stored.answer)

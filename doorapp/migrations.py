@@ -10,8 +10,8 @@ from peewee import SQL, CharField, DateTimeField
 from playhouse.migrate import SchemaMigrator
 
 from doorapp.db import BaseModel, db, exclusive, utcnow
-from doorapp.models.accounts import INVISIBLE  # the code points that show as nothing
 from doorapp.models import MODELS, Guest, IdempotencyKey, Meetup, MeetupGuest, Org, User
+from doorapp.models.accounts import INVISIBLE  # the code points that show as nothing
 
 
 class Migration(BaseModel):
@@ -44,8 +44,9 @@ def add_columns(model, *names):
         field = copy(model._meta.fields[name])
         if not field.null:
             default = field.default
-            field.constraints = [SQL("DEFAULT " + (str(default).upper() if isinstance(default, bool)
-                                                   else str(int(default))))]
+            field.constraints = [
+                SQL("DEFAULT " + (str(default).upper() if isinstance(default, bool) else str(int(default))))
+            ]
         migrator.alter_add_column(table, name, field, allow_not_null=True).run()
 
 
@@ -87,8 +88,15 @@ def m0007_door_list_versions():
     add_columns(Org, "door_lists_version")
 
 
-MIGRATIONS = [m0001_initial, m0002_door_list_order, m0003_door_offline, m0004_attendance, m0005_sessions,
-              m0006_usernames, m0007_door_list_versions]
+MIGRATIONS = [
+    m0001_initial,
+    m0002_door_list_order,
+    m0003_door_offline,
+    m0004_attendance,
+    m0005_sessions,
+    m0006_usernames,
+    m0007_door_list_versions,
+]
 
 
 def pending():
@@ -99,7 +107,8 @@ def pending():
     if unknown:
         raise NewerDatabase(
             f"This data folder was upgraded by a newer version of Door (it has migration "
-            f"{', '.join(sorted(unknown))}). Run that version or newer; nothing was changed.")
+            f"{', '.join(sorted(unknown))}). Run that version or newer; nothing was changed."
+        )
     return [m for m in MIGRATIONS if m.__name__ not in applied]
 
 

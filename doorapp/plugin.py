@@ -127,8 +127,12 @@ def unavailable(error):
     """503 for a database that failed the request; its connection is dropped (see drop_connection)."""
     drop_connection()
     log.error("request %s: database unavailable: %s", request.environ.get("door.request_id"), error)
-    return ApiError(503, "service_unavailable", "The database is unavailable; try again in a moment.",
-                    headers={"Retry-After": "1"})
+    return ApiError(
+        503,
+        "service_unavailable",
+        "The database is unavailable; try again in a moment.",
+        headers={"Retry-After": "1"},
+    )
 
 
 def path_args(args):
@@ -145,8 +149,11 @@ def path_args(args):
             converted[name] = str(value) if kind is uuid.UUID else value
         except ValueError:
             loc = ("path", name)
-            errors.append(invalid(loc, "invalid", "Must be a UUID.", rule="uuid") if kind is uuid.UUID
-                          else invalid(loc, "type", "Must be a whole number.", expected="integer"))
+            errors.append(
+                invalid(loc, "invalid", "Must be a UUID.", rule="uuid")
+                if kind is uuid.UUID
+                else invalid(loc, "type", "Must be a whole number.", expected="integer")
+            )
     if errors:
         raise validation_error(errors)
     return converted

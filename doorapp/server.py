@@ -20,8 +20,13 @@ class ProblemTask(ErrorTask):
         detail = error.body or error.reason
         body = json.dumps(problem(error.code, code_for_status(error.code), detail)).encode()
         self.status = f"{error.code} {error.reason}"
-        self.response_headers.extend([("Content-Type", "application/problem+json"),
-                                      ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")])
+        self.response_headers.extend(
+            [
+                ("Content-Type", "application/problem+json"),
+                ("Cache-Control", "no-store"),
+                ("X-Content-Type-Options", "nosniff"),
+            ]
+        )
         self.set_close_on_finish()
         self.content_length = len(body)
         self.write(body)
@@ -49,8 +54,14 @@ def create_server(app, host=None, port=None, sockets=None):
     would spool it (up to 1 GiB) to disk."""
     return_large_blocks()
     where = {"sockets": sockets} if sockets else {"host": host, "port": port}
-    server = waitress.create_server(app, **where, threads=8, ident="door",
-                                    clear_untrusted_proxy_headers=False, max_request_body_size=MAX_BODY + 1)
+    server = waitress.create_server(
+        app,
+        **where,
+        threads=8,
+        ident="door",
+        clear_untrusted_proxy_headers=False,
+        max_request_body_size=MAX_BODY + 1,
+    )
     for listener in getattr(server, "map", {0: server}).values():  # a MultiSocketServer has one per address
         if hasattr(listener, "channel_class"):
             listener.channel_class = Channel

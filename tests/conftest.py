@@ -7,6 +7,7 @@ from datetime import datetime
 
 import pytest
 from fake_platform import FakePlatform
+from helpers import PASSWORD, SECRET
 from postgres import Server as PostgresServer
 from postgres import missing as postgres_missing
 from webtest import TestApp
@@ -18,11 +19,6 @@ from doorapp.db import db
 from doorapp.models import Guest, Meetup, MeetupGuest, Membership, Org, User
 from doorapp.server import create_server
 
-# `pytestmark = ENGINES` runs a module's tests on SQLite and on the session's PostgreSQL server.
-ENGINES = pytest.mark.parametrize("engine", ["sqlite", "postgresql"], indirect=True)
-
-PASSWORD = "correct horse battery staple"
-SECRET = "test-signing-key-that-is-long-enough-for-hs256"
 _HASH = {}
 
 

@@ -18,9 +18,9 @@ class FakeServer:
     path = ""  # of the API below the server's address
 
     def __init__(self, handler):
-        self.faults = {}    # kind -> (fault, number of calls of that kind still answered normally)
+        self.faults = {}  # kind -> (fault, number of calls of that kind still answered normally)
         self.requests = []  # (kind, what the call asked) in arrival order
-        self.stalled = 0    # answers being held right now
+        self.stalled = 0  # answers being held right now
         self._lock = threading.Condition()
         self._release = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)

@@ -1,4 +1,6 @@
-"""Test helpers shared by several modules."""
+"""What several test modules share: constants, URL and audit-log helpers, counting queries, starting
+`doorapp` in a process of its own. The one module tests import besides the fakes (conftest holds the
+fixtures; no test module imports another)."""
 
 import os
 import re
@@ -6,10 +8,61 @@ import signal
 import subprocess
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
+from doorapp import access
 from doorapp.db import db
+from doorapp.models import AuditEvent, Guest, MeetupGuest
+
+# `pytestmark = ENGINES` runs a module's tests on SQLite and on the session's PostgreSQL server.
+ENGINES = pytest.mark.parametrize("engine", ["sqlite", "postgresql"], indirect=True)
+PASSWORD = "correct horse battery staple"
+SECRET = "test-signing-key-that-is-long-enough-for-hs256"
+
+
+def events(*types):
+    """The audit log so far, oldest first (of these types, when given)."""
+    query = AuditEvent.select().order_by(AuditEvent.id)
+    return list(query.where(AuditEvent.event_type.in_(types)) if types else query)
+
+
+def add_guest(platform_user_id, username, meetup=None, **entry_fields):
+    """A guest, on the meetup's list when one is given (with these entry fields)."""
+    guest = Guest.create(platform_user_id=platform_user_id, username=username, displayname=username.title())
+    if meetup is not None:
+        MeetupGuest.create(meetup=meetup, guest=guest, **entry_fields)
+    return guest
+
+
+def base(meetup):
+    """A meetup's URL."""
+    return f"/organizations/{meetup.org_id}/meetups/{meetup.id}"
+
+
+def entry(meetup, guest):
+    """The URL of a guest on a meetup's list."""
+    return f"{base(meetup)}/guests/{guest.platform_user_id}"
+
+
+def auth(user):
+    """The Authorization header of a token for `user`."""
+    return {"Authorization": f"Bearer {access.issue_token(SECRET, user, 60)}"}
+
+
+def at_once(count, call):
+    """`call(i)` from `count` threads released together; their results in thread order."""
+    barrier = threading.Barrier(count)
+
+    def run(i):
+        barrier.wait()
+        return call(i)
+
+    with ThreadPoolExecutor(count) as pool:
+        return list(pool.map(run, range(count)))
 
 
 @contextmanager
@@ -22,13 +75,15 @@ def assert_query_count(expected):
     def counting(sql, params=None, **options):
         statements.append(sql)
         return run(sql, params, **options)
+
     database.execute_sql = counting
     try:
         yield statements
     finally:
         del database.execute_sql  # the class's method again
-    assert len(statements) == expected, (f"{len(statements)} statements, not {expected}:\n"
-                                         + "\n".join(statements))
+    assert len(statements) == expected, f"{len(statements)} statements, not {expected}:\n" + "\n".join(
+        statements
+    )
 
 
 def create_meetup(client, org, url, status=201):
@@ -51,8 +106,15 @@ class Served:
     """A server process that printed its URL (the last line `serve` prints when it starts)."""
 
     def __init__(self, command, env, **popen):
-        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, text=True, env=env, **popen)
+        self.process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            **popen,
+        )
         self.lines, self.log = [], []
         threading.Thread(target=lambda: self.log.extend(self.process.stderr), daemon=True).start()
         for line in self.process.stdout:
@@ -62,8 +124,9 @@ class Served:
                 self.url = found.group(1)
                 break
         else:
-            raise AssertionError(f"{command} exited with {self.process.wait()} before printing its URL:\n"
-                                 + "".join(self.log))
+            raise AssertionError(
+                f"{command} exited with {self.process.wait()} before printing its URL:\n" + "".join(self.log)
+            )
         threading.Thread(target=lambda: self.lines.extend(self.process.stdout), daemon=True).start()
 
     @property

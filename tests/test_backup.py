@@ -7,21 +7,30 @@ import subprocess
 import time
 
 import requests
-from helpers import DOORAPP, door_env, served
+from helpers import DOORAPP, PASSWORD, door_env, served
 
 from doorapp.backup import KEEP, Scheduler, backup, backups_dir, due
 from doorapp.models import AuditEvent
-from tests.conftest import PASSWORD
 
 
 def doorapp(*args, stdin=""):
-    return subprocess.run([DOORAPP, *map(str, args)], input=stdin, capture_output=True, text=True,
-                          env=door_env(), timeout=60, check=False)
+    return subprocess.run(
+        [DOORAPP, *map(str, args)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=door_env(),
+        timeout=60,
+        check=False,
+    )
 
 
 def set_up(door, username="olga"):
-    answer = requests.post(f"{door.url}/setup", json={"code": door.setup_code, "username": username,
-                                                      "password": PASSWORD}, timeout=10)
+    answer = requests.post(
+        f"{door.url}/setup",
+        json={"code": door.setup_code, "username": username, "password": PASSWORD},
+        timeout=10,
+    )
     assert answer.status_code == 201
 
 
@@ -128,5 +137,5 @@ def test_the_service_keeps_the_latest_backups_and_every_pre_upgrade_copy(config,
     finally:
         scheduler.stop()
     [new] = set(folder.glob("door-*.db")) - set(old)
-    assert sorted(folder.glob("door-*.db")) == old[-(KEEP - 1):] + [new]
+    assert sorted(folder.glob("door-*.db")) == old[-(KEEP - 1) :] + [new]
     assert kept.exists()

@@ -35,22 +35,25 @@ def error_of(**data):
     return error["type"], error["ctx"], error["loc"]
 
 
-@pytest.mark.parametrize(("data", "kind", "ctx"), [
-    ({"name": 5}, "type", {"expected": "string"}),
-    ({"count": "5"}, "type", {"expected": "integer"}),
-    ({"flag": "yes"}, "type", {"expected": "boolean"}),
-    ({"tags": "a"}, "type", {"expected": "array"}),
-    ({"name": "  "}, "blank", {}),
-    ({"name": "a"}, "too_short", {"min": 2}),
-    ({"name": "abcdef"}, "too_long", {"max": 5}),
-    ({"slug": "A1"}, "pattern", {"pattern": "[a-z]+"}),
-    ({"count": 0}, "too_small", {"min": 1}),
-    ({"count": 10}, "too_large", {"max": 9}),
-    ({"role": "C"}, "choice", {"choices": ["A", "B"]}),
-    ({"at": "yesterday"}, "datetime", {}),
-    ({"id": "nope"}, "invalid", {"rule": "uuid"}),
-    ({"user": "a b"}, "invalid", {"rule": "visible_name"}),
-])
+@pytest.mark.parametrize(
+    ("data", "kind", "ctx"),
+    [
+        ({"name": 5}, "type", {"expected": "string"}),
+        ({"count": "5"}, "type", {"expected": "integer"}),
+        ({"flag": "yes"}, "type", {"expected": "boolean"}),
+        ({"tags": "a"}, "type", {"expected": "array"}),
+        ({"name": "  "}, "blank", {}),
+        ({"name": "a"}, "too_short", {"min": 2}),
+        ({"name": "abcdef"}, "too_long", {"max": 5}),
+        ({"slug": "A1"}, "pattern", {"pattern": "[a-z]+"}),
+        ({"count": 0}, "too_small", {"min": 1}),
+        ({"count": 10}, "too_large", {"max": 9}),
+        ({"role": "C"}, "choice", {"choices": ["A", "B"]}),
+        ({"at": "yesterday"}, "datetime", {}),
+        ({"id": "nope"}, "invalid", {"rule": "uuid"}),
+        ({"user": "a b"}, "invalid", {"rule": "visible_name"}),
+    ],
+)
 def test_each_broken_rule_has_its_type_and_limits(data, kind, ctx):
     assert error_of(**data) == (kind, ctx, ["body", *data])
 
@@ -63,7 +66,8 @@ def test_a_missing_field_is_missing():
     with pytest.raises(ApiError) as caught:
         parse(Needs, {})
     assert caught.value.extensions["errors"] == [
-        {"loc": ["body", "reason"], "msg": "Field required.", "type": "missing", "ctx": {}}]
+        {"loc": ["body", "reason"], "msg": "Field required.", "type": "missing", "ctx": {}}
+    ]
 
 
 def test_every_type_is_one_the_vocabulary_documents(client):
@@ -77,7 +81,9 @@ def test_every_type_is_one_the_vocabulary_documents(client):
 def test_a_422_through_the_api_carries_type_and_limits(client):
     reply = client.post_json("/auth/register", {"username": "x" * 65, "password": "short"}, status=422).json
     assert [(e["loc"], e["type"], e["ctx"]) for e in reply["errors"]] == [
-        (["body", "username"], "too_long", {"max": 64}), (["body", "password"], "too_short", {"min": 15})]
+        (["body", "username"], "too_long", {"max": 64}),
+        (["body", "password"], "too_short", {"min": 15}),
+    ]
 
 
 def test_the_schema_states_the_limits():

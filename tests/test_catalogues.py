@@ -31,7 +31,7 @@ BUILT_FROM = {
 def catalogue(language):
     """A catalogue file is `export default {...};` around a JSON object."""
     text = (STATIC / "locales" / f"{language}.js").read_text(encoding="utf-8")
-    return json.loads(text[text.index("export default") + len("export default"):text.rindex(";")])
+    return json.loads(text[text.index("export default") + len("export default") : text.rindex(";")])
 
 
 def placeholders(value):

@@ -5,53 +5,57 @@ import http.client
 from datetime import datetime, timedelta
 
 import pytest
+from helpers import ENGINES, SECRET, add_guest, assert_query_count, base, entry, events
 from webtest import TestApp
 
 from doorapp.access import issue_token
 from doorapp.app import create_app
-from doorapp.models import AuditEvent, Ban, Guest, Meetup, MeetupGuest, Org
+from doorapp.models import Ban, Guest, Meetup, MeetupGuest, Org
 from doorapp.models.meetups import door_list_changed
-from tests.conftest import ENGINES, SECRET
-from tests.helpers import assert_query_count
 
 pytestmark = ENGINES  # on SQLite and on PostgreSQL
 
 
-def base(meetup):
-    return f"/organizations/{meetup.org_id}/meetups/{meetup.id}"
-
-
-def entry(meetup, guest):
-    return f"{base(meetup)}/guests/{guest.platform_user_id}"
-
-
-def events(kind=None):
-    query = AuditEvent.select().order_by(AuditEvent.id)
-    return list(query.where(AuditEvent.event_type == kind) if kind else query)
-
-
-def add_guest(platform_user_id, username, meetup=None, **entry_fields):
-    guest = Guest.create(platform_user_id=platform_user_id, username=username, displayname=username.title())
-    if meetup is not None:
-        MeetupGuest.create(meetup=meetup, guest=guest, **entry_fields)
-    return guest
-
-
 # --- the guest list --------------------------------------------------------------------------------
+
 
 def test_the_door_list_shows_each_guest_with_rsvp_check_in_and_ban_status(door, meetup, guest):
     reply = door.get(f"{base(meetup)}/guests")
     assert reply.json == {
-        "total": 1, "counts": {"rsvps": 1, "cancelled": 0, "walkins": 0, "arrived": 0},
+        "total": 1,
+        "counts": {"rsvps": 1, "cancelled": 0, "walkins": 0, "arrived": 0},
         "meetup": {"is_finalized": False, "finalized_at": None, "last_synced_at": None},
-        "guests": [{"guest": {"platform_user_id": 9007199254740993, "username": "alice",
-                              "displayname": "Alice Ångström", "is_local": False,
-                              "is_banned": False, "ban_reason": None,
-                              "history": {"visits": 0, "last_visit": None, "recent_no_shows": 0, "recent": 5,
-                                          "repeat_no_show": False}},
-                    "rsvp": {"rsvp_time": "2026-11-20T10:00:00Z", "cancelled_rsvp": False,
-                             "waitlisted": False, "guests_count": 0, "is_walkin": False, "has_arrived": False,
-                             "arrival_time": None, "arrival_order": None, "checked_in_by": None}}]}
+        "guests": [
+            {
+                "guest": {
+                    "platform_user_id": 9007199254740993,
+                    "username": "alice",
+                    "displayname": "Alice Ångström",
+                    "is_local": False,
+                    "is_banned": False,
+                    "ban_reason": None,
+                    "history": {
+                        "visits": 0,
+                        "last_visit": None,
+                        "recent_no_shows": 0,
+                        "recent": 5,
+                        "repeat_no_show": False,
+                    },
+                },
+                "rsvp": {
+                    "rsvp_time": "2026-11-20T10:00:00Z",
+                    "cancelled_rsvp": False,
+                    "waitlisted": False,
+                    "guests_count": 0,
+                    "is_walkin": False,
+                    "has_arrived": False,
+                    "arrival_time": None,
+                    "arrival_order": None,
+                    "checked_in_by": None,
+                },
+            }
+        ],
+    }
     assert reply.headers["ETag"].startswith('W/"') and reply.headers["Vary"] == "Accept-Encoding"
 
 
@@ -64,16 +68,25 @@ def test_the_list_is_in_rsvp_order_flags_cancelled_rsvps_and_counts_them(door, m
     assert [g["guest"]["username"] for g in reply["guests"]] == ["carol", "alice", "dave"]
     assert reply["guests"][0]["rsvp"]["cancelled_rsvp"] is True
     assert reply["guests"][0]["guest"]["is_banned"] is False
-    assert reply["guests"][2]["guest"] == {"platform_user_id": 4, "username": "dave", "displayname": "Dave",
-                                           "is_local": False, "is_banned": True,
-                                           "ban_reason": "Threw a chair",
-                                           "history": reply["guests"][2]["guest"]["history"]}
+    assert reply["guests"][2]["guest"] == {
+        "platform_user_id": 4,
+        "username": "dave",
+        "displayname": "Dave",
+        "is_local": False,
+        "is_banned": True,
+        "ban_reason": "Threw a chair",
+        "history": reply["guests"][2]["guest"]["history"],
+    }
     assert reply["counts"] == {"rsvps": 1, "cancelled": 1, "walkins": 1, "arrived": 0}
 
 
 def test_the_list_of_another_orgs_meetup_or_of_no_meetup_is_404(door, meetup):
-    other = Meetup.create(org=Org.create(name="Other", slug="other"), name="x", date=datetime(2026, 1, 1),
-                          platform_url="https://demo.door.invalid/other/x")
+    other = Meetup.create(
+        org=Org.create(name="Other", slug="other"),
+        name="x",
+        date=datetime(2026, 1, 1),
+        platform_url="https://demo.door.invalid/other/x",
+    )
     meetups = f"/organizations/{meetup.org_id}/meetups"
     assert door.get(f"{meetups}/{other.id}/guests", status=404).json["code"] == "not_found"
     missing = f"{meetups}/00000000-0000-0000-0000-000000000000/guests"
@@ -90,8 +103,16 @@ def test_an_unchanged_list_answers_304_with_no_body(door, meetup):
     door.get(f"{base(meetup)}/guests", headers={"If-None-Match": '"stale"'}, status=200)
 
 
-@pytest.mark.parametrize("accept, zipped", [("gzip, deflate, br", True), ("br;q=1.0, gzip;q=0.5", True),
-                                            ("gzip;q=0", False), ("identity", False), (None, False)])
+@pytest.mark.parametrize(
+    "accept, zipped",
+    [
+        ("gzip, deflate, br", True),
+        ("br;q=1.0, gzip;q=0.5", True),
+        ("gzip;q=0", False),
+        ("identity", False),
+        (None, False),
+    ],
+)
 def test_the_list_is_gzipped_for_clients_that_take_it(live_server, door, staff, meetup, accept, zipped):
     plain = door.get(f"{base(meetup)}/guests").body
     connection = http.client.HTTPConnection(live_server.removeprefix("http://"), timeout=30)  # no decoding
@@ -112,6 +133,7 @@ def test_the_etag_changes_with_every_change_to_the_list(door, boss, meetup, gues
     def tag():
         seen.append(door.get(f"{base(meetup)}/guests").headers["ETag"])
         return seen[-1]
+
     tag()
     door.post_json(f"{entry(meetup, guest)}/checkin", {})
     tag()
@@ -126,12 +148,14 @@ def test_the_etag_changes_with_every_change_to_the_list(door, boss, meetup, gues
     assert len(set(seen)) == len(seen) - 1
 
 
-def test_the_etag_changes_when_another_orgs_sync_renames_a_guest(config, fake_platform, door, meetup, guest,
-                                                                 make_user, as_user):
+def test_the_etag_changes_when_another_orgs_sync_renames_a_guest(
+    config, fake_platform, door, meetup, guest, make_user, as_user
+):
     tag = door.get(f"{base(meetup)}/guests").headers["ETag"]
     fake_platform.add_user(guest.platform_user_id, "alice", "Alice A.")  # renamed on the platform
-    fake_platform.add_event("early-birds", "brunch", "Brunch", "2026-12-06T10:00:00Z",
-                            [guest.platform_user_id])
+    fake_platform.add_event(
+        "early-birds", "brunch", "Brunch", "2026-12-06T10:00:00Z", [guest.platform_user_id]
+    )
     other = Org.create(name="Early Birds", slug="early-birds")
     theirs = TestApp(create_app(fake_platform.configure(config)))  # the same database, on the fake platform
     theirs.authorization = as_user(make_user("eve", org=other)).authorization
@@ -146,9 +170,18 @@ def test_the_list_of_2000_rsvps_takes_as_many_queries_as_a_list_of_one(door, mee
     with assert_query_count(5):  # user with membership, meetup with its ETag, history, entries, counts
         door.get(f"{base(meetup)}/guests")
     Guest.insert_many([{"platform_user_id": i, "username": f"guest{i}"} for i in range(1, 2000)]).execute()
-    MeetupGuest.insert_many([{"meetup": meetup.id, "guest": i, "has_arrived": i % 2, "arrival_order": i,
-                              "checked_in_by": staff.id if i % 2 else None}
-                             for i in range(1, 2000)]).execute()
+    MeetupGuest.insert_many(
+        [
+            {
+                "meetup": meetup.id,
+                "guest": i,
+                "has_arrived": i % 2,
+                "arrival_order": i,
+                "checked_in_by": staff.id if i % 2 else None,
+            }
+            for i in range(1, 2000)
+        ]
+    ).execute()
     Ban.insert_many([{"org": org.id, "guest": i, "reason": "r"} for i in range(1, 2000, 7)]).execute()
     door_list_changed(meetup_id=meetup.id)  # as a sync does
     with assert_query_count(5):
@@ -164,6 +197,7 @@ def test_the_list_of_2000_rsvps_takes_as_many_queries_as_a_list_of_one(door, mee
 
 # --- check-in --------------------------------------------------------------------------------------
 
+
 def test_staff_check_a_guest_in_with_time_number_and_actor(door, meetup, guest, staff):
     reply = door.post(f"{entry(meetup, guest)}/checkin")  # no body at all reads as {}
     rsvp = reply.json["rsvp"]
@@ -173,7 +207,11 @@ def test_staff_check_a_guest_in_with_time_number_and_actor(door, meetup, guest, 
     assert reply.json["guest"]["username"] == "alice"
     [event] = events("CHECK_IN")
     assert (event.actor_id, event.guest_id, event.org_id, event.meetup_id) == (
-        staff.id, guest.platform_user_id, meetup.org_id, meetup.id)
+        staff.id,
+        guest.platform_user_id,
+        meetup.org_id,
+        meetup.id,
+    )
     assert event.details == {} and event.reason is None
 
 
@@ -189,21 +227,26 @@ def test_each_answer_about_a_guest_is_its_entry_in_the_list(door, boss, meetup, 
     assert undone == door.get(f"{base(meetup)}/guests").json["guests"][1]
 
 
-def test_a_second_check_in_says_who_checked_the_guest_in_when_and_which_number(door, as_user, make_user,
-                                                                              meetup, guest, org, staff):
+def test_a_second_check_in_says_who_checked_the_guest_in_when_and_which_number(
+    door, as_user, make_user, meetup, guest, org, staff
+):
     first = door.post_json(f"{entry(meetup, guest)}/checkin", {}).json["rsvp"]
     other_door = as_user(make_user("tess", org=org))
     reply = other_door.post_json(f"{entry(meetup, guest)}/checkin", {}, status=409).json
     assert reply["code"] == "already_checked_in"
     assert (reply["arrival_time"], reply["arrival_order"], reply["checked_in_by"]) == (
-        first["arrival_time"], 1, {"id": staff.id, "username": "sam"})
+        first["arrival_time"],
+        1,
+        {"id": staff.id, "username": "sam"},
+    )
     assert len(events("CHECK_IN")) == 1
 
 
 def test_arrival_numbers_count_up_per_meetup(door, meetup, guest):
     bob, carol = add_guest(2, "bob", meetup), add_guest(3, "carol", meetup)
-    numbers = [door.post(f"{entry(meetup, g)}/checkin").json["rsvp"]["arrival_order"]
-               for g in (carol, guest, bob)]
+    numbers = [
+        door.post(f"{entry(meetup, g)}/checkin").json["rsvp"]["arrival_order"] for g in (carol, guest, bob)
+    ]
     assert numbers == [1, 2, 3]
     second = Meetup.create(org=meetup.org, name="y", date=datetime(2026, 1, 1), platform_url="https://x/y/z")
     MeetupGuest.create(meetup=second, guest=bob)
@@ -231,16 +274,28 @@ def test_check_in_refusals(door, meetup, guest):
     assert reply["code"] == "not_on_list"
     assert door.post(f"{base(meetup)}/guests/424242/checkin", status=404).json["code"] == "not_found"
     bad = door.post_json(f"{entry(meetup, guest)}/checkin", {"force": "yes"}, status=422).json
-    assert bad["errors"] == [{"loc": ["body", "force"], "msg": "Must be true or false.", "type": "type",
-                              "ctx": {"expected": "boolean"}}]
+    assert bad["errors"] == [
+        {
+            "loc": ["body", "force"],
+            "msg": "Must be true or false.",
+            "type": "type",
+            "ctx": {"expected": "boolean"},
+        }
+    ]
     assert door.post(f"{base(meetup)}/guests/abc/checkin", status=422).json["errors"][0]["loc"] == [
-        "path", "platform_user_id"]
+        "path",
+        "platform_user_id",
+    ]
     assert events() == []
 
 
 def test_a_meetup_of_another_org_is_404_even_for_its_guests(door, guest):
-    other = Meetup.create(org=Org.create(name="Other", slug="other"), name="x", date=datetime(2026, 1, 1),
-                          platform_url="https://demo.door.invalid/other/x")
+    other = Meetup.create(
+        org=Org.create(name="Other", slug="other"),
+        name="x",
+        date=datetime(2026, 1, 1),
+        platform_url="https://demo.door.invalid/other/x",
+    )
     MeetupGuest.create(meetup=other, guest=guest)
     org_id = Org.get(Org.slug == "night-owls").id
     path = f"/organizations/{org_id}/meetups/{other.id}/guests/{guest.platform_user_id}/checkin"
@@ -259,6 +314,7 @@ def test_check_in_takes_a_fixed_number_of_queries(door, meetup, guest):
 
 # --- undo ----------------------------------------------------------------------------------------------
 
+
 def test_undo_needs_a_reason_and_keeps_the_check_in_in_the_log(door, meetup, guest, staff):
     door.post(f"{entry(meetup, guest)}/checkin")
     for body in ({}, {"reason": "   "}):
@@ -267,11 +323,19 @@ def test_undo_needs_a_reason_and_keeps_the_check_in_in_the_log(door, meetup, gue
     reason = {"reason": "Checked in the wrong Alice"}
     rsvp = door.patch_json(f"{entry(meetup, guest)}/undo-checkin", reason).json["rsvp"]
     assert (rsvp["has_arrived"], rsvp["arrival_order"], rsvp["arrival_time"], rsvp["checked_in_by"]) == (
-        False, None, None, None)
+        False,
+        None,
+        None,
+        None,
+    )
     check_in, undo = events()
     assert check_in.event_type == "CHECK_IN"
     assert (undo.event_type, undo.reason, undo.actor_id, undo.guest_id) == (
-        "UNDO_CHECK_IN", "Checked in the wrong Alice", staff.id, guest.platform_user_id)
+        "UNDO_CHECK_IN",
+        "Checked in the wrong Alice",
+        staff.id,
+        guest.platform_user_id,
+    )
     assert undo.details["arrival_order"] == 1
 
 
@@ -286,12 +350,17 @@ def test_an_undone_number_is_never_reused(door, meetup, guest):
 def test_undo_of_a_guest_who_is_not_checked_in_is_409(door, meetup, guest):
     reply = door.patch_json(f"{entry(meetup, guest)}/undo-checkin", {"reason": "Oops"}, status=409).json
     assert reply["code"] == "not_checked_in"
-    assert door.patch_json(f"{entry(meetup, add_guest(7, 'gina'))}/undo-checkin", {"reason": "x"},
-                           status=404).json["code"] == "not_on_list"
+    assert (
+        door.patch_json(
+            f"{entry(meetup, add_guest(7, 'gina'))}/undo-checkin", {"reason": "x"}, status=404
+        ).json["code"]
+        == "not_on_list"
+    )
     assert events() == []
 
 
 # --- walk-ins ------------------------------------------------------------------------------------------
+
 
 def test_a_walkin_joins_the_list_and_can_then_be_checked_in(door, meetup, staff):
     erin = add_guest(5, "erin")
@@ -315,48 +384,19 @@ def test_a_guest_already_on_the_list_is_no_walkin(door, meetup, guest):
     assert len(events("WALKIN")) == 1
 
 
-# --- finalize ------------------------------------------------------------------------------------------
-
-def test_an_admin_finalizes_and_the_door_closes(door, boss, meetup, guest):
-    erin = add_guest(5, "erin")
-    door.post(f"{entry(meetup, guest)}/checkin")
-    reply = boss.patch(f"{base(meetup)}/finalize").json
-    assert reply["is_finalized"] is True and reply["finalized_at"] is not None
-    assert reply["counts"]["arrived"] == 1
-    assert events()[-1].event_type == "MEETUP_FINALIZED"
-    for refused in (door.post(f"{entry(meetup, guest)}/checkin", status=409),
-                    door.patch_json(f"{entry(meetup, guest)}/undo-checkin", {"reason": "x"}, status=409),
-                    door.post(f"{entry(meetup, erin)}/add-walkin", status=409)):
-        assert refused.json["code"] == "meetup_finalized"
-    assert door.get(f"{base(meetup)}/guests").json["total"] == 1  # still readable
-    assert boss.patch(f"{base(meetup)}/finalize", status=409).json["code"] == "already_finalized"
-    assert len(events("MEETUP_FINALIZED")) == 1
-
-
-def test_unfinalize_reopens_the_door(door, boss, meetup, guest):
-    assert boss.patch(f"{base(meetup)}/unfinalize", status=409).json["code"] == "not_finalized"
-    boss.patch(f"{base(meetup)}/finalize")
-    reply = boss.patch(f"{base(meetup)}/unfinalize").json
-    assert (reply["is_finalized"], reply["finalized_at"]) == (False, None)
-    assert [e.event_type for e in events()] == ["MEETUP_FINALIZED", "MEETUP_UNFINALIZED"]
-    assert door.post(f"{entry(meetup, guest)}/checkin").json["rsvp"]["arrival_order"] == 1
-
-
-def test_staff_cannot_finalize(door, meetup):
-    assert door.patch(f"{base(meetup)}/finalize", status=403).json["code"] == "org_admin_required"
-    assert not Meetup.get_by_id(meetup.id).is_finalized
-
-
 def test_the_etag_changes_with_every_other_change_to_the_list(door, boss, meetup, guest):
     seen = []
 
     def tag():
         seen.append(door.get(f"{base(meetup)}/guests").headers["ETag"])
+
     tag()
     local = door.post_json(f"{base(meetup)}/local-walkins", {"displayname": "Ana Lima"}).json["guest"]
     tag()
-    boss.patch_json(f"/organizations/{meetup.org_id}/guests/{local['platform_user_id']}/link",
-                    {"username": "bobby_tables"})
+    boss.patch_json(
+        f"/organizations/{meetup.org_id}/guests/{local['platform_user_id']}/link",
+        {"username": "bobby_tables"},
+    )
     tag()
     boss.patch(f"{base(meetup)}/finalize")
     tag()
@@ -380,6 +420,7 @@ def test_another_orgs_changes_leave_this_list_and_its_etag_alone(door, meetup, g
     bob = add_guest(77, "bob", Meetup.get_by_id(created["id"]))
     theirs.post_json(f"{theirs_base}/guests/77/checkin", {})
     for target in (bob, guest):
-        theirs.patch_json(f"/organizations/{other.id}/guests/{target.platform_user_id}/ban",
-                          {"reason": "Rude"})
+        theirs.patch_json(
+            f"/organizations/{other.id}/guests/{target.platform_user_id}/ban", {"reason": "Rude"}
+        )
     door.get(f"{base(meetup)}/guests", headers={"If-None-Match": tag}, status=304)

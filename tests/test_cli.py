@@ -12,16 +12,22 @@ from dataclasses import fields
 import jwt
 import pytest
 import requests
-from helpers import DOORAPP, door_env, served
+from helpers import DOORAPP, PASSWORD, SECRET, door_env, served
 
 from doorapp import __version__
 from doorapp.config import Config
-from tests.conftest import PASSWORD, SECRET
 
 
 def doorapp(*args, stdin="", **settings):
-    return subprocess.run([DOORAPP, *map(str, args)], input=stdin, capture_output=True, text=True,
-                          env=door_env(**settings), timeout=60, check=False)
+    return subprocess.run(
+        [DOORAPP, *map(str, args)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=door_env(**settings),
+        timeout=60,
+        check=False,
+    )
 
 
 def sign_in(url, username, password=PASSWORD):
@@ -40,8 +46,14 @@ def test_help_lists_every_setting_and_command():
 
 def test_version_from_the_script_and_from_python_m():
     assert doorapp("--version").stdout == f"doorapp {__version__}\n"
-    module = subprocess.run([sys.executable, "-m", "doorapp", "--version"], capture_output=True, text=True,
-                            env=door_env(), timeout=60, check=False)
+    module = subprocess.run(
+        [sys.executable, "-m", "doorapp", "--version"],
+        capture_output=True,
+        text=True,
+        env=door_env(),
+        timeout=60,
+        check=False,
+    )
     assert (module.returncode, module.stdout) == (0, f"doorapp {__version__}\n")
 
 
@@ -55,8 +67,11 @@ def test_first_start_prints_the_url_and_a_setup_code_that_creates_the_first_admi
         assert door.url.startswith("http://127.0.0.1:")
         assert door.lines[-1] == f"Door is running at {door.url}/  (Ctrl-C stops it)"
         assert requests.get(f"{door.url}/setup", timeout=10).json() == {"needed": True}
-        setup = requests.post(f"{door.url}/setup", json={"code": door.setup_code, "username": "olga",
-                                                         "password": PASSWORD}, timeout=10)
+        setup = requests.post(
+            f"{door.url}/setup",
+            json={"code": door.setup_code, "username": "olga", "password": PASSWORD},
+            timeout=10,
+        )
         assert setup.status_code == 201 and setup.json()["role"] == "SITE_ADMIN"
         assert sign_in(door.url, "olga").status_code == 200
         assert door.stop() == 0
@@ -69,8 +84,11 @@ def test_first_start_prints_the_url_and_a_setup_code_that_creates_the_first_admi
 
 def test_a_wrong_setup_code_is_refused(tmp_path):
     with served(DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path) as door:
-        wrong = requests.post(f"{door.url}/setup", json={"code": "AAAA-BBBB-CCCC", "username": "mallory",
-                                                         "password": PASSWORD}, timeout=10)
+        wrong = requests.post(
+            f"{door.url}/setup",
+            json={"code": "AAAA-BBBB-CCCC", "username": "mallory", "password": PASSWORD},
+            timeout=10,
+        )
         assert (wrong.status_code, wrong.json()["code"]) == (403, "invalid_setup_code")
         assert door.stop() == 0
 
@@ -84,13 +102,17 @@ def test_sigterm_and_ctrl_c_stop_it_with_status_0_and_no_database_journal_left(t
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
-def test_what_serve_writes_reaches_the_database_file_within_seconds_not_at_a_requests_checkpoint(tmp_path,
-                                                                                                  workers):
+def test_what_serve_writes_reaches_the_database_file_within_seconds_not_at_a_requests_checkpoint(
+    tmp_path, workers
+):
     """SQLite would copy the WAL into door.db only in the commit that fills 1,000 pages of it; serve's
     background checkpoints copy a single write within a few seconds (models.Checkpointer)."""
     with served(DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path, "--workers", workers) as door:
-        setup = requests.post(f"{door.url}/setup", json={"code": door.setup_code, "username": "olga",
-                                                         "password": PASSWORD}, timeout=10)
+        setup = requests.post(
+            f"{door.url}/setup",
+            json={"code": door.setup_code, "username": "olga", "password": PASSWORD},
+            timeout=10,
+        )
         assert setup.status_code == 201
         found, deadline = [], time.monotonic() + 10
         while not found and time.monotonic() < deadline:
@@ -108,12 +130,14 @@ def test_what_serve_writes_reaches_the_database_file_within_seconds_not_at_a_req
 
 def test_create_admin_works_while_the_service_runs(tmp_path):
     with served(DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path) as door:
-        created = doorapp("create-admin", "ada", "--password-stdin", "--data-dir", tmp_path,
-                          stdin=PASSWORD + "\n")
+        created = doorapp(
+            "create-admin", "ada", "--password-stdin", "--data-dir", tmp_path, stdin=PASSWORD + "\n"
+        )
         assert (created.returncode, created.stdout) == (0, "Created site admin 'ada'.\n")
         token = sign_in(door.url, "ada").json()["access_token"]
-        me = requests.get(f"{door.url}/auth/userinfo", headers={"Authorization": f"Bearer {token}"},
-                          timeout=10).json()
+        me = requests.get(
+            f"{door.url}/auth/userinfo", headers={"Authorization": f"Bearer {token}"}, timeout=10
+        ).json()
         assert (me["username"], me["role"], me["is_approved"]) == ("ada", "SITE_ADMIN", True)
         assert requests.get(f"{door.url}/setup", timeout=10).json() == {"needed": False}
         assert door.stop() == 0
@@ -124,8 +148,10 @@ def test_create_admin_refuses_a_bad_password_or_a_taken_name_clearly(tmp_path):
     assert short.returncode == 1
     assert short.stderr.startswith("Could not create 'ada': ") and "15" in short.stderr
     assert "Traceback" not in short.stderr
-    assert doorapp("create-admin", "ada", "--password-stdin", "--data-dir", tmp_path,
-                   stdin=PASSWORD).returncode == 0
+    assert (
+        doorapp("create-admin", "ada", "--password-stdin", "--data-dir", tmp_path, stdin=PASSWORD).returncode
+        == 0
+    )
     taken = doorapp("create-admin", "ada", "--password-stdin", "--data-dir", tmp_path, stdin=PASSWORD)
     assert taken.returncode == 1 and "taken" in taken.stderr
 
@@ -136,8 +162,10 @@ def test_create_admin_without_a_terminal_or_stdin_flag_says_what_to_do(tmp_path)
 
 
 def test_the_generated_signing_key_is_readable_by_its_owner_only_and_kept(tmp_path):
-    assert doorapp("create-admin", "ada", "--password-stdin", "--data-dir", tmp_path,
-                   stdin=PASSWORD).returncode == 0
+    assert (
+        doorapp("create-admin", "ada", "--password-stdin", "--data-dir", tmp_path, stdin=PASSWORD).returncode
+        == 0
+    )
     key = tmp_path / "secret.key"
     assert stat.S_IMODE(key.stat().st_mode) == 0o600
     assert len(key.read_text().strip()) >= 32
@@ -155,10 +183,17 @@ def test_a_short_door_secret_key_is_refused_clearly(tmp_path):
 
 
 def test_door_secret_key_signs_the_tokens_and_no_key_file_is_written(tmp_path):
-    with served(DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path,
-                env={"DOOR_SECRET_KEY": SECRET}) as door:
-        assert requests.post(f"{door.url}/setup", json={"code": door.setup_code, "username": "olga",
-                                                        "password": PASSWORD}, timeout=10).status_code == 201
+    with served(
+        DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path, env={"DOOR_SECRET_KEY": SECRET}
+    ) as door:
+        assert (
+            requests.post(
+                f"{door.url}/setup",
+                json={"code": door.setup_code, "username": "olga", "password": PASSWORD},
+                timeout=10,
+            ).status_code
+            == 201
+        )
         token = sign_in(door.url, "olga").json()["access_token"]
         assert door.stop() == 0
     assert not (tmp_path / "secret.key").exists()
@@ -185,8 +220,16 @@ def test_backup_of_a_postgresql_database_points_to_pg_dump(tmp_path):
 
 
 def test_an_unknown_database_url_is_refused_plainly(tmp_path):
-    refused = doorapp("create-admin", "alice", "--password-stdin", "--data-dir", tmp_path, stdin=PASSWORD,
-                      DATABASE_URL="mysql://door@localhost/door")
+    refused = doorapp(
+        "create-admin",
+        "alice",
+        "--password-stdin",
+        "--data-dir",
+        tmp_path,
+        stdin=PASSWORD,
+        DATABASE_URL="mysql://door@localhost/door",
+    )
     assert refused.returncode == 1
-    assert refused.stderr == ("DATABASE_URL must be sqlite:///PATH or "
-                              "postgresql://USER:PASSWORD@HOST:PORT/NAME.\n")
+    assert refused.stderr == (
+        "DATABASE_URL must be sqlite:///PATH or postgresql://USER:PASSWORD@HOST:PORT/NAME.\n"
+    )

@@ -11,31 +11,14 @@ from datetime import datetime
 from pathlib import Path
 
 import requests
+from helpers import DOORAPP, ENGINES, SECRET, Served, at_once, auth, door_env, served
 
-from doorapp import access
 from doorapp.app import create_app
 from doorapp.config import Config
 from doorapp.db import db
 from doorapp.models import AuditEvent, Ban, Guest, Meetup, MeetupGuest, Org, User
-from tests.conftest import ENGINES, SECRET
-from tests.helpers import DOORAPP, Served, door_env, served
 
 pytestmark = ENGINES  # on SQLite and on PostgreSQL
-
-
-def auth(user):
-    return {"Authorization": f"Bearer {access.issue_token(SECRET, user, 60)}"}
-
-
-def at_once(count, call):
-    """`call(i)` from `count` threads released together; their results in thread order."""
-    barrier = threading.Barrier(count)
-
-    def run(i):
-        barrier.wait()
-        return call(i)
-    with ThreadPoolExecutor(count) as pool:
-        return list(pool.map(run, range(count)))
 
 
 def events(kind):
@@ -44,18 +27,22 @@ def events(kind):
 
 def add_guests(meetup, ids):
     Guest.insert_many([{"platform_user_id": i, "username": f"guest{i}"} for i in ids]).execute()
-    MeetupGuest.insert_many([{"meetup": meetup.id, "guest": i, "rsvp_time": datetime(2026, 11, 1)}
-                             for i in ids]).execute()
+    MeetupGuest.insert_many(
+        [{"meetup": meetup.id, "guest": i, "rsvp_time": datetime(2026, 11, 1)} for i in ids]
+    ).execute()
 
 
 def test_twenty_doors_checking_in_one_guest_get_one_200(live_server, meetup, guest, staff):
-    url = (f"{live_server}/organizations/{meetup.org_id}/meetups/{meetup.id}/guests/"
-           f"{guest.platform_user_id}/checkin")
+    url = (
+        f"{live_server}/organizations/{meetup.org_id}/meetups/{meetup.id}/guests/"
+        f"{guest.platform_user_id}/checkin"
+    )
     replies = at_once(20, lambda i: requests.post(url, json={}, headers=auth(staff), timeout=30))
     assert sorted(r.status_code for r in replies) == [200] + [409] * 19
     refusals = [r.json() for r in replies if r.status_code == 409]
     assert {(r["code"], r["arrival_order"], r["checked_in_by"]["username"]) for r in refusals} == {
-        ("already_checked_in", 1, "sam")}
+        ("already_checked_in", 1, "sam")
+    }
     assert events("CHECK_IN") == 1
     assert Meetup.get_by_id(meetup.id).last_arrival_order == 1
 
@@ -69,6 +56,7 @@ def test_a_hundred_guests_checked_in_by_sixteen_threads_get_numbers_1_to_100(liv
         reply = requests.post(f"{base}/{guest_id}/checkin", headers=headers, timeout=30)
         assert reply.status_code == 200, reply.text
         return reply.json()["rsvp"]["arrival_order"]
+
     with ThreadPoolExecutor(16) as pool:
         numbers = list(pool.map(check_in, range(1, 101)))
     assert sorted(numbers) == list(range(1, 101))
@@ -91,8 +79,10 @@ def test_simultaneous_walkins_of_one_guest_add_it_once(live_server, meetup, staf
 def test_simultaneous_bans_of_one_guest_succeed_once(live_server, org, guest, make_user):
     boss = make_user("boss", org=org, role="ADMIN")
     url = f"{live_server}/organizations/{org.id}/guests/{guest.platform_user_id}"
-    replies = at_once(20, lambda i: requests.patch(f"{url}/ban", json={"reason": f"door {i}"},
-                                                   headers=auth(boss), timeout=30))
+    replies = at_once(
+        20,
+        lambda i: requests.patch(f"{url}/ban", json={"reason": f"door {i}"}, headers=auth(boss), timeout=30),
+    )
     assert sorted(r.status_code for r in replies) == [200] + [409] * 19
     winner = next(r.json() for r in replies if r.status_code == 200)
     assert Ban.get().reason == winner["reason"] and events("BAN") == 1
@@ -101,8 +91,9 @@ def test_simultaneous_bans_of_one_guest_succeed_once(live_server, org, guest, ma
     assert Ban.select().count() == 0 and events("UNBAN") == 1
 
 
-def test_check_ins_racing_finalize_either_land_with_a_number_or_are_refused(live_server, meetup, staff, org,
-                                                                           make_user):
+def test_check_ins_racing_finalize_either_land_with_a_number_or_are_refused(
+    live_server, meetup, staff, org, make_user
+):
     add_guests(meetup, range(1, 41))
     boss = make_user("boss", org=org, role="ADMIN")
     base = f"{live_server}/organizations/{meetup.org_id}/meetups/{meetup.id}"
@@ -111,6 +102,7 @@ def test_check_ins_racing_finalize_either_land_with_a_number_or_are_refused(live
         if i == 20:
             return requests.patch(f"{base}/finalize", headers=auth(boss), timeout=30)
         return requests.post(f"{base}/guests/{i + 1}/checkin", headers=auth(staff), timeout=30)
+
     replies = at_once(40, act)
     assert replies[20].status_code == 200
     doors = replies[:20] + replies[21:]
@@ -122,6 +114,7 @@ def test_check_ins_racing_finalize_either_land_with_a_number_or_are_refused(live
 
 # --- a killed server loses nothing it confirmed ----------------------------------------------------------
 
+
 def serving(data_dir, database_url):
     settings = {"DOOR_SECRET_KEY": SECRET, **({"DATABASE_URL": database_url} if database_url else {})}
     return served(DOORAPP, "serve", "--port", "0", "--data-dir", data_dir, env=settings)
@@ -132,8 +125,9 @@ def prepared_database(data_dir, database_url, guests):
     create_app(Config(data_dir=data_dir, secret_key=SECRET, database_url=database_url))
     org = Org.create(name="Night Owls", slug="night-owls")
     user = User.create(username="sam", password_hash="x", is_approved=True, role="SITE_ADMIN")
-    meetup = Meetup.create(org=org, name="Storm", date=datetime(2026, 12, 5),
-                           platform_url="https://x/y/storm")
+    meetup = Meetup.create(
+        org=org, name="Storm", date=datetime(2026, 12, 5), platform_url="https://x/y/storm"
+    )
     add_guests(meetup, guests)
     db.close()
     return meetup, auth(user)
@@ -159,6 +153,7 @@ def test_a_server_killed_mid_storm_keeps_every_check_in_it_confirmed(tmp_path, d
                     confirmed[guest_id] = reply.json()["rsvp"]["arrival_order"]
                     if len(confirmed) >= 200:
                         enough.set()
+
         workers = [threading.Thread(target=storm, args=(lane,)) for lane in range(threads)]
         for worker in workers:
             worker.start()
@@ -172,11 +167,15 @@ def test_a_server_killed_mid_storm_keeps_every_check_in_it_confirmed(tmp_path, d
     with serving(data_dir, database_url) as door:
         org_path = f"{door.url}/organizations/{meetup.org_id}"
         listed = requests.get(f"{org_path}/meetups/{meetup.id}/guests", headers=headers, timeout=30).json()
-        check_ins = requests.get(f"{org_path}/events/?type=CHECK_IN&limit=1", headers=headers,
-                                 timeout=30).json()
+        check_ins = requests.get(
+            f"{org_path}/events/?type=CHECK_IN&limit=1", headers=headers, timeout=30
+        ).json()
         assert door.stop() == 0
-    arrived = {g["guest"]["platform_user_id"]: g["rsvp"]["arrival_order"]
-               for g in listed["guests"] if g["rsvp"]["has_arrived"]}
+    arrived = {
+        g["guest"]["platform_user_id"]: g["rsvp"]["arrival_order"]
+        for g in listed["guests"]
+        if g["rsvp"]["has_arrived"]
+    }
     assert {g: arrived.get(g) for g in confirmed} == confirmed  # every confirmed check-in, with its number
     assert sorted(arrived.values()) == list(range(1, len(arrived) + 1))  # unique, no number seen twice
     assert check_ins["total"] == len(arrived)  # each check-in committed with its event, or neither
@@ -188,14 +187,16 @@ def test_a_server_killed_mid_storm_keeps_every_check_in_it_confirmed(tmp_path, d
 def test_eight_admins_excusing_one_no_show_at_once_excuse_it_once(live_server, org, meetup, guest, make_user):
     admins = [auth(make_user(f"admin{i}", org=org, role="ADMIN")) for i in range(8)]
     url = f"{live_server}/organizations/{org.id}/meetups/{meetup.id}/guests/{guest.platform_user_id}/excuse"
-    replies = at_once(8, lambda i: requests.patch(url, json={"reason": f"told admin {i}"}, headers=admins[i],
-                                                  timeout=30))
+    replies = at_once(
+        8, lambda i: requests.patch(url, json={"reason": f"told admin {i}"}, headers=admins[i], timeout=30)
+    )
     assert sorted(r.status_code for r in replies) == [200] + [409] * 7
     assert {r.json()["code"] for r in replies if r.status_code == 409} == {"already_excused"}
     assert events("NO_SHOW_EXCUSED") == 1
 
 
 # --- several worker processes on one port ---------------------------------------------------------------
+
 
 def children(pid):
     """The ids of the processes whose parent is `pid` (from /proc)."""
@@ -219,6 +220,7 @@ def test_two_worker_processes_number_a_hundred_check_ins_1_to_100_and_stop_toget
 
         def check_in(guest_id):  # a connection of its own each: either worker may take it
             return requests.post(f"{base}/{guest_id}/checkin", headers=headers, timeout=30)
+
         with ThreadPoolExecutor(16) as pool:
             replies = list(pool.map(check_in, guests))
         workers = children(door.process.pid)

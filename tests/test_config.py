@@ -13,7 +13,8 @@ def test_readme_settings_table_matches_the_code():
 
 
 def test_environment_then_flags_decide_settings():
-    config = Config.from_env({"DOOR_PORT": "9000", "PLATFORM_TIMEOUT": "2.5", "DOOR_HOST": "0.0.0.0"},
-                             host="127.0.0.2")
+    config = Config.from_env(
+        {"DOOR_PORT": "9000", "PLATFORM_TIMEOUT": "2.5", "DOOR_HOST": "0.0.0.0"}, host="127.0.0.2"
+    )
     assert (config.port, config.platform_timeout, config.host) == (9000, 2.5, "127.0.0.2")
     assert config.access_token_expire_minutes == 720 and config.platform == "demo"

@@ -5,17 +5,12 @@ people let in by a typed name, and a banned walk-in refused before it is added."
 from datetime import timedelta
 
 import requests
+from helpers import at_once, auth, base, entry, events
 
 from doorapp.db import utcnow
 from doorapp.models import AuditEvent, Ban, Guest, IdempotencyKey, Meetup, MeetupGuest, Org
-from tests.test_checkins import base, entry
-from tests.test_concurrency import at_once, auth
 
 KEY = {"Idempotency-Key": "3f1c2a9e-5b7d-4e0a-9c11-2d4b6f8a0e13"}
-
-
-def events(kind):
-    return list(AuditEvent.select().where(AuditEvent.event_type == kind).order_by(AuditEvent.id))
 
 
 def test_a_check_in_sent_twice_with_one_key_acts_once_and_answers_the_same(door, meetup, guest):
@@ -25,8 +20,9 @@ def test_a_check_in_sent_twice_with_one_key_acts_once_and_answers_the_same(door,
     assert again.headers["Idempotent-Replayed"] == "true" and "Idempotent-Replayed" not in first.headers
     assert len(events("CHECK_IN")) == 1
     # without the key (or with a new one) it is a second attempt, refused as before
-    other = door.post_json(f"{entry(meetup, guest)}/checkin", {}, headers={"Idempotency-Key": "k" * 20},
-                           status=409)
+    other = door.post_json(
+        f"{entry(meetup, guest)}/checkin", {}, headers={"Idempotency-Key": "k" * 20}, status=409
+    )
     assert other.json["code"] == "already_checked_in"
 
 
@@ -41,8 +37,10 @@ def test_a_replay_answers_the_first_answer_even_after_the_state_moved_on(door, m
 
 def test_a_key_reused_for_another_request_is_422(door, meetup, guest):
     door.post_json(f"{entry(meetup, guest)}/checkin", {}, headers=KEY)
-    for path, body in ((f"{entry(meetup, guest)}/checkin", {"force": True}),
-                       (f"{base(meetup)}/local-walkins", {"displayname": "Ana"})):
+    for path, body in (
+        (f"{entry(meetup, guest)}/checkin", {"force": True}),
+        (f"{base(meetup)}/local-walkins", {"displayname": "Ana"}),
+    ):
         reply = door.post_json(path, body, headers=KEY, status=422)
         assert reply.json["code"] == "idempotency_key_reused"
     assert len(events("CHECK_IN")) == 1 and not events("WALKIN")
@@ -71,13 +69,17 @@ def test_a_key_older_than_the_retention_is_forgotten(door, meetup, guest):
 
 def test_a_malformed_key_is_422_and_the_header_is_documented(door, client, meetup, guest):
     for bad in ("short", "x" * 256, "has space in it"):
-        reply = door.post_json(f"{entry(meetup, guest)}/checkin", {}, headers={"Idempotency-Key": bad},
-                               status=422)
+        reply = door.post_json(
+            f"{entry(meetup, guest)}/checkin", {}, headers={"Idempotency-Key": bad}, status=422
+        )
         assert reply.json["errors"][0]["loc"] == ["header", "Idempotency-Key"]
     paths = client.get("/openapi.json").json["paths"]
-    for path, method in (("/guests/{platform_user_id}/checkin", "post"),
-                         ("/guests/{platform_user_id}/add-walkin", "post"),
-                         ("/guests/{platform_user_id}/undo-checkin", "patch"), ("/local-walkins", "post")):
+    for path, method in (
+        ("/guests/{platform_user_id}/checkin", "post"),
+        ("/guests/{platform_user_id}/add-walkin", "post"),
+        ("/guests/{platform_user_id}/undo-checkin", "patch"),
+        ("/local-walkins", "post"),
+    ):
         operation = paths["/organizations/{org_id}/meetups/{meetup_id}" + path][method]
         header = [p for p in operation["parameters"] if p["in"] == "header"]
         assert header[0]["name"] == "Idempotency-Key" and "24 hours" in header[0]["description"]
@@ -95,8 +97,12 @@ def test_twelve_threads_sending_one_key_at_once_check_in_once(live_server, meetu
 
 def test_twelve_threads_sending_one_local_walkin_key_add_one_person(live_server, meetup, staff):
     url = f"{live_server}{base(meetup)}/local-walkins"
-    replies = at_once(12, lambda i: requests.post(url, json={"displayname": "Ana Lima"},
-                                                  headers={**auth(staff), **KEY}, timeout=30))
+    replies = at_once(
+        12,
+        lambda i: requests.post(
+            url, json={"displayname": "Ana Lima"}, headers={**auth(staff), **KEY}, timeout=30
+        ),
+    )
     assert [r.status_code for r in replies] == [201] * 12
     assert len({r.json()["guest"]["platform_user_id"] for r in replies}) == 1
     assert Guest.select().where(Guest.is_local).count() == 1 and len(events("WALKIN")) == 1
@@ -104,8 +110,9 @@ def test_twelve_threads_sending_one_local_walkin_key_add_one_person(live_server,
 
 def test_the_audit_event_keeps_the_door_time_beside_the_server_time(door, meetup, guest):
     door.post_json(f"{entry(meetup, guest)}/checkin", {"door_time": "2026-12-05T21:03:04.500+01:00"})
-    door.patch_json(f"{entry(meetup, guest)}/undo-checkin",
-                    {"reason": "x", "door_time": "2026-12-05T20:04:00Z"})
+    door.patch_json(
+        f"{entry(meetup, guest)}/undo-checkin", {"reason": "x", "door_time": "2026-12-05T20:04:00Z"}
+    )
     check_in, undo = events("CHECK_IN")[0], events("UNDO_CHECK_IN")[0]
     assert check_in.details == {"door_time": "2026-12-05T20:03:04.500000Z"}
     assert undo.details["door_time"] == "2026-12-05T20:04:00Z"
@@ -148,8 +155,10 @@ def test_a_person_not_on_the_platform_is_let_in_counted_and_kept_out_of_lookups(
 def test_a_local_walkin_needs_a_name_and_an_open_meetup(door, boss, meetup):
     assert door.post_json(f"{base(meetup)}/local-walkins", {"displayname": " "}, status=422)
     boss.patch(f"{base(meetup)}/finalize")
-    assert door.post_json(f"{base(meetup)}/local-walkins", {"displayname": "Ana"},
-                          status=409).json["code"] == "meetup_finalized"
+    assert (
+        door.post_json(f"{base(meetup)}/local-walkins", {"displayname": "Ana"}, status=409).json["code"]
+        == "meetup_finalized"
+    )
     assert not Guest.select().where(Guest.is_local).exists()
 
 
@@ -182,8 +191,9 @@ def let_in_by_name(door, meetup, name="Ana Lima"):
 def test_a_guest_let_in_by_name_is_linked_to_their_platform_account_later(door, boss, meetup, org):
     local = let_in_by_name(door, meetup)
     boss.patch_json(f"/organizations/{org.id}/guests/{local['platform_user_id']}/ban", {"reason": "Loud"})
-    linked = boss.patch_json(f"/organizations/{org.id}/guests/{local['platform_user_id']}/link",
-                             {"username": "bobby_tables"}).json
+    linked = boss.patch_json(
+        f"/organizations/{org.id}/guests/{local['platform_user_id']}/link", {"username": "bobby_tables"}
+    ).json
     assert (linked["platform_user_id"], linked["username"]) == (1007, "bobby_tables")
     entries = {e["guest"]["platform_user_id"]: e for e in door.get(f"{base(meetup)}/guests").json["guests"]}
     assert local["platform_user_id"] not in entries
@@ -191,8 +201,11 @@ def test_a_guest_let_in_by_name_is_linked_to_their_platform_account_later(door, 
     assert entries[1007]["guest"]["is_banned"] and entries[1007]["guest"]["ban_reason"] == "Loud"
     assert door.get("/guests/1007").json["username"] == "bobby_tables"
     event = events("GUEST_LINKED")[0]
-    assert event.guest_id == 1007 and event.details == {"local_id": local["platform_user_id"], "entries": 1,
-                                                         "bans": 1}
+    assert event.guest_id == 1007 and event.details == {
+        "local_id": local["platform_user_id"],
+        "entries": 1,
+        "bans": 1,
+    }
     kept = AuditEvent.select().where(AuditEvent.guest == local["platform_user_id"]).order_by(AuditEvent.id)
     assert [e.event_type for e in kept] == ["WALKIN", "CHECK_IN", "BAN"]  # the log is never rewritten
 
@@ -201,8 +214,11 @@ def test_linking_onto_someone_already_on_the_list_moves_nothing(door, boss, meet
     local = let_in_by_name(door, meetup)
     bobby = Guest.create(platform_user_id=1007, username="bobby_tables", displayname="Bobby")
     MeetupGuest.create(meetup=meetup, guest=bobby)
-    reply = boss.patch_json(f"/organizations/{org.id}/guests/{local['platform_user_id']}/link",
-                            {"username": "bobby_tables"}, status=409).json
+    reply = boss.patch_json(
+        f"/organizations/{org.id}/guests/{local['platform_user_id']}/link",
+        {"username": "bobby_tables"},
+        status=409,
+    ).json
     assert reply["code"] == "already_on_list"
     assert MeetupGuest.select().where(MeetupGuest.guest == local["platform_user_id"]).count() == 1
     assert not events("GUEST_LINKED")
@@ -210,18 +226,30 @@ def test_linking_onto_someone_already_on_the_list_moves_nothing(door, boss, meet
 
 def test_only_a_local_guest_of_this_organization_can_be_linked(door, boss, meetup, org, guest):
     let_in_by_name(door, meetup)
-    elsewhere = Meetup.create(org=Org.create(name="Other", slug="other"), name="Theirs", date=utcnow(),
-                              platform_url="https://demo.door.invalid/night-owls/board-games")
+    elsewhere = Meetup.create(
+        org=Org.create(name="Other", slug="other"),
+        name="Theirs",
+        date=utcnow(),
+        platform_url="https://demo.door.invalid/night-owls/board-games",
+    )
     theirs = Guest.create_local("Not Yours")
     MeetupGuest.create(meetup=elsewhere, guest=theirs, is_walkin=True)
     for guest_id in (guest.platform_user_id, -12345, theirs.platform_user_id):
-        reply = boss.patch_json(f"/organizations/{org.id}/guests/{guest_id}/link", {"username": "zalgo"},
-                                status=404)
+        reply = boss.patch_json(
+            f"/organizations/{org.id}/guests/{guest_id}/link", {"username": "zalgo"}, status=404
+        )
         assert reply.json["code"] == "not_found"
     local = Guest.get(Guest.displayname == "Ana Lima")
-    unknown = boss.patch_json(f"/organizations/{org.id}/guests/{local.platform_user_id}/link",
-                              {"username": "nobody_at_all"}, status=404)
+    unknown = boss.patch_json(
+        f"/organizations/{org.id}/guests/{local.platform_user_id}/link",
+        {"username": "nobody_at_all"},
+        status=404,
+    )
     assert unknown.json["code"] == "platform_user_not_found"
-    assert door.patch_json(f"/organizations/{org.id}/guests/{local.platform_user_id}/link",
-                           {"username": "zalgo"}, status=403).json["code"] == "org_admin_required"
+    assert (
+        door.patch_json(
+            f"/organizations/{org.id}/guests/{local.platform_user_id}/link", {"username": "zalgo"}, status=403
+        ).json["code"]
+        == "org_admin_required"
+    )
     assert not events("GUEST_LINKED")

@@ -3,10 +3,10 @@
 from datetime import datetime, timedelta
 
 import pytest
+from helpers import assert_query_count
 
 from doorapp.db import db
 from doorapp.models import AuditEvent, AuditType, Guest, Meetup, Org, audit
-from tests.helpers import assert_query_count
 
 
 def log(org):
@@ -27,30 +27,44 @@ def kinds(reply):
 
 def test_the_full_log_is_newest_first_with_whole_events(boss, boss_user, door, staff, org, meetup, guest):
     boss.patch_json(f"/organizations/{org.id}/guests/{guest.platform_user_id}/ban", {"reason": "Rude"})
-    door.post_json(f"/organizations/{org.id}/meetups/{meetup.id}/guests/{guest.platform_user_id}/checkin",
-                   {"force": True})
+    door.post_json(
+        f"/organizations/{org.id}/meetups/{meetup.id}/guests/{guest.platform_user_id}/checkin",
+        {"force": True},
+    )
     reply = boss.get(log(org)).json
     assert (reply["total"], reply["limit"], reply["offset"]) == (2, 50, 0)
     check_in, ban = reply["events"]
-    assert check_in == {"id": check_in["id"], "event_type": "CHECK_IN", "timestamp": check_in["timestamp"],
-                        "org_id": str(org.id), "actor": {"id": staff.id, "username": "sam"},
-                        "guest": {"platform_user_id": 9007199254740993, "username": "alice",
-                                  "displayname": "Alice Ångström"},
-                        "meetup_id": str(meetup.id), "reason": None, "details": {"forced": True}}
+    assert check_in == {
+        "id": check_in["id"],
+        "event_type": "CHECK_IN",
+        "timestamp": check_in["timestamp"],
+        "org_id": str(org.id),
+        "actor": {"id": staff.id, "username": "sam"},
+        "guest": {"platform_user_id": 9007199254740993, "username": "alice", "displayname": "Alice Ångström"},
+        "meetup_id": str(meetup.id),
+        "reason": None,
+        "details": {"forced": True},
+    }
     assert (ban["event_type"], ban["reason"], ban["meetup_id"], ban["actor"]["username"]) == (
-        "BAN", "Rude", None, "boss")
+        "BAN",
+        "Rude",
+        None,
+        "boss",
+    )
     assert check_in["id"] > ban["id"] and check_in["timestamp"] >= ban["timestamp"]
 
 
 def test_only_admins_read_the_full_log_and_members_read_the_scoped_lists(door, org, meetup, guest, staff):
     assert door.get(log(org), status=403).json["code"] == "org_admin_required"
-    door.get(f"/organizations/{org.id}/events/meetups/{meetup.id}")
-    door.get(f"/organizations/{org.id}/events/guests/{guest.platform_user_id}")
-    door.get(f"/organizations/{org.id}/events/staff/{staff.id}")
+    door.post(f"/organizations/{org.id}/meetups/{meetup.id}/guests/{guest.platform_user_id}/checkin")
+    for scope in (f"meetups/{meetup.id}", f"guests/{guest.platform_user_id}", f"staff/{staff.id}"):
+        reply = door.get(f"/organizations/{org.id}/events/{scope}", status=200).json
+        assert [e["event_type"] for e in reply["events"]] == ["CHECK_IN"], scope
 
 
-def test_guest_registration_has_no_org_and_shows_in_every_orgs_guest_list(boss, make_user, as_user, org,
-                                                                          guest):
+def test_guest_registration_has_no_org_and_shows_in_every_orgs_guest_list(
+    boss, make_user, as_user, org, guest
+):
     other = Org.create(name="Early Birds", slug="early-birds")
     theirs = as_user(make_user("eve", org=other))
     audit.record(AuditType.GUEST_CREATED, make_user("reg"), guest=guest)
@@ -59,7 +73,9 @@ def test_guest_registration_has_no_org_and_shows_in_every_orgs_guest_list(boss, 
     ours = boss.get(f"/organizations/{org.id}/events/guests/{guest.platform_user_id}")
     assert kinds(ours) == ["GUEST_CREATED"]
     assert kinds(theirs.get(f"/organizations/{other.id}/events/guests/{guest.platform_user_id}")) == [
-        "BAN", "GUEST_CREATED"]  # the ban is dated later
+        "BAN",
+        "GUEST_CREATED",
+    ]  # the ban is dated later
     assert boss.get(log(org) + f"?guest_id={guest.platform_user_id}").json["total"] == 0
 
 
@@ -75,7 +91,9 @@ def test_scoped_lists_hold_only_their_meetup_guest_or_actor(boss, door, org, mee
     base = f"/organizations/{org.id}/events"
     listed = door.get(f"{base}/meetups/{meetup.id}").json["events"]
     assert [(e["event_type"], e["timestamp"]) for e in listed] == [
-        ("MEETUP_FINALIZED", "2026-12-05T20:04:00.123456Z"), ("CHECK_IN", "2026-12-05T20:01:00.123456Z")]
+        ("MEETUP_FINALIZED", "2026-12-05T20:04:00.123456Z"),
+        ("CHECK_IN", "2026-12-05T20:01:00.123456Z"),
+    ]
     assert kinds(door.get(f"{base}/guests/2")) == ["BAN", "CHECK_IN"]
     assert door.get(f"{base}/staff/{staff.id}").json["total"] == 2
     assert kinds(door.get(f"{base}/staff/{boss_user.id}?type=BAN")) == ["BAN"]
@@ -86,10 +104,15 @@ def test_scoped_lists_hold_only_their_meetup_guest_or_actor(boss, door, org, mee
 
 def test_scoped_lists_of_nothing_are_404(door, org):
     base = f"/organizations/{org.id}/events"
-    foreign = Meetup.create(org=Org.create(name="Other", slug="other"), name="x", date=at(0),
-                            platform_url="https://x/y/z")
-    for path in (f"{base}/meetups/{foreign.id}", f"{base}/meetups/00000000-0000-0000-0000-000000000000",
-                 f"{base}/guests/424242", f"{base}/staff/424242"):
+    foreign = Meetup.create(
+        org=Org.create(name="Other", slug="other"), name="x", date=at(0), platform_url="https://x/y/z"
+    )
+    for path in (
+        f"{base}/meetups/{foreign.id}",
+        f"{base}/meetups/00000000-0000-0000-0000-000000000000",
+        f"{base}/guests/424242",
+        f"{base}/staff/424242",
+    ):
         assert door.get(path, status=404).json["code"] == "not_found"
 
 
@@ -121,15 +144,25 @@ def test_since_and_until_are_inclusive_of_an_events_own_timestamp(boss, org):
 def test_bad_filters_are_422_naming_each_parameter(boss, org):
     reply = boss.get(log(org), {"since": "yesterday", "until": "2026-13-01T00:00:00Z"}, status=422).json
     assert [e["loc"] for e in reply["errors"]] == [["query", "since"], ["query", "until"]]
-    for name, value in [("limit", "0"), ("limit", "201"), ("offset", "-1"), ("guest_id", "x"),
-                        ("actor_id", str(2**64)), ("meetup_id", "not-a-uuid")]:
+    for name, value in [
+        ("limit", "0"),
+        ("limit", "201"),
+        ("offset", "-1"),
+        ("guest_id", "x"),
+        ("actor_id", str(2**64)),
+        ("meetup_id", "not-a-uuid"),
+    ]:
         reply = boss.get(log(org), {name: value}, status=422).json
         assert reply["errors"][0]["loc"] == ["query", name], name
 
 
 def test_the_log_is_paged(boss, org):
-    AuditEvent.insert_many([{"event_type": "CHECK_IN", "org": org.id,
-                             "timestamp": at(0) + timedelta(seconds=i)} for i in range(120)]).execute()
+    AuditEvent.insert_many(
+        [
+            {"event_type": "CHECK_IN", "org": org.id, "timestamp": at(0) + timedelta(seconds=i)}
+            for i in range(120)
+        ]
+    ).execute()
     first = boss.get(log(org)).json
     assert (first["total"], len(first["events"]), first["limit"], first["offset"]) == (120, 50, 50, 0)
     last = boss.get(log(org), {"limit": "200", "offset": "100"}).json
@@ -145,15 +178,28 @@ def test_a_page_takes_the_same_queries_however_many_actors_and_guests_it_shows(b
     event("BAN", org, 0, guest=0, actor=users[0])
     with assert_query_count(4):  # user with membership, org, count, page
         boss.get(log(org))
-    AuditEvent.insert_many([{"event_type": "BAN", "org": org.id, "guest": i, "actor": users[i].id,
-                             "timestamp": at(1)} for i in range(50)]).execute()
+    AuditEvent.insert_many(
+        [
+            {"event_type": "BAN", "org": org.id, "guest": i, "actor": users[i].id, "timestamp": at(1)}
+            for i in range(50)
+        ]
+    ).execute()
     with assert_query_count(4):
         assert len(boss.get(log(org)).json["events"]) == 50
 
 
-@pytest.mark.parametrize("filters", [{}, {"types": ["CHECK_IN"]}, {"since": at(1), "until": at(2)},
-                                     {"types": ["CHECK_IN"], "since": at(1)}, {"guest_id": 7},
-                                     {"actor_id": 7}, {"meetup_id": "6a0b3c38-5d3c-4a8e-8b8f-2f7b0b2d9a11"}])
+@pytest.mark.parametrize(
+    "filters",
+    [
+        {},
+        {"types": ["CHECK_IN"]},
+        {"since": at(1), "until": at(2)},
+        {"types": ["CHECK_IN"], "since": at(1)},
+        {"guest_id": 7},
+        {"actor_id": 7},
+        {"meetup_id": "6a0b3c38-5d3c-4a8e-8b8f-2f7b0b2d9a11"},
+    ],
+)
 def test_filtered_pages_of_the_full_log_read_an_index_in_order(app, org, filters):
     """The plan, not a timing: the page walks an index newest first and stops after `limit` rows."""
     query = AuditEvent.with_people(AuditEvent.log(org.id, **filters)).limit(50)
@@ -165,8 +211,11 @@ def test_filtered_pages_of_the_full_log_read_an_index_in_order(app, org, filters
 
 def test_a_moment_at_the_calendars_edge_is_422_never_a_500(boss, org):
     """An offset or a whole day can move a valid date past what datetime holds."""
-    for name, value in [("since", "0001-01-01T00:00:00+01:00"), ("until", "9999-12-31T23:59:59-01:00"),
-                        ("since", "x" * 65)]:
+    for name, value in [
+        ("since", "0001-01-01T00:00:00+01:00"),
+        ("until", "9999-12-31T23:59:59-01:00"),
+        ("since", "x" * 65),
+    ]:
         reply = boss.get(log(org), {name: value}, status=422).json
         message = "Must be an ISO 8601 timestamp such as 2026-11-21T19:04:05Z, or a date."
         expected = [{"loc": ["query", name], "type": "datetime", "ctx": {}, "msg": message}]
@@ -175,10 +224,16 @@ def test_a_moment_at_the_calendars_edge_is_422_never_a_500(boss, org):
 
 
 def test_the_filters_are_declared_types_in_openapi(client):
-    parameters = {p["name"]: p for p in client.get("/openapi.json").json["paths"][
-        "/organizations/{org_id}/events/"]["get"]["parameters"]}
+    parameters = {
+        p["name"]: p
+        for p in client.get("/openapi.json").json["paths"]["/organizations/{org_id}/events/"]["get"][
+            "parameters"
+        ]
+    }
     assert parameters["type"]["schema"]["items"]["enum"] == list(AuditType)
     assert (parameters["type"]["style"], parameters["type"]["explode"]) == ("form", False)
     assert parameters["meetup_id"]["schema"]["format"] == "uuid"
-    assert parameters["since"]["schema"]["type"] == "string" and "ISO 8601" in parameters["since"]["schema"][
-        "description"]
+    assert (
+        parameters["since"]["schema"]["type"] == "string"
+        and "ISO 8601" in parameters["since"]["schema"]["description"]
+    )

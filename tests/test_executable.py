@@ -15,10 +15,9 @@ from pathlib import Path
 
 import pytest
 import requests
-from helpers import Served
+from helpers import PASSWORD, Served
 
 from doorapp import __version__
-from tests.conftest import PASSWORD
 
 BUILT = Path(__file__).parent.parent / "dist" / ("door.exe" if sys.platform == "win32" else "door")
 
@@ -30,8 +29,11 @@ def door(tmp_path):
         if os.environ.get("DOOR_REQUIRE_EXECUTABLE") == "1":
             pytest.fail(f"{BUILT} is missing: build/build.sh did not build it")
         pytest.skip(f"{BUILT} is not built; run build/build.sh to smoke-test it")
-    sources = [path for path in (BUILT.parent.parent / "doorapp").rglob("*")
-               if path.is_file() and "__pycache__" not in path.parts]
+    sources = [
+        path
+        for path in (BUILT.parent.parent / "doorapp").rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts
+    ]
     newest = max(path.stat().st_mtime for path in sources)
     if newest > BUILT.stat().st_mtime and os.environ.get("DOOR_REQUIRE_EXECUTABLE") != "1":
         pytest.skip(f"{BUILT} is older than doorapp/; run build/build.sh to smoke-test it")
@@ -45,8 +47,9 @@ def door(tmp_path):
 def test_the_executable_runs_the_door_flow_and_stops_cleanly(door, client):
     program, env = door
     temp = Path(env["TMPDIR"])
-    version = subprocess.run([program, "--version"], capture_output=True, text=True, env=env, timeout=60,
-                             check=False)
+    version = subprocess.run(
+        [program, "--version"], capture_output=True, text=True, env=env, timeout=60, check=False
+    )
     assert (version.returncode, version.stdout) == (0, f"door {__version__}\n")
 
     server = Served([str(program)], {**env, "DOOR_PORT": "0"})  # no arguments: serve, data beside the program
@@ -62,11 +65,15 @@ def test_the_executable_runs_the_door_flow_and_stops_cleanly(door, client):
         # Derived from the route table: the same without any .py source in the executable.
         assert requests.get(f"{url}/openapi.json", timeout=10).json() == client.get("/openapi.json").json
 
-        setup = requests.post(f"{url}/setup", json={"code": server.setup_code, "username": "olga",
-                                                    "password": PASSWORD}, timeout=10)
+        setup = requests.post(
+            f"{url}/setup",
+            json={"code": server.setup_code, "username": "olga", "password": PASSWORD},
+            timeout=10,
+        )
         assert setup.status_code == 201
-        token = requests.post(f"{url}/auth/token", data={"username": "olga", "password": PASSWORD},
-                              timeout=10).json()["access_token"]
+        token = requests.post(
+            f"{url}/auth/token", data={"username": "olga", "password": PASSWORD}, timeout=10
+        ).json()["access_token"]
         api = requests.Session()
         api.headers["Authorization"] = f"Bearer {token}"
         phones = api.get(f"{url}/phones", timeout=10).json()  # the QR library is bundled; its own name
@@ -84,12 +91,19 @@ def test_the_executable_runs_the_door_flow_and_stops_cleanly(door, client):
         checked_in = api.post(f"{meetup_url}/guests/{guest_id}/checkin", json={}, timeout=10)
         assert checked_in.status_code == 200
         assert checked_in.json()["rsvp"]["has_arrived"] and checked_in.json()["rsvp"]["arrival_order"] == 1
-        events = api.get(f"{url}/organizations/{org.json()['id']}/events/", params={"type": "CHECK_IN"},
-                         timeout=10).json()["events"]
+        events = api.get(
+            f"{url}/organizations/{org.json()['id']}/events/", params={"type": "CHECK_IN"}, timeout=10
+        ).json()["events"]
         assert [(e["event_type"], e["guest"]["platform_user_id"]) for e in events] == [("CHECK_IN", guest_id)]
 
-        copied = subprocess.run([program, "backup", f"{program.parent}/copies/"], capture_output=True,
-                                text=True, env=env, timeout=60, check=False)
+        copied = subprocess.run(
+            [program, "backup", f"{program.parent}/copies/"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+            check=False,
+        )
         assert copied.returncode == 0, copied.stderr
         assert server.stop() == 0
     finally:

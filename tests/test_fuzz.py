@@ -15,16 +15,71 @@ from webob import Request
 from doorapp import access
 
 REQUESTS = int(os.environ.get("DOOR_FUZZ_REQUESTS", "10000"))
-CATEGORIES = ["Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "No", "Pc", "Pd", "Ps", "Pe", "Pi",
-              "Pf", "Po", "Sm", "Sc", "Sk", "So", "Zs", "Zl", "Zp", "Cc", "Cf", "Cs", "Co", "Cn"]
+CATEGORIES = [
+    "Lu",
+    "Ll",
+    "Lt",
+    "Lm",
+    "Lo",
+    "Mn",
+    "Mc",
+    "Me",
+    "Nd",
+    "Nl",
+    "No",
+    "Pc",
+    "Pd",
+    "Ps",
+    "Pe",
+    "Pi",
+    "Pf",
+    "Po",
+    "Sm",
+    "Sc",
+    "Sk",
+    "So",
+    "Zs",
+    "Zl",
+    "Zp",
+    "Cc",
+    "Cf",
+    "Cs",
+    "Co",
+    "Cn",
+]
 hostile_text = st.text(st.characters(categories=CATEGORIES), max_size=40) | st.sampled_from(
-    ["", "\x00", "\ud800", "a\udfffb", "\ufeff", "\u202e", "Zoë", "%", "_", "' OR 1=1 --", "9" * 400,
-     "0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00", "1e999", "-0", "NaN", "null", "true"])
-numbers = st.integers(-(2**70), 2**70) | st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from(
-    [0, -1, 2**53 + 1, 2**63, -(2**63) - 1, 10**400])
+    [
+        "",
+        "\x00",
+        "\ud800",
+        "a\udfffb",
+        "\ufeff",
+        "\u202e",
+        "Zoë",
+        "%",
+        "_",
+        "' OR 1=1 --",
+        "9" * 400,
+        "0001-01-01T00:00:00+14:00",
+        "9999-12-31T23:59:59-14:00",
+        "1e999",
+        "-0",
+        "NaN",
+        "null",
+        "true",
+    ]
+)
+numbers = (
+    st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.sampled_from([0, -1, 2**53 + 1, 2**63, -(2**63) - 1, 10**400])
+)
 scalars = st.none() | st.booleans() | numbers | hostile_text
-json_values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4)
-                           | st.dictionaries(hostile_text, inner, max_size=4), max_leaves=12)
+json_values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(hostile_text, inner, max_size=4),
+    max_leaves=12,
+)
 
 
 def raw_json(names):
@@ -35,9 +90,21 @@ def raw_json(names):
         fields.map(lambda body: json.dumps(body).encode()),  # ensure_ascii: surrogates travel as \ud800
         depth.map(lambda n: b"[" * n + b"]" * n),
         depth.map(lambda n: b'{"a":' * n + b"1" + b"}" * n),
-        st.sampled_from([b'"\\ud800"', b'{"reason": "\\udfff"}', b"1e999", b"-" + b"9" * 5000, b"\xff\xfe",
-                         b"{", b"", b'{"a": NaN}', b"\x00"]),
-        st.binary(max_size=64))
+        st.sampled_from(
+            [
+                b'"\\ud800"',
+                b'{"reason": "\\udfff"}',
+                b"1e999",
+                b"-" + b"9" * 5000,
+                b"\xff\xfe",
+                b"{",
+                b"",
+                b'{"a": NaN}',
+                b"\x00",
+            ]
+        ),
+        st.binary(max_size=64),
+    )
 
 
 def query_string(names):
@@ -66,8 +133,9 @@ def test_no_hostile_input_makes_a_server_error(app, client, org, meetup, guest, 
     client.get("/openapi.json")  # builds the document the cases read their parameters from
     root = make_user("fuzzer", site_admin=True, org=org, role="ADMIN")
     token = access.issue_token(app.config["door.config"].secret_key, root, 60)
-    ids = st.sampled_from([str(org.id), str(meetup.id), str(guest.platform_user_id), str(root.id)]) \
-        | hostile_text.map(lambda text: quote(text.encode("utf-8", "surrogatepass"), safe=""))
+    ids = st.sampled_from(
+        [str(org.id), str(meetup.id), str(guest.platform_user_id), str(root.id)]
+    ) | hostile_text.map(lambda text: quote(text.encode("utf-8", "surrogatepass"), safe=""))
     cases = route_cases(app)
     assert len(cases) >= 50
     failures, sent = [], []
@@ -83,12 +151,21 @@ def test_no_hostile_input_makes_a_server_error(app, client, org, meetup, guest, 
         return method, path, draw(query_string(query)), payload, media
 
     @given(requests())
-    @settings(max_examples=REQUESTS, deadline=None, derandomize=True, database=None,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=REQUESTS,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
     def run(request):
         method, path, query, payload, media = request
-        blank = Request.blank(path, method=method, body=payload, headers={
-            "Authorization": f"Bearer {token}", "Content-Type": media, "Idempotency-Key": "fuzz"})
+        blank = Request.blank(
+            path,
+            method=method,
+            body=payload,
+            headers={"Authorization": f"Bearer {token}", "Content-Type": media, "Idempotency-Key": "fuzz"},
+        )
         blank.environ["QUERY_STRING"] = query
         status = blank.get_response(app).status_int
         sent.append(status)

@@ -32,12 +32,20 @@ def member(sam, as_user):
 
 def test_a_guest_is_registered_from_the_platform_profile(member, sam, fake):
     reply = member.post_json("/guests/", {"username": "alice"}, status=201).json
-    assert reply == {"platform_user_id": BIG, "username": "alice", "displayname": "Alice Ångström",
-                     "created_at": reply["created_at"]}
+    assert reply == {
+        "platform_user_id": BIG,
+        "username": "alice",
+        "displayname": "Alice Ångström",
+        "created_at": reply["created_at"],
+    }
     assert reply["created_at"].endswith("Z")
     event = AuditEvent.get()
-    assert (event.event_type, event.actor_id, event.guest_id, event.org_id) == \
-        ("GUEST_CREATED", sam.id, BIG, None)
+    assert (event.event_type, event.actor_id, event.guest_id, event.org_id) == (
+        "GUEST_CREATED",
+        sam.id,
+        BIG,
+        None,
+    )
     assert member.get(f"/guests/{BIG}").json == reply
 
 
@@ -68,8 +76,9 @@ def test_a_renamed_guest_is_recognised_by_id(member, fake):
     assert AuditEvent.select().count() == 0
 
 
-@pytest.mark.parametrize("body", [{}, {"username": ""}, {"username": "   "}, {"username": 7},
-                                  {"username": "x" * 256}])
+@pytest.mark.parametrize(
+    "body", [{}, {"username": ""}, {"username": "   "}, {"username": 7}, {"username": "x" * 256}]
+)
 def test_a_bad_username_is_422(member, fake, body):
     reply = member.post_json("/guests/", body, status=422).json
     assert reply["errors"][0]["loc"] == ["body", "username"] and fake.calls("user") == []
@@ -77,8 +86,15 @@ def test_a_bad_username_is_422(member, fake, body):
 
 @pytest.fixture
 def crowd(app):
-    for n, (username, displayname) in enumerate([("zed", "Zed"), ("amy", "Amy Pond"), ("bo", "Bo 100%"),
-                                                 ("cy", "Cy_Twombly"), ("dee", "Dee (amy's sister)")]):
+    for n, (username, displayname) in enumerate(
+        [
+            ("zed", "Zed"),
+            ("amy", "Amy Pond"),
+            ("bo", "Bo 100%"),
+            ("cy", "Cy_Twombly"),
+            ("dee", "Dee (amy's sister)"),
+        ]
+    ):
         Guest.create(platform_user_id=100 + n, username=username, displayname=displayname)
 
 
@@ -92,10 +108,23 @@ def test_guests_are_listed_by_username_and_paged(member, crowd):
     assert member.get("/guests/?offset=10").json["guests"] == []
 
 
-@pytest.mark.parametrize("q, found", [("AMY", ["amy", "dee"]), ("pond", ["amy"]), ("100%", ["bo"]),
-                                      ("twomb", ["cy"]), ("sister dee", ["dee"]), ("ond", []), ("%", []),
-                                      ("", ["amy", "bo", "cy", "dee", "li", "zed", "zoe"]), ("nobody", []),
-                                      ("angstrom zoe", ["zoe"]), ("ÅNG", ["zoe"]), ("秀", ["li"])])
+@pytest.mark.parametrize(
+    "q, found",
+    [
+        ("AMY", ["amy", "dee"]),
+        ("pond", ["amy"]),
+        ("100%", ["bo"]),
+        ("twomb", ["cy"]),
+        ("sister dee", ["dee"]),
+        ("ond", []),
+        ("%", []),
+        ("", ["amy", "bo", "cy", "dee", "li", "zed", "zoe"]),
+        ("nobody", []),
+        ("angstrom zoe", ["zoe"]),
+        ("ÅNG", ["zoe"]),
+        ("秀", ["li"]),
+    ],
+)
 def test_q_finds_guests_as_the_door_search_does(member, crowd, q, found):
     """Every word typed starts a word of the name or username, in any order, case and accents."""
     Guest.create(platform_user_id=200, username="zoe", displayname="Zoë Ångström")
@@ -104,8 +133,10 @@ def test_q_finds_guests_as_the_door_search_does(member, crowd, q, found):
     assert [g["username"] for g in reply["guests"]] == found and reply["total"] == len(found)
 
 
-@pytest.mark.parametrize("query, name", [("limit=0", "limit"), ("limit=201", "limit"), ("limit=x", "limit"),
-                                         ("offset=-1", "offset")])
+@pytest.mark.parametrize(
+    "query, name",
+    [("limit=0", "limit"), ("limit=201", "limit"), ("limit=x", "limit"), ("offset=-1", "offset")],
+)
 def test_bad_paging_is_422(member, query, name):
     reply = member.get(f"/guests/?{query}", status=422).json
     assert reply["code"] == "validation_error" and reply["errors"][0]["loc"] == ["query", name]

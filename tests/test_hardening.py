@@ -12,9 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlsplit
 
 import requests
-from helpers import DOORAPP, door_env, served
-
-from tests.conftest import PASSWORD
+from helpers import DOORAPP, PASSWORD, door_env, served
 
 WRONG = "not the password of anybody here"
 
@@ -32,13 +30,18 @@ def forwarded(client):
 
 
 def sign_in(url, username, password=PASSWORD, client=None):
-    return requests.post(f"{url}/auth/token", data={"username": username, "password": password},
-                         headers=forwarded(client), timeout=30)
+    return requests.post(
+        f"{url}/auth/token",
+        data={"username": username, "password": password},
+        headers=forwarded(client),
+        timeout=30,
+    )
 
 
 def test_behind_a_trusted_proxy_one_clients_failures_never_lock_out_another(tmp_path):
-    with served(DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path,
-                env={"DOOR_TRUSTED_PROXIES": "127.0.0.1"}) as door:
+    with served(
+        DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path, env={"DOOR_TRUSTED_PROXIES": "127.0.0.1"}
+    ) as door:
         set_up(door)
         for n in range(12):  # a guesser behind the proxy, trying a different name each time
             assert sign_in(door.url, f"guess{n}", WRONG, client="203.0.113.7").status_code in (401, 429)
@@ -70,8 +73,10 @@ def test_a_huge_upload_is_refused_as_its_headers_arrive_not_spooled(tmp_path):
         address = urlsplit(door.url)
         with socket.create_connection((address.hostname, address.port), timeout=10) as sock:
             # 300 MiB announced, 64 KiB sent
-            sock.sendall(b"POST /auth/register HTTP/1.1\r\nHost: door\r\nContent-Type: application/json\r\n"
-                         b"Content-Length: 314572800\r\n\r\n" + b"x" * 65536)
+            sock.sendall(
+                b"POST /auth/register HTTP/1.1\r\nHost: door\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 314572800\r\n\r\n" + b"x" * 65536
+            )
             answer = read_all(sock)  # no more is sent: an answer means Door did not wait for 300 MiB
         assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
         assert b"application/problem+json" in answer and b'"code": "body_too_large"' in answer
@@ -97,24 +102,31 @@ def test_parallel_wrong_passwords_get_no_more_guesses_than_the_limit(tmp_path):
 
 
 def test_parallel_wrong_recovery_codes_count_no_more_than_five_and_the_code_is_then_spent(tmp_path):
-    with served(DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path,
-                env={"DOOR_TRUSTED_PROXIES": "127.0.0.1"}) as door:
+    with served(
+        DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path, env={"DOOR_TRUSTED_PROXIES": "127.0.0.1"}
+    ) as door:
         admin = set_up(door)
         account = {"username": "sam", "password": PASSWORD}
         user = requests.post(f"{door.url}/auth/register", json=account, timeout=30).json()
-        code = requests.post(f"{door.url}/staff/{user['id']}/recovery-code", headers=admin, timeout=30) \
-            .json()["code"]
+        code = requests.post(
+            f"{door.url}/staff/{user['id']}/recovery-code", headers=admin, timeout=30
+        ).json()["code"]
         wrong = f"{(int(code) + 1) % 1000000:06d}"
 
         def guess(n):  # from 24 addresses, so that only the code's own limit holds them back
-            return requests.post(f"{door.url}/auth/verify-recovery-code",
-                                 json={"username": "sam", "code": wrong},
-                                 headers=forwarded(f"203.0.113.{n}"), timeout=30).status_code
+            return requests.post(
+                f"{door.url}/auth/verify-recovery-code",
+                json={"username": "sam", "code": wrong},
+                headers=forwarded(f"203.0.113.{n}"),
+                timeout=30,
+            ).status_code
+
         with ThreadPoolExecutor(max_workers=24) as pool:
             assert set(pool.map(guess, range(24))) == {400}
         reset = {"username": "sam", "code": code, "new_password": "a brand new password for sam"}
-        refused = requests.post(f"{door.url}/auth/reset-password", json=reset, timeout=30,
-                                headers=forwarded("198.51.100.20"))
+        refused = requests.post(
+            f"{door.url}/auth/reset-password", json=reset, timeout=30, headers=forwarded("198.51.100.20")
+        )
         assert refused.status_code == 400 and refused.json()["code"] == "invalid_recovery_code"
         assert sign_in(door.url, "sam", reset["new_password"]).status_code == 401  # unchanged
 
@@ -129,8 +141,13 @@ def test_the_data_folder_its_database_and_backups_are_the_owners_alone(tmp_path)
     os.chmod(data, 0o755)
     with served(DOORAPP, "serve", "--port", "0", "--data-dir", data) as door:
         set_up(door)  # writes: the WAL file is there
-        copy = subprocess.run([DOORAPP, "backup", f"{tmp_path}/copies/"], capture_output=True, text=True,
-                              env=door_env(DOOR_DATA_DIR=str(data)), timeout=60)
+        copy = subprocess.run(
+            [DOORAPP, "backup", f"{tmp_path}/copies/"],
+            capture_output=True,
+            text=True,
+            env=door_env(DOOR_DATA_DIR=str(data)),
+            timeout=60,
+        )
         assert copy.returncode == 0, copy.stderr
         assert mode(data) == 0o700
         for name in ("door.db", "door.db-wal", "door.db-shm", "door.db.lock", "secret.key"):
@@ -165,8 +182,13 @@ def test_a_short_secret_key_file_stops_door_at_start(tmp_path):
     data = tmp_path / "data"
     data.mkdir()
     (data / "secret.key").write_text("short\n")
-    started = subprocess.run([DOORAPP, "serve", "--port", "0", "--data-dir", data], capture_output=True,
-                             text=True, env=door_env(), timeout=60)
+    started = subprocess.run(
+        [DOORAPP, "serve", "--port", "0", "--data-dir", data],
+        capture_output=True,
+        text=True,
+        env=door_env(),
+        timeout=60,
+    )
     assert started.returncode != 0 and "no signing key of 32 bytes or more" in started.stderr
 
 
@@ -189,6 +211,7 @@ def test_text_that_is_no_text_and_json_nested_past_reason_are_refused_plainly(cl
 
 def test_a_search_for_a_name_with_an_accent_finds_it(live_server, make_user, as_user):
     from doorapp.models import Guest
+
     Guest.create(platform_user_id=7, username="zoe_m", displayname="Zoë Müller")
     user = make_user("sam")
     token = as_user(user).authorization[1]
@@ -203,8 +226,10 @@ def test_a_password_reset_ends_the_sessions_taken_before_it(client, make_user, a
     sam = make_user("sam")
     old = client.post("/auth/token", {"username": "sam", "password": PASSWORD}).json["access_token"]
     code = admin.post(f"/staff/{sam.id}/recovery-code").json["code"]
-    client.post_json("/auth/reset-password", {"username": "sam", "code": code,
-                                              "new_password": "a brand new password for sam"})
+    client.post_json(
+        "/auth/reset-password",
+        {"username": "sam", "code": code, "new_password": "a brand new password for sam"},
+    )
     ended = client.get("/auth/userinfo", headers={"Authorization": f"Bearer {old}"}, status=401)
     assert ended.json["code"] == "invalid_token" and "session has ended" in ended.json["detail"]
 
@@ -225,11 +250,13 @@ def test_changing_your_password_ends_your_other_sessions_and_keeps_this_one(clie
     phone, laptop = (client.post("/auth/token", signed_in).json["access_token"] for _ in range(2))
     as_phone = {"Authorization": f"Bearer {phone}"}
     new = "a brand new password for sam"
-    wrong = client.patch_json("/auth/password", {"current_password": WRONG, "new_password": new},
-                              headers=as_phone, status=401)
+    wrong = client.patch_json(
+        "/auth/password", {"current_password": WRONG, "new_password": new}, headers=as_phone, status=401
+    )
     assert wrong.json["code"] == "invalid_credentials"
-    changed = client.patch_json("/auth/password", {"current_password": PASSWORD, "new_password": new},
-                                headers=as_phone).json
+    changed = client.patch_json(
+        "/auth/password", {"current_password": PASSWORD, "new_password": new}, headers=as_phone
+    ).json
     assert changed["token_type"] == "bearer"
     client.get("/auth/userinfo", headers={"Authorization": f"Bearer {changed['access_token']}"}, status=200)
     for ended in (phone, laptop):
@@ -238,13 +265,18 @@ def test_changing_your_password_ends_your_other_sessions_and_keeps_this_one(clie
 
 
 def register(url, username, client=None, password=PASSWORD):
-    return requests.post(f"{url}/auth/register", json={"username": username, "password": password},
-                         headers=forwarded(client), timeout=60)
+    return requests.post(
+        f"{url}/auth/register",
+        json={"username": username, "password": password},
+        headers=forwarded(client),
+        timeout=60,
+    )
 
 
 def test_registration_is_throttled_per_address_and_a_flood_never_holds_up_the_door(tmp_path):
-    with served(DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path,
-                env={"DOOR_TRUSTED_PROXIES": "127.0.0.1"}) as door:
+    with served(
+        DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path, env={"DOOR_TRUSTED_PROXIES": "127.0.0.1"}
+    ) as door:
         admin = set_up(door)
         made = [register(door.url, f"vol{n}", client="203.0.113.7").status_code for n in range(21)]
         assert made == [201] * 20 + [429]  # a venue's volunteers behind one router: 20 in five minutes
@@ -252,6 +284,7 @@ def test_registration_is_throttled_per_address_and_a_flood_never_holds_up_the_do
 
         def flood(n):  # 32 at once, each from its own address
             return register(door.url, f"bot{n}", client=f"192.0.2.{n}")
+
         with ThreadPoolExecutor(max_workers=32) as pool:
             pending = [pool.submit(flood, n) for n in range(32)]
             during = requests.get(f"{door.url}/auth/userinfo", headers=admin, timeout=30)
@@ -266,9 +299,14 @@ def test_registration_is_throttled_per_address_and_a_flood_never_holds_up_the_do
 
 def test_the_setup_code_is_spent_once_create_admin_made_an_admin(tmp_path):
     with served(DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path) as door:
-        made = subprocess.run([DOORAPP, "create-admin", "alice", "--password-stdin"], input=PASSWORD + "\n",
-                              capture_output=True, text=True, env=door_env(DOOR_DATA_DIR=str(tmp_path)),
-                              timeout=60)
+        made = subprocess.run(
+            [DOORAPP, "create-admin", "alice", "--password-stdin"],
+            input=PASSWORD + "\n",
+            capture_output=True,
+            text=True,
+            env=door_env(DOOR_DATA_DIR=str(tmp_path)),
+            timeout=60,
+        )
         assert made.returncode == 0, made.stderr
         with sqlite3.connect(tmp_path / "door.db") as database:  # later, no site admin is left
             database.execute("UPDATE user SET role = 'USER'")
@@ -283,9 +321,14 @@ def test_create_admin_on_a_locked_database_says_so_without_a_traceback(tmp_path)
     holder = sqlite3.connect(tmp_path / "door.db", isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
     try:
-        made = subprocess.run([DOORAPP, "create-admin", "alice", "--password-stdin"], input=PASSWORD + "\n",
-                              capture_output=True, text=True, env=door_env(DOOR_DATA_DIR=str(tmp_path)),
-                              timeout=60)
+        made = subprocess.run(
+            [DOORAPP, "create-admin", "alice", "--password-stdin"],
+            input=PASSWORD + "\n",
+            capture_output=True,
+            text=True,
+            env=door_env(DOOR_DATA_DIR=str(tmp_path)),
+            timeout=60,
+        )
     finally:
         holder.rollback()
         holder.close()
@@ -293,8 +336,16 @@ def test_create_admin_on_a_locked_database_says_so_without_a_traceback(tmp_path)
     assert "database is locked" in made.stderr and "nothing was changed" in made.stderr
 
 
-LOOK_ALIKES = ["ro\u200bot", "\ufeffroot", "root\u3164", "ro\u00adot", "root\u2800", "\u0301\u0301", "ro ot",
-               "root\u202e"]
+LOOK_ALIKES = [
+    "ro\u200bot",
+    "\ufeffroot",
+    "root\u3164",
+    "ro\u00adot",
+    "root\u2800",
+    "\u0301\u0301",
+    "ro ot",
+    "root\u202e",
+]
 
 
 def test_names_that_look_like_another_are_refused_or_are_that_name(client):

@@ -5,10 +5,10 @@ from datetime import datetime
 
 import pytest
 import requests
+from helpers import add_guest, assert_query_count, base, entry, events
 
 from doorapp import access
 from doorapp.models import AuditEvent, Guest, Meetup, MeetupGuest, Org
-from tests.helpers import assert_query_count
 
 WEB = "https://community.test"
 URL = f"{WEB}/night-owls/summer-social"
@@ -24,8 +24,13 @@ def fake(fake_platform):
     """Ten members (ids 1-10); the summer social has RSVPs from 1-5."""
     for n in range(1, 11):
         fake_platform.add_user(n, f"user{n}", f"User {n}")
-    fake_platform.add_event("night-owls", "summer-social", "Summer social", "2026-12-05T20:00:00Z",
-                            [(n, f"2026-11-2{n}T10:00:00Z") for n in range(1, 6)])
+    fake_platform.add_event(
+        "night-owls",
+        "summer-social",
+        "Summer social",
+        "2026-12-05T20:00:00Z",
+        [(n, f"2026-11-2{n}T10:00:00Z") for n in range(1, 6)],
+    )
     fake_platform.add_event("night-owls", "winter-ball", "Winter ball", "2027-01-20T19:30:00+01:00", [])
     return fake_platform
 
@@ -40,28 +45,38 @@ def sync(door, meetup, status=200):
 
 def entries(meetup):
     """{platform_user_id: (cancelled_rsvp, is_walkin, has_arrived)} as stored."""
-    return {e.guest_id: (e.cancelled_rsvp, e.is_walkin, e.has_arrived)
-            for e in MeetupGuest.select().where(MeetupGuest.meetup == meetup["id"])}
-
-
-def synced_events():
-    return [e.details for e in AuditEvent.select().where(AuditEvent.event_type == "MEETUP_SYNCED")
-            .order_by(AuditEvent.id)]
+    return {
+        e.guest_id: (e.cancelled_rsvp, e.is_walkin, e.has_arrived)
+        for e in MeetupGuest.select().where(MeetupGuest.meetup == meetup["id"])
+    }
 
 
 # --- create, list, get --------------------------------------------------------------------------
 
+
 def test_a_meetup_takes_name_and_date_from_the_platform(door, staff, org, fake):
     fake.set_rsvps("night-owls", "summer-social", [])
     reply = create(door, org, f"{WEB}/+night-owls/summer-social/?ref=mail").json
-    assert reply == {"id": reply["id"], "org_id": str(org.id), "name": "Summer social",
-                     "date": "2026-12-05T20:00:00Z", "platform_url": URL, "is_finalized": False,
-                     "finalized_at": None, "created_at": reply["created_at"],
-                     "last_synced_at": reply["last_synced_at"],
-                     "counts": {"rsvps": 0, "cancelled": 0, "walkins": 0, "arrived": 0}, "sync_error": None}
+    assert reply == {
+        "id": reply["id"],
+        "org_id": str(org.id),
+        "name": "Summer social",
+        "date": "2026-12-05T20:00:00Z",
+        "platform_url": URL,
+        "is_finalized": False,
+        "finalized_at": None,
+        "created_at": reply["created_at"],
+        "last_synced_at": reply["last_synced_at"],
+        "counts": {"rsvps": 0, "cancelled": 0, "walkins": 0, "arrived": 0},
+        "sync_error": None,
+    }
     event = AuditEvent.select().order_by(AuditEvent.id).first()
-    assert (event.event_type, event.actor_id, str(event.org_id), str(event.meetup_id)) == \
-        ("MEETUP_CREATED", staff.id, str(org.id), reply["id"])
+    assert (event.event_type, event.actor_id, str(event.org_id), str(event.meetup_id)) == (
+        "MEETUP_CREATED",
+        staff.id,
+        str(org.id),
+        reply["id"],
+    )
     assert event.details == {"platform_url": URL}
     del reply["sync_error"]  # only the creation's answer tells how its first sync went
     assert door.get(f"/organizations/{org.id}/meetups/{reply['id']}").json == reply
@@ -73,8 +88,9 @@ def test_a_given_name_overrides_the_title_and_dates_are_stored_in_utc(door, org,
     assert create(door, org, URL, name="").json["name"] == "Summer social"
 
 
-def test_the_same_event_twice_in_one_org_is_409_but_another_org_may_have_it(door, org, fake, make_user,
-                                                                           as_user):
+def test_the_same_event_twice_in_one_org_is_409_but_another_org_may_have_it(
+    door, org, fake, make_user, as_user
+):
     first = create(door, org).json
     reply = create(door, org, f"{WEB}/+night-owls/summer-social/", status=409).json
     assert reply["code"] == "duplicate_meetup" and reply["meetup"]["id"] == first["id"]
@@ -91,9 +107,15 @@ def test_an_event_the_platform_does_not_have_is_404(door, org, fake):
     assert Meetup.select().count() == 0 and AuditEvent.select().count() == 0
 
 
-@pytest.mark.parametrize("body, field", [({}, "platform_url"), ({"platform_url": ""}, "platform_url"),
-                                         ({"platform_url": URL, "name": "x" * 256}, "name"),
-                                         ({"platform_url": 5}, "platform_url")])
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({}, "platform_url"),
+        ({"platform_url": ""}, "platform_url"),
+        ({"platform_url": URL, "name": "x" * 256}, "name"),
+        ({"platform_url": 5}, "platform_url"),
+    ],
+)
 def test_a_bad_body_is_422(door, org, fake, body, field):
     reply = door.post_json(f"/organizations/{org.id}/meetups/", body, status=422).json
     assert reply["errors"][0]["loc"] == ["body", field]
@@ -101,11 +123,16 @@ def test_a_bad_body_is_422(door, org, fake, body, field):
 
 def test_meetups_are_listed_newest_date_first_with_counts(door, org, fake):
     fake.add_event("night-owls", "autumn", "Autumn", "2026-10-01T18:00:00Z", [1])
-    summer, winter, autumn = (create(door, org, f"{WEB}/night-owls/{t}").json
-                              for t in ("summer-social", "winter-ball", "autumn"))
+    summer, winter, autumn = (
+        create(door, org, f"{WEB}/night-owls/{t}").json for t in ("summer-social", "winter-ball", "autumn")
+    )
     sync(door, summer)
-    Meetup.create(org=Org.create(name="Others", slug="others"), name="not ours", date=datetime(2030, 1, 1),
-                  platform_url=URL)
+    Meetup.create(
+        org=Org.create(name="Others", slug="others"),
+        name="not ours",
+        date=datetime(2030, 1, 1),
+        platform_url=URL,
+    )
     with assert_query_count(4):  # user with membership, org, meetups, and one query for all the counts
         reply = door.get(f"/organizations/{org.id}/meetups/").json
     assert reply["total"] == 3
@@ -133,6 +160,7 @@ def test_a_site_admin_gets_404_for_an_org_that_does_not_exist(make_user, as_user
 
 # --- sync ---------------------------------------------------------------------------------------
 
+
 def test_creating_a_meetup_syncs_every_rsvp_with_its_guest(door, staff, org, fake):
     meetup = create(door, org).json
     assert meetup["counts"]["rsvps"] == 5 and meetup["last_synced_at"] and meetup["sync_error"] is None
@@ -150,7 +178,7 @@ def test_creating_a_meetup_syncs_every_rsvp_with_its_guest(door, staff, org, fak
 
 def test_sync_follows_the_platform_list(door, org, fake):
     meetup = create(door, org).json
-    fake.set_rsvps("night-owls", "summer-social", [1, 2, 3, 6])   # 4 and 5 left, 6 joined
+    fake.set_rsvps("night-owls", "summer-social", [1, 2, 3, 6])  # 4 and 5 left, 6 joined
     fake.add_user(2, "user2", "User Two (renamed)")
     assert sync(door, meetup) == {"inserted": 1, "updated": 1, "cancelled": 2, "skipped": 0, "total": 6}
     assert Guest.get_by_id(2).displayname == "User Two (renamed)"
@@ -158,7 +186,7 @@ def test_sync_follows_the_platform_list(door, org, fake):
     fake.set_rsvps("night-owls", "summer-social", [1, 2, 3, 4, 6])  # 4 came back
     assert sync(door, meetup) == {"inserted": 0, "updated": 1, "cancelled": 0, "skipped": 0, "total": 6}
     assert entries(meetup)[4] == (False, False, False) and entries(meetup)[5] == (True, False, False)
-    assert [d["cancelled"] for d in synced_events()] == [0, 2, 0]
+    assert [d["cancelled"] for d in [e.details for e in events("MEETUP_SYNCED")]] == [0, 2, 0]
 
 
 def test_sync_never_cancels_a_walkin_nor_touches_check_ins(door, org, fake):
@@ -171,14 +199,18 @@ def test_sync_never_cancels_a_walkin_nor_touches_check_ins(door, org, fake):
     assert entries(meetup)[99] == (False, True, False)
     assert entries(meetup)[1] == (True, False, True)  # cancelled on the platform, but still checked in
     row = MeetupGuest.get(MeetupGuest.guest == 1)
-    assert (row.arrival_order, row.checked_in_by_id) == (arrived["rsvp"]["arrival_order"],
-                                                        arrived["rsvp"]["checked_in_by"]["id"])
+    assert (row.arrival_order, row.checked_in_by_id) == (
+        arrived["rsvp"]["arrival_order"],
+        arrived["rsvp"]["checked_in_by"]["id"],
+    )
 
 
 def test_rsvps_without_a_profile_are_skipped(door, org, fake):
     fake.set_rsvps("night-owls", "summer-social", [1, 2, 404])  # the platform returns no profile for 404
     create(door, org)
-    assert synced_events() == [{"inserted": 2, "updated": 0, "cancelled": 0, "skipped": 1, "total": 2}]
+    assert [e.details for e in events("MEETUP_SYNCED")] == [
+        {"inserted": 2, "updated": 0, "cancelled": 0, "skipped": 1, "total": 2}
+    ]
     assert Guest.get_or_none(Guest.platform_user_id == 404) is None
 
 
@@ -217,6 +249,7 @@ def test_a_finalized_meetup_is_not_synced(door, org, fake, make_user, as_user):
 
 
 # --- sync against other requests, over a real server ----------------------------------------------
+
 
 def post(url, token, json=None):
     return requests.post(url, json=json, headers={"Authorization": f"Bearer {token}"}, timeout=30)
@@ -270,8 +303,10 @@ def test_two_syncs_at_once_never_duplicate_an_entry(live_server, door, org, fake
 
 # --- the first sync, at creation ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("fault, status, code", [("500", 502, "platform_error"),
-                                                  ("drop", 504, "platform_unreachable")])
+
+@pytest.mark.parametrize(
+    "fault, status, code", [("500", 502, "platform_error"), ("drop", 504, "platform_unreachable")]
+)
 def test_a_failed_first_sync_keeps_the_meetup_and_says_so(door, org, fake, fault, status, code):
     fake.fail("users", fault)
     reply = create(door, org).json
@@ -287,21 +322,64 @@ def test_a_failed_first_sync_keeps_the_meetup_and_says_so(door, org, fake, fault
 
 
 @pytest.mark.parametrize("platform_timeout", [30.0])
-def test_a_creation_does_not_hold_the_write_lock_while_the_platform_answers(live_server, door, org, fake,
-                                                                             token, meetup, guest):
+def test_a_creation_does_not_hold_the_write_lock_while_the_platform_answers(
+    live_server, door, org, fake, token, meetup, guest
+):
     """The first sync's platform calls run with no transaction open: a check-in at another door goes
     through while the profiles are still on their way."""
     fake.fail("users", "stall")
     answers = {}
-    creating = threading.Thread(target=lambda: answers.setdefault(
-        "create", post(f"{live_server}/organizations/{org.id}/meetups/", token, {"platform_url": URL})))
+    creating = threading.Thread(
+        target=lambda: answers.setdefault(
+            "create", post(f"{live_server}/organizations/{org.id}/meetups/", token, {"platform_url": URL})
+        )
+    )
     creating.start()
     try:
         assert fake.wait_stalled()
-        checked_in = post(f"{live_server}/organizations/{org.id}/meetups/{meetup.id}/guests/"
-                          f"{guest.platform_user_id}/checkin", token, {})
+        checked_in = post(
+            f"{live_server}/organizations/{org.id}/meetups/{meetup.id}/guests/"
+            f"{guest.platform_user_id}/checkin",
+            token,
+            {},
+        )
         assert checked_in.status_code == 200 and creating.is_alive()
     finally:
         fake.release()
         creating.join(timeout=30)
     assert answers["create"].status_code == 201 and answers["create"].json()["counts"]["rsvps"] == 5
+
+
+# --- finalize ------------------------------------------------------------------------------------------
+
+
+def test_an_admin_finalizes_and_the_door_closes(door, boss, meetup, guest):
+    erin = add_guest(5, "erin")
+    door.post(f"{entry(meetup, guest)}/checkin")
+    reply = boss.patch(f"{base(meetup)}/finalize").json
+    assert reply["is_finalized"] is True and reply["finalized_at"] is not None
+    assert reply["counts"]["arrived"] == 1
+    assert events()[-1].event_type == "MEETUP_FINALIZED"
+    for refused in (
+        door.post(f"{entry(meetup, guest)}/checkin", status=409),
+        door.patch_json(f"{entry(meetup, guest)}/undo-checkin", {"reason": "x"}, status=409),
+        door.post(f"{entry(meetup, erin)}/add-walkin", status=409),
+    ):
+        assert refused.json["code"] == "meetup_finalized"
+    assert door.get(f"{base(meetup)}/guests").json["total"] == 1  # still readable
+    assert boss.patch(f"{base(meetup)}/finalize", status=409).json["code"] == "already_finalized"
+    assert len(events("MEETUP_FINALIZED")) == 1
+
+
+def test_unfinalize_reopens_the_door(door, boss, meetup, guest):
+    assert boss.patch(f"{base(meetup)}/unfinalize", status=409).json["code"] == "not_finalized"
+    boss.patch(f"{base(meetup)}/finalize")
+    reply = boss.patch(f"{base(meetup)}/unfinalize").json
+    assert (reply["is_finalized"], reply["finalized_at"]) == (False, None)
+    assert [e.event_type for e in events()] == ["MEETUP_FINALIZED", "MEETUP_UNFINALIZED"]
+    assert door.post(f"{entry(meetup, guest)}/checkin").json["rsvp"]["arrival_order"] == 1
+
+
+def test_staff_cannot_finalize(door, meetup):
+    assert door.patch(f"{base(meetup)}/finalize", status=403).json["code"] == "org_admin_required"
+    assert not Meetup.get_by_id(meetup.id).is_finalized

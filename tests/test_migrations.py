@@ -5,7 +5,7 @@ import sqlite3
 import subprocess
 
 import requests
-from helpers import DOORAPP, door_env, served
+from helpers import DOORAPP, PASSWORD, door_env, served
 
 from doorapp import access
 from doorapp.app import create_app, open_database
@@ -13,7 +13,6 @@ from doorapp.config import Config
 from doorapp.db import db
 from doorapp.migrations import MIGRATIONS, Migration, m0001_initial, migrate
 from doorapp.models import Org, User
-from tests.conftest import PASSWORD
 
 
 def m0001_data_folder(data_dir):
@@ -22,8 +21,9 @@ def m0001_data_folder(data_dir):
     db.create_tables([Migration])
     m0001_initial()
     Migration.create(name="m0001_initial")
-    User.create(username="olga", password_hash=access.hash_secret(PASSWORD), role="SITE_ADMIN",
-                is_approved=True)
+    User.create(
+        username="olga", password_hash=access.hash_secret(PASSWORD), role="SITE_ADMIN", is_approved=True
+    )
     Org.create(name="Night Owls", slug="night-owls")
     db.close()
 
@@ -37,8 +37,11 @@ def applied(path):
 
 
 def snapshot(folder):
-    return {p.relative_to(folder): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in folder.rglob("*") if p.is_file()}
+    return {
+        p.relative_to(folder): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in folder.rglob("*")
+        if p.is_file()
+    }
 
 
 def test_a_new_database_gets_every_migration_once_and_no_backup(config):
@@ -57,10 +60,12 @@ def test_a_newer_door_backs_up_an_older_data_folder_then_migrates_it_in_place(tm
     m0001_data_folder(tmp_path)
     assert applied(tmp_path / "door.db") == (["m0001_initial"], False)
     with served(DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path) as door:
-        token = requests.post(f"{door.url}/auth/token", data={"username": "olga", "password": PASSWORD},
-                              timeout=10).json()["access_token"]
-        orgs = requests.get(f"{door.url}/organizations/", headers={"Authorization": f"Bearer {token}"},
-                            timeout=10)
+        token = requests.post(
+            f"{door.url}/auth/token", data={"username": "olga", "password": PASSWORD}, timeout=10
+        ).json()["access_token"]
+        orgs = requests.get(
+            f"{door.url}/organizations/", headers={"Authorization": f"Bearer {token}"}, timeout=10
+        )
         assert [org["name"] for org in orgs.json()["organizations"]] == ["Night Owls"]
         assert door.setup_code is None
         assert door.stop() == 0
@@ -76,8 +81,15 @@ def test_an_older_door_refuses_a_newer_data_folder_and_changes_nothing(tmp_path)
     db.close()
     before = snapshot(tmp_path)
     for command in (["serve", "--port", "0"], ["create-admin", "ada", "--password-stdin"]):
-        refused = subprocess.run([DOORAPP, *command, "--data-dir", str(tmp_path)], input=PASSWORD, text=True,
-                                 capture_output=True, env=door_env(), timeout=60, check=False)
+        refused = subprocess.run(
+            [DOORAPP, *command, "--data-dir", str(tmp_path)],
+            input=PASSWORD,
+            text=True,
+            capture_output=True,
+            env=door_env(),
+            timeout=60,
+            check=False,
+        )
         assert refused.returncode == 1
         assert "upgraded by a newer version of Door" in refused.stderr
         assert "m9999_from_the_future" in refused.stderr and "nothing was changed" in refused.stderr
@@ -95,20 +107,30 @@ def test_m0004_adds_the_attendance_columns_to_a_list_made_before_them(tmp_path):
         connection.execute("ALTER TABLE guest DROP COLUMN is_local")  # m0003's
         connection.execute("ALTER TABLE meetup DROP COLUMN door_list_version")  # m0005's
         connection.execute("ALTER TABLE org DROP COLUMN door_lists_version")
-        connection.execute("INSERT INTO guest (platform_user_id, username, displayname, created_at) "
-                           "VALUES (1, 'ann', 'Ann', '2026-11-20')")
+        connection.execute(
+            "INSERT INTO guest (platform_user_id, username, displayname, created_at) "
+            "VALUES (1, 'ann', 'Ann', '2026-11-20')"
+        )
         meetup = "b6a1e1de-4a3f-4a8e-9a5e-1d1e1e1e1e1e"
-        connection.execute("INSERT INTO meetup (id, org_id, name, date, platform_url, is_finalized, "
-                           "created_at, last_arrival_order) SELECT ?, id, 'm', '2026-11-21', 'u', 0, "
-                           "'2026-11-20', 0 FROM org", (meetup,))
-        connection.execute("INSERT INTO meetup_guest (meetup_id, guest_id, rsvp_time, cancelled_rsvp, "
-                           "is_walkin, has_arrived) VALUES (?, 1, '2026-11-20', 1, 0, 0)", (meetup,))
+        connection.execute(
+            "INSERT INTO meetup (id, org_id, name, date, platform_url, is_finalized, "
+            "created_at, last_arrival_order) SELECT ?, id, 'm', '2026-11-21', 'u', 0, "
+            "'2026-11-20', 0 FROM org",
+            (meetup,),
+        )
+        connection.execute(
+            "INSERT INTO meetup_guest (meetup_id, guest_id, rsvp_time, cancelled_rsvp, "
+            "is_walkin, has_arrived) VALUES (?, 1, '2026-11-20', 1, 0, 0)",
+            (meetup,),
+        )
     connection.close()
     open_database(Config(data_dir=tmp_path))
     assert "m0004_attendance" in migrate()
     with sqlite3.connect(tmp_path / "door.db") as connection:
-        rows = connection.execute("SELECT guest_id, cancelled_rsvp, cancelled_at, waitlisted, guests_count, "
-                                  "excused_at FROM meetup_guest").fetchall()
+        rows = connection.execute(
+            "SELECT guest_id, cancelled_rsvp, cancelled_at, waitlisted, guests_count, "
+            "excused_at FROM meetup_guest"
+        ).fetchall()
         indexes = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='index'")}
     connection.close()
     db.close()
@@ -119,9 +141,12 @@ def test_m0006_renames_look_alike_accounts_to_what_they_looked_like(tmp_path):
     m0001_data_folder(tmp_path)
     with sqlite3.connect(tmp_path / "door.db") as connection:
         for name in ("ro\u200bot", "ｏｌｇａ", "ｂｏｂ", "\ufeff", "ana"):
-            connection.execute("INSERT INTO user (username, password_hash, role, is_approved, is_disabled, "
-                               "created_at, recovery_code_used, recovery_code_failures) "
-                               "VALUES (?, 'x', 'USER', 1, 0, '2026-11-20', 0, 0)", (name,))
+            connection.execute(
+                "INSERT INTO user (username, password_hash, role, is_approved, is_disabled, "
+                "created_at, recovery_code_used, recovery_code_failures) "
+                "VALUES (?, 'x', 'USER', 1, 0, '2026-11-20', 0, 0)",
+                (name,),
+            )
     connection.close()
     open_database(Config(data_dir=tmp_path))
     assert "m0006_usernames" in migrate()
@@ -135,11 +160,12 @@ def test_on_postgresql_added_columns_get_their_defaults_and_keep_the_rows(postgr
     config = Config(data_dir=tmp_path, database_url=url)
     create_app(config)
     Org.create(name="Night Owls", slug="night-owls")
-    for statement in ("ALTER TABLE meetup DROP COLUMN door_list_version",
-                      "ALTER TABLE org DROP COLUMN door_lists_version",
-                      "ALTER TABLE guest DROP COLUMN is_local",
-                      "DELETE FROM migration WHERE name IN "
-                      "('m0003_door_offline', 'm0007_door_list_versions')"):
+    for statement in (
+        "ALTER TABLE meetup DROP COLUMN door_list_version",
+        "ALTER TABLE org DROP COLUMN door_lists_version",
+        "ALTER TABLE guest DROP COLUMN is_local",
+        "DELETE FROM migration WHERE name IN ('m0003_door_offline', 'm0007_door_list_versions')",
+    ):
         db.execute_sql(statement)
     assert migrate() == ["m0003_door_offline", "m0007_door_list_versions"]
     assert Org.get(Org.slug == "night-owls").door_lists_version == 0
@@ -149,10 +175,17 @@ def test_on_postgresql_added_columns_get_their_defaults_and_keep_the_rows(postgr
 
 def test_doors_started_at_once_on_one_postgresql_database_migrate_it_once(postgres, tmp_path):
     url = postgres.database()
-    starts = [subprocess.Popen([DOORAPP, "create-admin", f"admin{i}", "--password-stdin",
-                                "--data-dir", str(tmp_path / str(i))], stdin=subprocess.PIPE, text=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=door_env(DATABASE_URL=url))
-              for i in range(4)]
+    starts = [
+        subprocess.Popen(
+            [DOORAPP, "create-admin", f"admin{i}", "--password-stdin", "--data-dir", str(tmp_path / str(i))],
+            stdin=subprocess.PIPE,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=door_env(DATABASE_URL=url),
+        )
+        for i in range(4)
+    ]
     outcomes = [start.communicate(PASSWORD, timeout=60) for start in starts]
     assert [start.returncode for start in starts] == [0] * 4, outcomes
     create_app(Config(data_dir=tmp_path, database_url=url))

@@ -1,12 +1,9 @@
 """Organizations, members and user search."""
 
 import pytest
+from helpers import events
 
-from doorapp.models import AuditEvent, Membership
-
-
-def last_event():
-    return AuditEvent.select().order_by(AuditEvent.id.desc()).first()
+from doorapp.models import Membership
 
 
 def test_site_admin_creates_lists_and_edits_organizations(admin, root):
@@ -22,7 +19,7 @@ def test_site_admin_creates_lists_and_edits_organizations(admin, root):
     ]
     edited = admin.patch_json(f"/organizations/{created['id']}", {"slug": "owls"}).json
     assert edited["slug"] == "owls" and edited["name"] == "Night Owls"
-    event = last_event()
+    event = events()[-1]
     assert (event.event_type, event.actor_id, str(event.org_id)) == ("ORG_UPDATED", root.id, created["id"])
     assert event.details == {"changes": {"slug": {"old": "night-owls", "new": "owls"}}}
 
@@ -64,7 +61,7 @@ def test_org_admin_manages_members_with_audit_events(org, make_user, as_user):
     session = as_user(boss)
     added = session.post_json(f"/organizations/{org.id}/members/{sam.id}", {"role": "STAFF"}, status=201).json
     assert added == {"user_id": sam.id, "username": "sam", "role": "STAFF"}
-    assert (last_event().event_type, last_event().details["role"]) == ("MEMBER_ADDED", "STAFF")
+    assert (events()[-1].event_type, events()[-1].details["role"]) == ("MEMBER_ADDED", "STAFF")
     assert (
         session.post_json(f"/organizations/{org.id}/members/{sam.id}", {"role": "STAFF"}, status=409).json[
             "code"
@@ -75,7 +72,7 @@ def test_org_admin_manages_members_with_audit_events(org, make_user, as_user):
         session.patch_json(f"/organizations/{org.id}/members/{sam.id}", {"role": "ADMIN"}).json["role"]
         == "ADMIN"
     )
-    assert last_event().details == {"user_id": sam.id, "username": "sam", "old": "STAFF", "new": "ADMIN"}
+    assert events()[-1].details == {"user_id": sam.id, "username": "sam", "old": "STAFF", "new": "ADMIN"}
     members = session.get(f"/organizations/{org.id}/members").json
     assert members == {
         "total": 2,
@@ -85,7 +82,7 @@ def test_org_admin_manages_members_with_audit_events(org, make_user, as_user):
         ],
     }
     session.delete(f"/organizations/{org.id}/members/{sam.id}", status=204)
-    assert last_event().event_type == "MEMBER_REMOVED"
+    assert events()[-1].event_type == "MEMBER_REMOVED"
     assert session.delete(f"/organizations/{org.id}/members/{sam.id}", status=404).json["code"] == "not_found"
     assert (
         session.post_json(f"/organizations/{org.id}/members/999", {"role": "STAFF"}, status=404).json["code"]

@@ -7,20 +7,21 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 import requests
-from helpers import DOORAPP, door_env, served
+from helpers import DOORAPP, PASSWORD, door_env, served
 
-from tests.conftest import PASSWORD
-
-OPEN_TO_LAN = ("Only this computer can open Door. To let phones on the venue network in, start it with "
-               "`doorapp serve --host 0.0.0.0` (or set DOOR_HOST=0.0.0.0).")
+OPEN_TO_LAN = (
+    "Only this computer can open Door. To let phones on the venue network in, start it with "
+    "`doorapp serve --host 0.0.0.0` (or set DOOR_HOST=0.0.0.0)."
+)
 
 
 def phones_seen_by_an_admin(door):
     """GET /phones on the served Door as the site admin made with the setup code it printed."""
     admin = {"code": door.setup_code, "username": "olga", "password": PASSWORD}
     requests.post(f"{door.url}/setup", json=admin, timeout=10).raise_for_status()
-    token = requests.post(f"{door.url}/auth/token", data={"username": "olga", "password": PASSWORD},
-                          timeout=10).json()["access_token"]
+    token = requests.post(
+        f"{door.url}/auth/token", data={"username": "olga", "password": PASSWORD}, timeout=10
+    ).json()["access_token"]
     reply = requests.get(f"{door.url}/phones", headers={"Authorization": f"Bearer {token}"}, timeout=10)
     assert reply.status_code == 200, reply.text
     return reply.json()
@@ -45,9 +46,11 @@ def test_on_localhost_serve_and_the_phones_screen_say_how_to_let_phones_in(tmp_p
     with served(DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path) as door:
         assert phones_line(door) == OPEN_TO_LAN
         seen = phones_seen_by_an_admin(door)
-        assert seen == {"listening": {"host": "127.0.0.1", "port": int(urlsplit(door.url).port)}, "urls": [],
-                        "open_to_lan": {"command": "doorapp serve --host 0.0.0.0",
-                                        "setting": "DOOR_HOST=0.0.0.0"}}
+        assert seen == {
+            "listening": {"host": "127.0.0.1", "port": int(urlsplit(door.url).port)},
+            "urls": [],
+            "open_to_lan": {"command": "doorapp serve --host 0.0.0.0", "setting": "DOOR_HOST=0.0.0.0"},
+        }
         assert door.stop() == 0
 
 
@@ -80,9 +83,14 @@ def test_behind_a_reverse_proxy_the_public_url_is_the_one_shown(tmp_path):
 
 @pytest.mark.parametrize("bad", ["door.example.org", "ftp://door.example.org/", "https://"])
 def test_a_public_url_that_is_not_one_is_refused_at_start(tmp_path, bad):
-    started = subprocess.run([DOORAPP, "serve", "--port", "0", "--data-dir", str(tmp_path)],
-                             capture_output=True, text=True, env=door_env(DOOR_PUBLIC_URL=bad), timeout=60,
-                             check=False)
+    started = subprocess.run(
+        [DOORAPP, "serve", "--port", "0", "--data-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=door_env(DOOR_PUBLIC_URL=bad),
+        timeout=60,
+        check=False,
+    )
     assert started.returncode == 1
     assert f"DOOR_PUBLIC_URL must be an http:// or https:// address, not {bad!r}." in started.stderr
 

@@ -12,13 +12,13 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from helpers import create_meetup
 
 from doorapp import platforms
 from doorapp.app import create_app
 from doorapp.errors import ApiError
 from doorapp.models import AuditEvent, Guest, Meetup, MeetupGuest
 from doorapp.platforms import demo
-from tests.helpers import create_meetup
 
 WEB = "https://community.test"  # FakePlatform.web_url
 
@@ -42,8 +42,9 @@ def fake(fake_platform):
     fake_platform.add_user(1, "alice", "Alice Ångström")
     fake_platform.add_user(2, "bob", "Bob")
     fake_platform.add_user(9223372036854775807, "max", "Max Int64")
-    fake_platform.add_event("night-owls", "summer-social", "Summer social", "2026-12-05T20:00:00Z",
-                            [1, 2, 9223372036854775807])
+    fake_platform.add_event(
+        "night-owls", "summer-social", "Summer social", "2026-12-05T20:00:00Z", [1, 2, 9223372036854775807]
+    )
     fake_platform.add_event("Night-Owls", "Winter-Ball", "Winter ball", "2027-01-20T19:30:00+01:00", [1])
     fake_platform.add_thread("night-owls", "welcome", "Welcome, read me first")
     return fake_platform
@@ -51,14 +52,19 @@ def fake(fake_platform):
 
 # --- choosing the adapter -------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("adapter", ["demo"])
 def test_demo_is_the_default_and_lists_its_event_urls(door):
     assert door.get("/platform").json == {
-        "adapter": "demo", "web_url": "https://demo.door.invalid",
-        "example_urls": ["https://demo.door.invalid/night-owls/board-games",
-                         "https://demo.door.invalid/night-owls/book-circle",
-                         "https://demo.door.invalid/night-owls/summer-social",
-                         "https://demo.door.invalid/night-owls/tech-conference"]}
+        "adapter": "demo",
+        "web_url": "https://demo.door.invalid",
+        "example_urls": [
+            "https://demo.door.invalid/night-owls/board-games",
+            "https://demo.door.invalid/night-owls/book-circle",
+            "https://demo.door.invalid/night-owls/summer-social",
+            "https://demo.door.invalid/night-owls/tech-conference",
+        ],
+    }
 
 
 def test_rest_lists_no_example_urls(door, fake):
@@ -66,11 +72,14 @@ def test_rest_lists_no_example_urls(door, fake):
 
 
 @pytest.mark.parametrize("adapter", ["demo"])
-@pytest.mark.parametrize("settings, message", [
-    ({"platform": "meetup"}, "PLATFORM=meetup needs MEETUP_TOKEN"),
-    ({"platform": "facebook"}, "PLATFORM must be demo, rest or meetup"),
-    ({"platform": "rest"}, "PLATFORM=rest needs PLATFORM_API_URL and PLATFORM_WEB_URL"),
-])
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        ({"platform": "meetup"}, "PLATFORM=meetup needs MEETUP_TOKEN"),
+        ({"platform": "facebook"}, "PLATFORM must be demo, rest or meetup"),
+        ({"platform": "rest"}, "PLATFORM=rest needs PLATFORM_API_URL and PLATFORM_WEB_URL"),
+    ],
+)
 def test_an_unusable_platform_setting_stops_the_start_with_a_clear_message(config, settings, message):
     with pytest.raises(SystemExit, match=message.replace("(", r"\(").replace(")", r"\)")):
         create_app(replace(config, **settings))
@@ -78,9 +87,13 @@ def test_an_unusable_platform_setting_stops_the_start_with_a_clear_message(confi
 
 def test_serve_prints_the_demo_event_urls(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PLATFORM", "DOOR_"))}
-    process = subprocess.Popen([sys.executable, "-m", "doorapp", "serve", "--port", "0", "--data-dir",
-                                str(tmp_path / "data")], stdout=subprocess.PIPE, text=True, env=env,
-                               cwd=Path(__file__).parent.parent)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "doorapp", "serve", "--port", "0", "--data-dir", str(tmp_path / "data")],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=Path(__file__).parent.parent,
+    )
     watchdog = threading.Timer(30, process.kill)  # a serve that never prints the URLs fails, not hangs
     watchdog.start()
     lines = []
@@ -97,6 +110,7 @@ def test_serve_prints_the_demo_event_urls(tmp_path):
 
 
 # --- the demo community ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("adapter", ["demo"])
 def test_every_demo_event_syncs_with_its_size_of_rsvp_list(door, org):
@@ -124,11 +138,17 @@ def test_demo_names_are_varied_and_the_same_on_every_start():
 
 
 @pytest.mark.parametrize("adapter", ["demo"])
-@pytest.mark.parametrize("url, code", [
-    ("https://demo.door.invalid/night-owls/welcome", "platform_event_not_found"),  # a thread, not an event
-    ("https://demo.door.invalid/night-owls/no-such-event", "platform_event_not_found"),
-    ("https://demo.door.invalid/day-larks/summer-social", "platform_event_not_found"),
-])
+@pytest.mark.parametrize(
+    "url, code",
+    [
+        (
+            "https://demo.door.invalid/night-owls/welcome",
+            "platform_event_not_found",
+        ),  # a thread, not an event
+        ("https://demo.door.invalid/night-owls/no-such-event", "platform_event_not_found"),
+        ("https://demo.door.invalid/day-larks/summer-social", "platform_event_not_found"),
+    ],
+)
 def test_demo_answers_not_found_like_a_real_platform(door, org, url, code):
     assert create_meetup(door, org, url, status=404).json["code"] == code
     reply = door.post_json("/guests/", {"username": "nobody_here"}, status=404)
@@ -142,37 +162,44 @@ def test_demo_is_always_healthy(client):
 
 # --- the event-URL table (rest) -----------------------------------------------------------------------
 
-@pytest.mark.parametrize("url, stored", [
-    (f"{WEB}/night-owls/summer-social", f"{WEB}/night-owls/summer-social"),
-    (f"{WEB}/+night-owls/summer-social", f"{WEB}/night-owls/summer-social"),
-    (f"{WEB}/night-owls/summer-social/", f"{WEB}/night-owls/summer-social"),
-    (f"{WEB}/+night-owls/summer-social/?utm_source=mail&x=1", f"{WEB}/night-owls/summer-social"),
-    (f"{WEB}/night-owls/summer-social#rsvp", f"{WEB}/night-owls/summer-social"),
-    ("  https://COMMUNITY.test/night-owls/summer-social  ", f"{WEB}/night-owls/summer-social"),
-    ("http://community.test/night-owls/summer-social", f"{WEB}/night-owls/summer-social"),
-    (f"{WEB}/+Night-Owls/Winter-Ball/", f"{WEB}/Night-Owls/Winter-Ball"),  # case is kept
-])
+
+@pytest.mark.parametrize(
+    "url, stored",
+    [
+        (f"{WEB}/night-owls/summer-social", f"{WEB}/night-owls/summer-social"),
+        (f"{WEB}/+night-owls/summer-social", f"{WEB}/night-owls/summer-social"),
+        (f"{WEB}/night-owls/summer-social/", f"{WEB}/night-owls/summer-social"),
+        (f"{WEB}/+night-owls/summer-social/?utm_source=mail&x=1", f"{WEB}/night-owls/summer-social"),
+        (f"{WEB}/night-owls/summer-social#rsvp", f"{WEB}/night-owls/summer-social"),
+        ("  https://COMMUNITY.test/night-owls/summer-social  ", f"{WEB}/night-owls/summer-social"),
+        ("http://community.test/night-owls/summer-social", f"{WEB}/night-owls/summer-social"),
+        (f"{WEB}/+Night-Owls/Winter-Ball/", f"{WEB}/Night-Owls/Winter-Ball"),  # case is kept
+    ],
+)
 def test_event_urls_are_normalised(door, org, fake, url, stored):
     assert create_meetup(door, org, url).json["platform_url"] == stored
 
 
-@pytest.mark.parametrize("url", [
-    "https://evil.test/night-owls/summer-social",                 # another host
-    "https://community.test.evil.test/night-owls/summer-social",
-    "https://community.test:8443/night-owls/summer-social",        # another port
-    "https://someone@community.test/night-owls/summer-social",
-    f"{WEB}/night-owls",                                           # no thread part
-    f"{WEB}/night-owls/",
-    f"{WEB}/",
-    f"{WEB}/night-owls/summer-social/rsvps",                       # one part too many
-    f"{WEB}/++night-owls/summer-social",
-    f"{WEB}/night owls/summer-social",
-    f"{WEB}/night-owls/summer%20social",
-    "community.test/night-owls/summer-social",                     # no scheme
-    "ftp://community.test/night-owls/summer-social",
-    "javascript:alert(1)//community.test/night-owls/summer-social",
-    "summer social",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://evil.test/night-owls/summer-social",  # another host
+        "https://community.test.evil.test/night-owls/summer-social",
+        "https://community.test:8443/night-owls/summer-social",  # another port
+        "https://someone@community.test/night-owls/summer-social",
+        f"{WEB}/night-owls",  # no thread part
+        f"{WEB}/night-owls/",
+        f"{WEB}/",
+        f"{WEB}/night-owls/summer-social/rsvps",  # one part too many
+        f"{WEB}/++night-owls/summer-social",
+        f"{WEB}/night owls/summer-social",
+        f"{WEB}/night-owls/summer%20social",
+        "community.test/night-owls/summer-social",  # no scheme
+        "ftp://community.test/night-owls/summer-social",
+        "javascript:alert(1)//community.test/night-owls/summer-social",
+        "summer social",
+    ],
+)
 def test_anything_but_an_event_url_of_the_platform_is_422(door, org, fake, url):
     reply = create_meetup(door, org, url, status=422).json
     assert reply["code"] == "validation_error" and reply["errors"][0]["loc"] == ["body", "platform_url"]
@@ -181,13 +208,16 @@ def test_anything_but_an_event_url_of_the_platform_is_422(door, org, fake, url):
 
 def test_a_web_url_with_a_path_keeps_it(config):
     adapter = platforms.load(replace(config, platform_web_url="https://example.org/communities/"))
-    assert adapter.event_url("https://example.org/communities/+owls/party/?a=1") == \
-        "https://example.org/communities/owls/party"
+    assert (
+        adapter.event_url("https://example.org/communities/+owls/party/?a=1")
+        == "https://example.org/communities/owls/party"
+    )
     with pytest.raises(ApiError):
         adapter.event_url("https://example.org/owls/party")
 
 
 # --- health ---------------------------------------------------------------------------------------
+
 
 def test_health_reports_a_reachable_platform(client, fake):
     platform = client.get("/health").json["services"]["platform"]
@@ -227,14 +257,19 @@ def test_health_is_answered_from_the_last_probe_while_the_platform_hangs(client,
 
 # --- every platform endpoint against every fault ----------------------------------------------------
 
+
 def call(door, org, endpoint):
     if endpoint == "create guest":
         return door.post_json("/guests/", {"username": "alice"}, expect_errors=True)
     if endpoint == "create meetup":
-        return door.post_json(f"/organizations/{org.id}/meetups/",
-                                {"platform_url": f"{WEB}/night-owls/summer-social"}, expect_errors=True)
-    meetup = Meetup.create(org=org, name="x", date=datetime(2026, 12, 5, 20),
-                           platform_url=f"{WEB}/night-owls/summer-social")
+        return door.post_json(
+            f"/organizations/{org.id}/meetups/",
+            {"platform_url": f"{WEB}/night-owls/summer-social"},
+            expect_errors=True,
+        )
+    meetup = Meetup.create(
+        org=org, name="x", date=datetime(2026, 12, 5, 20), platform_url=f"{WEB}/night-owls/summer-social"
+    )
     return door.post(f"/organizations/{org.id}/meetups/{meetup.id}/sync", expect_errors=True)
 
 
@@ -244,18 +279,29 @@ CASES = [
     ("create meetup", "thread", "404", 404, "platform_event_not_found"),
     ("sync", "thread", "404", 404, "platform_event_not_found"),
     ("sync", "users", "404", 502, "platform_error"),  # the batch endpoint itself missing is an error
-] + [(endpoint, kind, fault, status, code)
-     for endpoint, kind in [("create guest", "user"), ("create meetup", "thread"), ("sync", "thread"),
-                            ("sync", "users")]
-     for fault, status, code in [("500", 502, "platform_error"), ("garbage", 502, "platform_error"),
-                                 ("shape", 502, "platform_error"), ("stall", 504, "platform_unreachable"),
-                                 ("drop", 504, "platform_unreachable")]]
+] + [
+    (endpoint, kind, fault, status, code)
+    for endpoint, kind in [
+        ("create guest", "user"),
+        ("create meetup", "thread"),
+        ("sync", "thread"),
+        ("sync", "users"),
+    ]
+    for fault, status, code in [
+        ("500", 502, "platform_error"),
+        ("garbage", 502, "platform_error"),
+        ("shape", 502, "platform_error"),
+        ("stall", 504, "platform_unreachable"),
+        ("drop", 504, "platform_unreachable"),
+    ]
+]
 
 
 @pytest.mark.parametrize("platform_timeout", [0.3])
 @pytest.mark.parametrize("endpoint, kind, fault, status, code", CASES, ids=lambda v: str(v))
-def test_each_platform_failure_has_its_documented_answer_and_stores_nothing(door, org, fake, endpoint, kind,
-                                                                             fault, status, code):
+def test_each_platform_failure_has_its_documented_answer_and_stores_nothing(
+    door, org, fake, endpoint, kind, fault, status, code
+):
     fake.fail(kind, fault)
     started = time.monotonic()
     reply = call(door, org, endpoint)

@@ -3,15 +3,20 @@
 import time
 
 import requests
-
-from tests.conftest import SECRET
-from tests.helpers import DOORAPP, served
+from helpers import DOORAPP, SECRET, served
 
 
 def test_a_postgresql_restart_costs_a_few_failed_requests_not_a_stuck_door(postgres, tmp_path):
     url = postgres.database(postgres.template)
-    with served(DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path,
-                env={"DATABASE_URL": url, "DOOR_SECRET_KEY": SECRET}) as door:
+    with served(
+        DOORAPP,
+        "serve",
+        "--port",
+        "0",
+        "--data-dir",
+        tmp_path,
+        env={"DATABASE_URL": url, "DOOR_SECRET_KEY": SECRET},
+    ) as door:
         with requests.Session() as session:
             before = [session.get(f"{door.url}/setup", timeout=10).status_code for _ in range(16)]
             postgres.restart()  # every pooled connection of Door's is cut

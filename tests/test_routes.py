@@ -44,7 +44,7 @@ def test_the_public_routes_are_exactly_the_listed_ones():
 
 
 def test_a_route_without_a_rule_is_refused(app):
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="GET /sneaky declares no auth= Rule; use endpoint"):
         app.route("/sneaky", "GET", lambda: "hi")
         app.router.match({"PATH_INFO": "/sneaky", "REQUEST_METHOD": "GET"})[0].call()
 

@@ -24,11 +24,19 @@ def test_no_input_makes_a_server_error(app, org, meetup, make_user, mode):
         operations += 1
 
         @given(case=operation.as_strategy(mode))
-        @settings(max_examples=12, deadline=None, derandomize=True, database=None,
-                  suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=12,
+            deadline=None,
+            derandomize=True,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        )
         def run(case):
-            case.call_and_validate(headers={"Authorization": f"Bearer {token}"},
-                                   checks=[not_a_server_error, status_code_conformance])
+            case.call_and_validate(
+                headers={"Authorization": f"Bearer {token}"},
+                checks=[not_a_server_error, status_code_conformance],
+            )
+
         try:
             run()
         except Unsatisfiable:  # negative: an operation with nothing to break (no parameters, no body)

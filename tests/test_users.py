@@ -6,6 +6,7 @@ def test_a_username_is_found_by_any_part_of_it_in_any_case(make_user, as_user):
     make_user("xFindMe-7f3a")
     make_user("mjackson")
     make_user("someone_else")
+
     def found(q):
         return [u["username"] for u in as_user(me).get("/users/", {"q": q}).json["users"]]
 
@@ -31,8 +32,9 @@ def test_user_search_finds_approved_enabled_users_case_insensitively(make_user, 
     }
     assert as_user(me).get("/users/", {"q": "100%"}).json["total"] == 1  # % is literal, not a wildcard
     make_user("zoë_ångström")
-    assert [u["username"] for u in as_user(me).get("/users/", {"q": "angstrom zoe"}).json["users"]] == \
-        ["zoë_ångström"]
+    assert [u["username"] for u in as_user(me).get("/users/", {"q": "angstrom zoe"}).json["users"]] == [
+        "zoë_ångström"
+    ]
 
 
 def test_user_search_answers_at_most_20(make_user, as_user):

@@ -3,7 +3,7 @@ doors poll), and what is done to one guest on it: walk-ins, check-ins and their 
 and .../local-walkins, letting in a person who is not on the platform."""
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from bottle import request, response
 
@@ -68,7 +68,7 @@ def door_time(body):
     if moment is None or moment.tzinfo is None:
         problem = invalid(("body", "door_time"), "datetime", "Must be an ISO 8601 time with an offset.")
         raise validation_error([problem])
-    return {"door_time": iso(moment.astimezone(timezone.utc).replace(tzinfo=None))}
+    return {"door_time": iso(moment.astimezone(UTC).replace(tzinfo=None))}
 
 
 def named(guest):

@@ -3,7 +3,7 @@ rows to plain dicts. Handlers of every prefix use them; nothing else decides how
 wire (never model_to_dict: it would leak hashes and tie the API to the schema)."""
 
 from doorapp.db import iso
-from doorapp.models import Membership, MeetupGuest
+from doorapp.models import MeetupGuest, Membership
 from doorapp.models.meetups import RECENT
 
 REPEAT_NO_SHOWS = 2  # no-shows at the org's RECENT last meetups that mark a guest as a repeat no-show

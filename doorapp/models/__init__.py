@@ -13,8 +13,32 @@ from doorapp.models.audit import AuditEvent, AuditType
 from doorapp.models.guests import Ban, Guest
 from doorapp.models.meetups import Meetup, MeetupGuest
 
-MODELS = [User, Org, Membership, Guest, Ban, Meetup, MeetupGuest, AuditEvent, Failure, Setting,
-          IdempotencyKey]
+MODELS = [
+    User,
+    Org,
+    Membership,
+    Guest,
+    Ban,
+    Meetup,
+    MeetupGuest,
+    AuditEvent,
+    Failure,
+    Setting,
+    IdempotencyKey,
+]
 
-__all__ = ["MODELS", "AuditEvent", "AuditType", "Ban", "Failure", "Guest", "IdempotencyKey", "Meetup",
-           "MeetupGuest", "Membership", "Org", "Setting", "User"]
+__all__ = [
+    "MODELS",
+    "AuditEvent",
+    "AuditType",
+    "Ban",
+    "Failure",
+    "Guest",
+    "IdempotencyKey",
+    "Meetup",
+    "MeetupGuest",
+    "Membership",
+    "Org",
+    "Setting",
+    "User",
+]

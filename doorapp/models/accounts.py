@@ -21,12 +21,13 @@ from doorapp.db import BaseModel, Prepared, utcnow
 from doorapp.errors import ApiError
 from doorapp.models.names import name_filter
 
-
 # Unicode's default-ignorable code points (and the blank Braille pattern): they show as nothing, so a name
 # with one looks like another name. Categories C (control, format, ...) and Z (spaces) are refused too.
-INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
-                       "\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3"
-                       "\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
+INVISIBLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
+)
 RECOVERY_VALIDITY = timedelta(hours=72)  # a recovery code's life
 
 
@@ -40,8 +41,9 @@ def new_username(name):
     another name."""
     name = username_as_kept(name)
     if any(unicodedata.category(c)[0] in "CZ" or INVISIBLE.match(c) for c in name):
-        raise ValueError("Must not contain spaces or invisible, control or format characters.",
-                         "visible_name")
+        raise ValueError(
+            "Must not contain spaces or invisible, control or format characters.", "visible_name"
+        )
     if name and unicodedata.category(name[0])[0] == "M":
         raise ValueError("Must not start with a combining mark.", "no_leading_mark")
     return name
@@ -65,8 +67,9 @@ class User(BaseModel):
     @classmethod
     def end_sessions(cls, user_id, **changes):
         """Apply `changes` and end every session (token) the account has so far, in one UPDATE."""
-        return cls.update(sessions_since=cls.session_start(), **changes).where(cls.id == user_id) \
-            .execute() == 1
+        return (
+            cls.update(sessions_since=cls.session_start(), **changes).where(cls.id == user_id).execute() == 1
+        )
 
     @staticmethod
     def session_start():
@@ -109,16 +112,23 @@ class User(BaseModel):
     def reset_password(cls, user, password_hash):
         """Set the password with the user's current recovery code, which it uses up, and end the account's
         earlier sessions; False when the code was replaced or used meanwhile."""
-        return cls.update(password_hash=password_hash, recovery_code_used=True,
-                          sessions_since=cls.session_start()).where(
-            cls.id == user.id, cls.recovery_code_hash == user.recovery_code_hash, ~cls.recovery_code_used
-        ).execute() == 1
+        return (
+            cls.update(
+                password_hash=password_hash, recovery_code_used=True, sessions_since=cls.session_start()
+            )
+            .where(
+                cls.id == user.id, cls.recovery_code_hash == user.recovery_code_hash, ~cls.recovery_code_used
+            )
+            .execute()
+            == 1
+        )
 
     @classmethod
     def replace_hash(cls, user, password_hash):
         """Store a new hash of the same password, unless the password changed meanwhile."""
-        cls.update(password_hash=password_hash).where(cls.id == user.id,
-                                                      cls.password_hash == user.password_hash).execute()
+        cls.update(password_hash=password_hash).where(
+            cls.id == user.id, cls.password_hash == user.password_hash
+        ).execute()
 
     @classmethod
     def search(cls, q, limit=20):
@@ -140,12 +150,16 @@ class User(BaseModel):
         return _SIGNED_IN.first(username, org_id)
 
 
-
 # A token's user and their role in the path's org: every request of a door reads it.
-_SIGNED_IN = Prepared(("str", "uuid"), lambda username, org_id: (
-    User.select(User, Membership.role.alias("org_role"))
-    .join(Membership, JOIN.LEFT_OUTER, on=(Membership.user == User.id) & (Membership.org == org_id))
-    .where(User.username == username).objects()))
+_SIGNED_IN = Prepared(
+    ("str", "uuid"),
+    lambda username, org_id: (
+        User.select(User, Membership.role.alias("org_role"))
+        .join(Membership, JOIN.LEFT_OUTER, on=(Membership.user == User.id) & (Membership.org == org_id))
+        .where(User.username == username)
+        .objects()
+    ),
+)
 
 
 class Org(BaseModel):
@@ -160,7 +174,6 @@ class Org(BaseModel):
         """True when another org than `org_id` has `value` in `field` (name or slug)."""
         others = cls.select().where(cls.id != org_id) if org_id is not None else cls.select()
         return others.where(getattr(cls, field) == value).exists()
-
 
 
 class Membership(BaseModel):
@@ -197,9 +210,9 @@ class Membership(BaseModel):
         return cls.select().where(cls.user == user_id, cls.role == "ADMIN").exists()
 
 
-
 class Failure(BaseModel):
     """A failed login, setup or recovery attempt, keyed by what it counts against ('user:alice', 'addr:…')."""
+
     key = CharField(max_length=300)
     at = DateTimeField(default=utcnow)
 
@@ -223,9 +236,9 @@ class Failure(BaseModel):
         cls.delete().where(cls.id.in_(ids)).execute()
 
 
-
 class Setting(BaseModel):
     """Small named values the service keeps between starts (the setup code's hash)."""
+
     key = CharField(primary_key=True, max_length=64)
     value = TextField()
 
@@ -247,10 +260,10 @@ class Setting(BaseModel):
         cls.delete().where(cls.key.in_(("setup_code", "setup_code_at"))).execute()
 
 
-
 class IdempotencyKey(BaseModel):
     """A door action's Idempotency-Key and its first answer: the same key again returns that answer instead
     of acting twice. Written in the action's own transaction, so a rolled-back action leaves no key."""
+
     RETENTION = timedelta(hours=24)
     user = ForeignKeyField(User, on_delete="CASCADE", index=False)
     key = CharField(max_length=255)
@@ -276,4 +289,3 @@ class IdempotencyKey(BaseModel):
     @classmethod
     def answered(cls, user, key, status, answer):
         cls.update(status=status, answer=answer).where(cls.user == user, cls.key == key).execute()
-

@@ -16,30 +16,31 @@ from doorapp.models.meetups import door_list_changed
 
 
 class AuditType(StrEnum):
-    CHECK_IN = "CHECK_IN"                      # a guest was checked in
-    UNDO_CHECK_IN = "UNDO_CHECK_IN"            # a check-in was undone, with a reason
-    WALKIN = "WALKIN"                          # a guest was added to a meetup without an RSVP
-    GUEST_CREATED = "GUEST_CREATED"            # a guest was registered from the platform (no org)
-    BAN = "BAN"                                # a guest was banned in an org, with a reason
-    UNBAN = "UNBAN"                            # a ban was lifted
-    MEETUP_CREATED = "MEETUP_CREATED"          # a meetup was created from a platform URL
-    MEETUP_SYNCED = "MEETUP_SYNCED"            # a meetup's RSVP list was synchronised
-    MEETUP_FINALIZED = "MEETUP_FINALIZED"      # check-ins and syncs were closed
+    CHECK_IN = "CHECK_IN"  # a guest was checked in
+    UNDO_CHECK_IN = "UNDO_CHECK_IN"  # a check-in was undone, with a reason
+    WALKIN = "WALKIN"  # a guest was added to a meetup without an RSVP
+    GUEST_CREATED = "GUEST_CREATED"  # a guest was registered from the platform (no org)
+    BAN = "BAN"  # a guest was banned in an org, with a reason
+    UNBAN = "UNBAN"  # a ban was lifted
+    MEETUP_CREATED = "MEETUP_CREATED"  # a meetup was created from a platform URL
+    MEETUP_SYNCED = "MEETUP_SYNCED"  # a meetup's RSVP list was synchronised
+    MEETUP_FINALIZED = "MEETUP_FINALIZED"  # check-ins and syncs were closed
     MEETUP_UNFINALIZED = "MEETUP_UNFINALIZED"  # check-ins and syncs were reopened
-    MEMBER_ADDED = "MEMBER_ADDED"              # a user joined an org
+    MEMBER_ADDED = "MEMBER_ADDED"  # a user joined an org
     MEMBER_ROLE_CHANGED = "MEMBER_ROLE_CHANGED"  # a member's org role changed
-    MEMBER_REMOVED = "MEMBER_REMOVED"          # a user left an org
-    ORG_UPDATED = "ORG_UPDATED"                # an org's name or slug changed
-    GUEST_LINKED = "GUEST_LINKED"              # a guest let in by name was linked to a platform account
+    MEMBER_REMOVED = "MEMBER_REMOVED"  # a user left an org
+    ORG_UPDATED = "ORG_UPDATED"  # an org's name or slug changed
+    GUEST_LINKED = "GUEST_LINKED"  # a guest let in by name was linked to a platform account
     #                                            (guest: the platform guest)
-    NO_SHOW_EXCUSED = "NO_SHOW_EXCUSED"        # an admin excused a guest's absence, with a reason
+    NO_SHOW_EXCUSED = "NO_SHOW_EXCUSED"  # an admin excused a guest's absence, with a reason
 
 
 class Moves(StrEnum):
     """Which door-list version an event's change moves on (doors poll it: Meetup.list_version)."""
-    NOTHING = "nothing"   # no door list shows what changed
-    MEETUP = "meetup"     # the meetup's own list: record() moves it
-    ORG = "org"           # every list of the org (a guest's status or history there): record() moves it
+
+    NOTHING = "nothing"  # no door list shows what changed
+    MEETUP = "meetup"  # the meetup's own list: record() moves it
+    ORG = "org"  # every list of the org (a guest's status or history there): record() moves it
     IN_CHANGE = "in the change's own UPDATE"  # the meetup's list, moved by the UPDATE of the meetup the
     #                       change already makes (Meetup.next_arrival_order, a sync): the hot path keeps
     #                       its statement count
@@ -84,12 +85,20 @@ def record(event_type, actor, org=None, meetup=None, guest=None, reason=None, **
         door_list_changed(meetup_id=meetup_id)
     elif event.moves is Moves.ORG:
         door_list_changed(org_id=org_id)
-    AuditEvent.record(AuditType(event_type).value, getattr(actor, "id", actor), org_id, meetup_id,
-                      getattr(guest, "platform_user_id", guest), reason, details)
+    AuditEvent.record(
+        AuditType(event_type).value,
+        getattr(actor, "id", actor),
+        org_id,
+        meetup_id,
+        getattr(guest, "platform_user_id", guest),
+        reason,
+        details,
+    )
 
 
 class AuditEvent(BaseModel):
     """Written in the same transaction as its action; never updated or deleted."""
+
     event_type = CharField(max_length=32, index=True)
     timestamp = DateTimeField(default=utcnow)
     org = ForeignKeyField(Org, null=True, on_delete="CASCADE", index=False)  # indexed below, with timestamp
@@ -102,13 +111,30 @@ class AuditEvent(BaseModel):
     class Meta:
         # One index per way the log is read (newest first within each); the rowid ends every index, so
         # `timestamp DESC, id DESC` is an index order.
-        indexes = ((("org", "timestamp"), False), (("org", "event_type", "timestamp"), False),
-                   (("guest", "timestamp"), False), (("actor", "timestamp"), False),
-                   (("meetup_id", "timestamp"), False))
+        indexes = (
+            (("org", "timestamp"), False),
+            (("org", "event_type", "timestamp"), False),
+            (("guest", "timestamp"), False),
+            (("actor", "timestamp"), False),
+            (("meetup_id", "timestamp"), False),
+        )
 
     @classmethod
-    def log(cls, org_id, *, orgless=False, types=(), since=None, until=None, guest_id=None, meetup_id=None,
-            actor_id=None, guest=None, meetup=None, actor=None):
+    def log(
+        cls,
+        org_id,
+        *,
+        orgless=False,
+        types=(),
+        since=None,
+        until=None,
+        guest_id=None,
+        meetup_id=None,
+        actor_id=None,
+        guest=None,
+        meetup=None,
+        actor=None,
+    ):
         """An org's events, newest first, narrowed by API.md's filters (None: not filtered; guest/meetup/actor
         are a path's scope, the *_id ones the query's, and both must match).
         `orgless` adds events that belong to no org (GUEST_CREATED): they show in guest-scoped lists."""
@@ -116,37 +142,72 @@ class AuditEvent(BaseModel):
         where += [cls.event_type.in_(types)] if types else []
         where += [cls.timestamp >= since] if since is not None else []
         where += [cls.timestamp <= until] if until is not None else []
-        for field, value in ((cls.guest, guest_id), (cls.guest, guest), (cls.meetup_id, meetup_id),
-                             (cls.meetup_id, meetup), (cls.actor, actor_id), (cls.actor, actor)):
+        for field, value in (
+            (cls.guest, guest_id),
+            (cls.guest, guest),
+            (cls.meetup_id, meetup_id),
+            (cls.meetup_id, meetup),
+            (cls.actor, actor_id),
+            (cls.actor, actor),
+        ):
             where += [field == value] if value is not None else []
         return cls.select().where(*where).order_by(cls.timestamp.desc(), cls.id.desc())
 
     @classmethod
     def record(cls, event_type, actor_id, org_id, meetup_id, guest_id, reason, details):
         """Write one event, from SQL text built once (every check-in writes one)."""
-        _RECORD.count(event_type, utcnow(), org_id, actor_id, guest_id, meetup_id, reason,
-                      json.dumps(details))
+        _RECORD.count(
+            event_type, utcnow(), org_id, actor_id, guest_id, meetup_id, reason, json.dumps(details)
+        )
 
     @classmethod
     def with_people(cls, query):
         """A log() query's events as dicts with their actor's and guest's names joined: id, event_type,
         timestamp, org, actor, actor_username, guest, guest_username, guest_displayname, meetup_id, reason,
         details (dicts: turning 50 joined rows into objects was most of a page's time)."""
-        names = (User.username.alias("actor_username"), Guest.username.alias("guest_username"),
-                 Guest.displayname.alias("guest_displayname"))
-        return (query.select(cls.id, cls.event_type, cls.timestamp, cls.org, cls.actor, cls.guest,
-                             cls.meetup_id, cls.reason, cls.details, *names)
-                .join_from(cls, User, JOIN.LEFT_OUTER).join_from(cls, Guest, JOIN.LEFT_OUTER).dicts())
-
-
-_RECORD = Prepared(("str", "datetime", "uuid", "int", "int", "uuid", "str", "str"), lambda *values: (
-    AuditEvent.insert(dict(zip((AuditEvent.event_type, AuditEvent.timestamp, AuditEvent.org, AuditEvent.actor,
-                                AuditEvent.guest, AuditEvent.meetup_id, AuditEvent.reason), values),
-                           details=Value(values[-1], converter=False)))))
+        names = (
+            User.username.alias("actor_username"),
+            Guest.username.alias("guest_username"),
+            Guest.displayname.alias("guest_displayname"),
+        )
+        return (
+            query.select(
+                cls.id,
+                cls.event_type,
+                cls.timestamp,
+                cls.org,
+                cls.actor,
+                cls.guest,
+                cls.meetup_id,
+                cls.reason,
+                cls.details,
+                *names,
+            )
+            .join_from(cls, User, JOIN.LEFT_OUTER)
+            .join_from(cls, Guest, JOIN.LEFT_OUTER)
+            .dicts()
+        )
 
 
 # Every check-in writes one: SQL text built once (see Prepared).
-_RECORD = Prepared(("str", "datetime", "uuid", "int", "int", "uuid", "str", "str"), lambda *values: (
-    AuditEvent.insert(dict(zip((AuditEvent.event_type, AuditEvent.timestamp, AuditEvent.org, AuditEvent.actor,
-                                AuditEvent.guest, AuditEvent.meetup_id, AuditEvent.reason), values),
-                           details=Value(values[-1], converter=False)))))
+_RECORD = Prepared(
+    ("str", "datetime", "uuid", "int", "int", "uuid", "str", "str"),
+    lambda *values: AuditEvent.insert(
+        dict(
+            zip(
+                (
+                    AuditEvent.event_type,
+                    AuditEvent.timestamp,
+                    AuditEvent.org,
+                    AuditEvent.actor,
+                    AuditEvent.guest,
+                    AuditEvent.meetup_id,
+                    AuditEvent.reason,
+                ),
+                values,
+                strict=False,  # values end with the details
+            ),
+            details=Value(values[-1], converter=False),
+        )
+    ),
+)

@@ -26,9 +26,14 @@ class Guest(BaseModel):
         if not q:
             return query.count(), list(query.limit(limit).offset(offset))
         wanted = name_filter(q)
-        ids = [i for i, username, name in query.select(cls.platform_user_id, cls.username, cls.displayname)
-               .tuples().iterator() if wanted(name, username)]
-        shown = ids[offset:offset + limit]
+        ids = [
+            i
+            for i, username, name in query.select(cls.platform_user_id, cls.username, cls.displayname)
+            .tuples()
+            .iterator()
+            if wanted(name, username)
+        ]
+        shown = ids[offset : offset + limit]
         rows = {g.platform_user_id: g for g in cls.select().where(cls.platform_user_id.in_(shown))}
         return len(ids), [rows[i] for i in shown]
 
@@ -42,27 +47,34 @@ class Guest(BaseModel):
         """A guest who is not on the platform, named at the door. Their id is a random negative number
         (platform ids are positive, and a random one needs no counter shared between processes); within
         2**53, so JavaScript holds it exactly."""
-        return cls.create(platform_user_id=-1 - secrets.randbelow(2**53 - 1), username="",
-                          displayname=displayname, is_local=True)
+        return cls.create(
+            platform_user_id=-1 - secrets.randbelow(2**53 - 1),
+            username="",
+            displayname=displayname,
+            is_local=True,
+        )
 
     @classmethod
     def upsert(cls, rows):
         """The insert of guests [(platform_user_id, username, displayname)] that refreshes known ones."""
-        return (cls.insert_many(rows, fields=[cls.platform_user_id, cls.username, cls.displayname])
-                .on_conflict(conflict_target=[cls.platform_user_id],
-                             preserve=[cls.username, cls.displayname]))
+        return cls.insert_many(
+            rows, fields=[cls.platform_user_id, cls.username, cls.displayname]
+        ).on_conflict(conflict_target=[cls.platform_user_id], preserve=[cls.username, cls.displayname])
 
     @classmethod
     def profiles_of(cls, ids):
         """{platform_user_id: (username, displayname)} of the known guests among `ids`."""
-        rows = (cls.select(cls.platform_user_id, cls.username, cls.displayname)
-                .where(cls.platform_user_id.in_(ids)).tuples())
+        rows = (
+            cls.select(cls.platform_user_id, cls.username, cls.displayname)
+            .where(cls.platform_user_id.in_(ids))
+            .tuples()
+        )
         return {i: (username, displayname) for i, username, displayname in rows}
-
 
 
 class Ban(BaseModel):
     """An active ban of a guest in an org; unbanning deletes it (the audit log keeps the history)."""
+
     org = ForeignKeyField(Org, on_delete="CASCADE")
     guest = ForeignKeyField(Guest, on_delete="CASCADE")
     reason = TextField()
@@ -79,18 +91,28 @@ class Ban(BaseModel):
     @classmethod
     def of_org(cls, org_id, guest_id=None):
         """The org's bans with their guests and who banned them, by username (or just this guest's)."""
-        query = (cls.select(cls, Guest, User).join(Guest).switch(cls).join(User, JOIN.LEFT_OUTER)
-                 .where(cls.org == org_id).order_by(Guest.username, Guest.platform_user_id))
+        query = (
+            cls.select(cls, Guest, User)
+            .join(Guest)
+            .switch(cls)
+            .join(User, JOIN.LEFT_OUTER)
+            .where(cls.org == org_id)
+            .order_by(Guest.username, Guest.platform_user_id)
+        )
         return query if guest_id is None else query.where(cls.guest == guest_id)
 
     @classmethod
     def impose(cls, org_id, guest_id, reason, user):
         """Ban the guest; False when a ban is already there (the unique index decides, not a read)."""
-        return cls.insert(org=org_id, guest=guest_id, reason=reason, banned_by=user).on_conflict_ignore() \
-            .as_rowcount().execute() == 1
+        return (
+            cls.insert(org=org_id, guest=guest_id, reason=reason, banned_by=user)
+            .on_conflict_ignore()
+            .as_rowcount()
+            .execute()
+            == 1
+        )
 
     @classmethod
     def lift(cls, ban):
         """Delete the ban; False when it was already gone."""
         return cls.delete().where(cls.id == ban.id).execute() == 1
-

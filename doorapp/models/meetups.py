@@ -52,7 +52,8 @@ class Meetup(BaseModel):
     def synced(cls, meetup_id):
         """Note a sync: when it was, and (MEETUP_SYNCED's change of the door list) the list's version."""
         cls.update(last_synced_at=utcnow(), door_list_version=cls.door_list_version + 1).where(
-            cls.id == meetup_id).execute()
+            cls.id == meetup_id
+        ).execute()
 
     @classmethod
     def of_org(cls, org_id):
@@ -90,32 +91,57 @@ class Meetup(BaseModel):
     @classmethod
     def set_finalized(cls, meetup_id, finalized):
         """Finalize or reopen; False when it already was so (the UPDATE decides)."""
-        return cls.update(is_finalized=finalized, finalized_at=utcnow() if finalized else None).where(
-            cls.id == meetup_id, cls.is_finalized != finalized).execute() == 1
+        return (
+            cls.update(is_finalized=finalized, finalized_at=utcnow() if finalized else None)
+            .where(cls.id == meetup_id, cls.is_finalized != finalized)
+            .execute()
+            == 1
+        )
+
 
 # A check-in's number, and a door's poll: SQL text built once (see Prepared).
-_NEXT_ARRIVAL = Prepared(("uuid",), lambda meetup_id: (
-    Meetup.update(last_arrival_order=Meetup.last_arrival_order + 1,  # a check-in changes the door list
-                  door_list_version=Meetup.door_list_version + 1)
-    .where(Meetup.id == meetup_id, ~Meetup.is_finalized).returning(Meetup.last_arrival_order)))
-_WITH_LIST_VERSION = Prepared(("uuid", "uuid"), lambda org_id, meetup_id: (
-    Meetup.select(Meetup, Org.door_lists_version).join(Org)
-    .where(Meetup.id == meetup_id, Meetup.org == org_id).objects()))
-_LIST_VERSION = Prepared(("uuid", "uuid"), lambda org_id, meetup_id: (
-    Meetup.select(Meetup.door_list_version, Org.door_lists_version).join(Org)
-    .where(Meetup.id == meetup_id, Meetup.org == org_id).tuples()))
+_NEXT_ARRIVAL = Prepared(
+    ("uuid",),
+    lambda meetup_id: (
+        Meetup.update(
+            last_arrival_order=Meetup.last_arrival_order + 1,  # a check-in changes the door list
+            door_list_version=Meetup.door_list_version + 1,
+        )
+        .where(Meetup.id == meetup_id, ~Meetup.is_finalized)
+        .returning(Meetup.last_arrival_order)
+    ),
+)
+_WITH_LIST_VERSION = Prepared(
+    ("uuid", "uuid"),
+    lambda org_id, meetup_id: (
+        Meetup.select(Meetup, Org.door_lists_version)
+        .join(Org)
+        .where(Meetup.id == meetup_id, Meetup.org == org_id)
+        .objects()
+    ),
+)
+_LIST_VERSION = Prepared(
+    ("uuid", "uuid"),
+    lambda org_id, meetup_id: (
+        Meetup.select(Meetup.door_list_version, Org.door_lists_version)
+        .join(Org)
+        .where(Meetup.id == meetup_id, Meetup.org == org_id)
+        .tuples()
+    ),
+)
 
 
 class MeetupGuest(BaseModel):
     """A guest on a meetup's list: an RSVP from the platform or a walk-in, and its check-in state."""
+
     meetup = ForeignKeyField(Meetup, backref="entries", on_delete="CASCADE")
     guest = ForeignKeyField(Guest)
     rsvp_time = DateTimeField(default=utcnow)
     cancelled_rsvp = BooleanField(default=False)
-    cancelled_at = DateTimeField(null=True)   # when a sync found the RSVP gone
+    cancelled_at = DateTimeField(null=True)  # when a sync found the RSVP gone
     waitlisted = BooleanField(default=False)  # on the platform's waiting list (not expected at the door)
-    guests_count = IntegerField(default=0)    # people the guest brings along ("+2")
-    excused_at = DateTimeField(null=True)     # an admin excused the absence (EXCUSED_ABSENCE)
+    guests_count = IntegerField(default=0)  # people the guest brings along ("+2")
+    excused_at = DateTimeField(null=True)  # an admin excused the absence (EXCUSED_ABSENCE)
     is_walkin = BooleanField(default=False)
     has_arrived = BooleanField(default=False)
     arrival_time = DateTimeField(null=True)
@@ -130,12 +156,18 @@ class MeetupGuest(BaseModel):
     def counts(cls, meetup_ids):
         """{meetup_id: {rsvps, cancelled, walkins, arrived}} in one query (API.md's `counts`)."""
         total = count_where
-        rows = (cls.select(cls.meetup,
-                           total(~cls.is_walkin & ~cls.cancelled_rsvp).alias("rsvps"),
-                           total(cls.cancelled_rsvp).alias("cancelled"),
-                           total(cls.is_walkin).alias("walkins"),
-                           total(cls.has_arrived).alias("arrived"))
-                .where(cls.meetup.in_(list(meetup_ids))).group_by(cls.meetup).dicts())
+        rows = (
+            cls.select(
+                cls.meetup,
+                total(~cls.is_walkin & ~cls.cancelled_rsvp).alias("rsvps"),
+                total(cls.cancelled_rsvp).alias("cancelled"),
+                total(cls.is_walkin).alias("walkins"),
+                total(cls.has_arrived).alias("arrived"),
+            )
+            .where(cls.meetup.in_(list(meetup_ids)))
+            .group_by(cls.meetup)
+            .dicts()
+        )
         found = {str(row.pop("meetup")): row for row in rows}
         empty = {"rsvps": 0, "cancelled": 0, "walkins": 0, "arrived": 0}
         return {str(mid): found.get(str(mid), dict(empty)) for mid in meetup_ids}
@@ -144,12 +176,30 @@ class MeetupGuest(BaseModel):
     def _at_the_door(cls):
         """Entries with what the door shows: meetup, guest, checker (or None) and `ban`, the guest's ban in
         the meetup's org (or None), joined."""
-        return (cls.select(cls, Meetup.id, Meetup.org, Meetup.date, Meetup.is_finalized,
-                           Guest.platform_user_id, Guest.username, Guest.displayname, Guest.is_local, Ban.id,
-                           Ban.reason, User.id, User.username)
-                .join(Meetup).switch(cls).join(Guest).switch(cls)
-                .join(Ban, JOIN.LEFT_OUTER, attr="ban", on=(Ban.guest == cls.guest) & (Ban.org == Meetup.org))
-                .switch(cls).join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by))
+        return (
+            cls.select(
+                cls,
+                Meetup.id,
+                Meetup.org,
+                Meetup.date,
+                Meetup.is_finalized,
+                Guest.platform_user_id,
+                Guest.username,
+                Guest.displayname,
+                Guest.is_local,
+                Ban.id,
+                Ban.reason,
+                User.id,
+                User.username,
+            )
+            .join(Meetup)
+            .switch(cls)
+            .join(Guest)
+            .switch(cls)
+            .join(Ban, JOIN.LEFT_OUTER, attr="ban", on=(Ban.guest == cls.guest) & (Ban.org == Meetup.org))
+            .switch(cls)
+            .join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by)
+        )
 
     @classmethod
     def door_list(cls, meetup):
@@ -164,16 +214,25 @@ class MeetupGuest(BaseModel):
     @classmethod
     def add_walkin(cls, meetup_id, guest_id):
         """Put the guest on the list as a walk-in; False when already on it (the unique index decides)."""
-        return cls.insert(meetup=meetup_id, guest=guest_id, is_walkin=True).on_conflict_ignore() \
-            .as_rowcount().execute() == 1
+        return (
+            cls.insert(meetup=meetup_id, guest=guest_id, is_walkin=True)
+            .on_conflict_ignore()
+            .as_rowcount()
+            .execute()
+            == 1
+        )
 
     @classmethod
     def check_in(cls, entry, user):
         """Mark the entry arrived with the meetup's next number; False when it already was or the meetup is
         finalized (the UPDATEs decide; the caller rolls back on False, which returns the number)."""
         number = Meetup.next_arrival_order(entry.meetup_id)
-        arrival = {"has_arrived": True, "arrival_time": utcnow(), "arrival_order": number,
-                   "checked_in_by": user}
+        arrival = {
+            "has_arrived": True,
+            "arrival_time": utcnow(),
+            "arrival_order": number,
+            "checked_in_by": user,
+        }
         if number is None or _ARRIVED.count(arrival["arrival_time"], number, user.id, entry.id) != 1:
             return False
         for name, value in arrival.items():  # the instance now shows the row as stored
@@ -195,15 +254,15 @@ class MeetupGuest(BaseModel):
         """The insert of RSVPs [(platform_user_id, rsvp_time, waitlisted, guests_count)] leaving guests
         already on the list alone."""
         fields = [cls.meetup, cls.guest, cls.rsvp_time, cls.waitlisted, cls.guests_count]
-        return (cls.insert_many([(meetup_id, *row) for row in rows], fields=fields)
-                .on_conflict_ignore())
+        return cls.insert_many([(meetup_id, *row) for row in rows], fields=fields).on_conflict_ignore()
 
     @classmethod
     def rsvp_states(cls, meetup):
         """{platform_user_id: (cancelled_rsvp, is_walkin, waitlisted, guests_count)} of everyone on the
         meetup's list."""
-        rows = cls.select(cls.guest, cls.cancelled_rsvp, cls.is_walkin, cls.waitlisted, cls.guests_count) \
-            .where(cls.meetup == meetup)
+        rows = cls.select(
+            cls.guest, cls.cancelled_rsvp, cls.is_walkin, cls.waitlisted, cls.guests_count
+        ).where(cls.meetup == meetup)
         return {guest_id: tuple(state) for guest_id, *state in rows.tuples()}
 
     @classmethod
@@ -211,14 +270,20 @@ class MeetupGuest(BaseModel):
         """Mark these guests' RSVPs (un)cancelled, and when, in one statement; the number of rows changed."""
         if not guest_ids:
             return 0
-        return (cls.update(cancelled_rsvp=cancelled, cancelled_at=utcnow() if cancelled else None)
-                .where(cls.meetup == meetup, cls.guest.in_(list(guest_ids))).execute())
+        return (
+            cls.update(cancelled_rsvp=cancelled, cancelled_at=utcnow() if cancelled else None)
+            .where(cls.meetup == meetup, cls.guest.in_(list(guest_ids)))
+            .execute()
+        )
 
     @classmethod
     def set_rsvp_details(cls, meetup, guest_ids, waitlisted, guests_count):
         """Set these guests' waitlist mark and guest count, in one statement."""
-        return (cls.update(waitlisted=waitlisted, guests_count=guests_count)
-                .where(cls.meetup == meetup, cls.guest.in_(list(guest_ids))).execute())
+        return (
+            cls.update(waitlisted=waitlisted, guests_count=guests_count)
+            .where(cls.meetup == meetup, cls.guest.in_(list(guest_ids)))
+            .execute()
+        )
 
     @property
     def outcome(self):
@@ -237,16 +302,26 @@ class MeetupGuest(BaseModel):
     @classmethod
     def no_show(cls):
         """The condition of a NO_SHOW outcome (see `outcome`), in SQL."""
-        return (~cls.has_arrived & ~cls.is_walkin & ~cls.cancelled_rsvp & ~cls.waitlisted
-                & cls.excused_at.is_null())
+        return (
+            ~cls.has_arrived
+            & ~cls.is_walkin
+            & ~cls.cancelled_rsvp
+            & ~cls.waitlisted
+            & cls.excused_at.is_null()
+        )
 
     @classmethod
     def with_guests(cls, meetup_id):
         """The meetup's entries with their guests and checkers joined, in arrival order, then RSVP order."""
         arrived_first = Case(None, [(cls.has_arrived, 0)], 1)
-        return (cls.select(cls, Guest, User.id, User.username).join(Guest).switch(cls)
-                .join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by).where(cls.meetup == meetup_id)
-                .order_by(arrived_first, cls.arrival_order, cls.rsvp_time, cls.id))
+        return (
+            cls.select(cls, Guest, User.id, User.username)
+            .join(Guest)
+            .switch(cls)
+            .join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by)
+            .where(cls.meetup == meetup_id)
+            .order_by(arrived_first, cls.arrival_order, cls.rsvp_time, cls.id)
+        )
 
     @classmethod
     def history(cls, org_id, guests, before):
@@ -257,13 +332,24 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def _history_rows(cls, org_id, guests, before):
-        recent = (Meetup.select(Meetup.id).where(Meetup.org == org_id, Meetup.date < before)
-                  .order_by(Meetup.date.desc()).limit(RECENT))
-        return (cls.select(cls.guest, count_where(cls.has_arrived).alias("visits"),
-                           fn.MAX(cls.arrival_time).alias("last_visit"),
-                           count_where(cls.no_show() & cls.meetup.in_(recent)).alias("recent_no_shows"))
-                .join(Meetup).where(cls.guest.in_(guests), Meetup.org == org_id, Meetup.date < before)
-                .group_by(cls.guest).tuples())
+        recent = (
+            Meetup.select(Meetup.id)
+            .where(Meetup.org == org_id, Meetup.date < before)
+            .order_by(Meetup.date.desc())
+            .limit(RECENT)
+        )
+        return (
+            cls.select(
+                cls.guest,
+                count_where(cls.has_arrived).alias("visits"),
+                fn.MAX(cls.arrival_time).alias("last_visit"),
+                count_where(cls.no_show() & cls.meetup.in_(recent)).alias("recent_no_shows"),
+            )
+            .join(Meetup)
+            .where(cls.guest.in_(guests), Meetup.org == org_id, Meetup.date < before)
+            .group_by(cls.guest)
+            .tuples()
+        )
 
     @classmethod
     def history_of(cls, org_id, guest_id, before):
@@ -277,29 +363,48 @@ class MeetupGuest(BaseModel):
     @classmethod
     def of_guest(cls, org_id, guest_id):
         """The guest's entries at the org's meetups, newest meetup first, with the meetups joined."""
-        return (cls.select(cls, Meetup).join(Meetup).where(cls.guest == guest_id, Meetup.org == org_id)
-                .order_by(Meetup.date.desc()))
+        return (
+            cls.select(cls, Meetup)
+            .join(Meetup)
+            .where(cls.guest == guest_id, Meetup.org == org_id)
+            .order_by(Meetup.date.desc())
+        )
 
     @classmethod
     def excuse(cls, entry):
         """Excuse an absence; False when the guest arrived or was already excused (the UPDATE decides)."""
-        return cls.update(excused_at=utcnow()).where(cls.id == entry.id, ~cls.has_arrived,
-                                                     cls.excused_at.is_null()).execute() == 1
+        return (
+            cls.update(excused_at=utcnow())
+            .where(cls.id == entry.id, ~cls.has_arrived, cls.excused_at.is_null())
+            .execute()
+            == 1
+        )
 
 
 def _as_history(rows):
-    return {guest: {"visits": visits, "last_visit": last, "recent_no_shows": no_shows}
-            for guest, visits, last, no_shows in rows}
+    return {
+        guest: {"visits": visits, "last_visit": last, "recent_no_shows": no_shows}
+        for guest, visits, last, no_shows in rows
+    }
+
 
 # A check-in's statements: SQL text built once (see Prepared).
-_ARRIVED = Prepared(("datetime", "int", "int", "int"), lambda at, number, user_id, entry_id: (
-    MeetupGuest.update(has_arrived=True, arrival_time=at, arrival_order=number, checked_in_by=user_id)
-    .where(MeetupGuest.id == entry_id, ~MeetupGuest.has_arrived)))
-_AT_DOOR = Prepared(("uuid", "uuid", "int"), lambda org_id, meetup_id, guest_id: (
-    MeetupGuest._at_the_door()
-    .where(Meetup.org == org_id, MeetupGuest.meetup == meetup_id, MeetupGuest.guest == guest_id)))
-_HISTORY_OF_ONE = Prepared(("uuid", "int", "datetime"), lambda org_id, guest_id, before: (
-    MeetupGuest._history_rows(org_id, [guest_id], before)))
+_ARRIVED = Prepared(
+    ("datetime", "int", "int", "int"),
+    lambda at, number, user_id, entry_id: MeetupGuest.update(
+        has_arrived=True, arrival_time=at, arrival_order=number, checked_in_by=user_id
+    ).where(MeetupGuest.id == entry_id, ~MeetupGuest.has_arrived),
+)
+_AT_DOOR = Prepared(
+    ("uuid", "uuid", "int"),
+    lambda org_id, meetup_id, guest_id: MeetupGuest._at_the_door().where(
+        Meetup.org == org_id, MeetupGuest.meetup == meetup_id, MeetupGuest.guest == guest_id
+    ),
+)
+_HISTORY_OF_ONE = Prepared(
+    ("uuid", "int", "datetime"),
+    lambda org_id, guest_id, before: MeetupGuest._history_rows(org_id, [guest_id], before),
+)
 
 
 def door_list_changed(org_id=None, meetup_id=None):
@@ -320,10 +425,14 @@ def guests_renamed(guest_ids):
 
 # --- A guest let in by name, linked to their platform account ----------------------------------------
 
+
 def local_guest(org_id, guest_id):
     """The guest let in by name with this id, if on a list of one of the org's meetups; else None."""
-    on_list = MeetupGuest.select().join(Meetup).where(MeetupGuest.guest == Guest.platform_user_id,
-                                                      Meetup.org == org_id)
+    on_list = (
+        MeetupGuest.select()
+        .join(Meetup)
+        .where(MeetupGuest.guest == Guest.platform_user_id, Meetup.org == org_id)
+    )
     return Guest.get_or_none(Guest.platform_user_id == guest_id, Guest.is_local, fn.EXISTS(on_list))
 
 
@@ -332,8 +441,11 @@ def link_guest(local, guest):
     is already on one of the same lists (nothing moved), else (entries, bans) moved. A ban `guest`
     already has in an org replaces the local one."""
     lists = MeetupGuest.select(MeetupGuest.meetup).where(MeetupGuest.guest == local.platform_user_id)
-    if MeetupGuest.select().where(MeetupGuest.guest == guest.platform_user_id,
-                                  MeetupGuest.meetup.in_(lists)).exists():
+    if (
+        MeetupGuest.select()
+        .where(MeetupGuest.guest == guest.platform_user_id, MeetupGuest.meetup.in_(lists))
+        .exists()
+    ):
         return None
     entries = MeetupGuest.update(guest=guest).where(MeetupGuest.guest == local.platform_user_id).execute()
     banned = Ban.select(Ban.org).where(Ban.guest == guest.platform_user_id)

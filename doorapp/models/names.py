@@ -22,4 +22,3 @@ def name_filter(query):
     Ångström); scripts written without spaces match anywhere. For pickers over lists that fit in memory."""
     terms = [t if _UNSPACED.search(t) else " " + t for t in _words(query)]
     return lambda *names: all(t in " " + " ".join(_words(" ".join(names))) for t in terms)
-

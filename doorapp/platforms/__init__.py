@@ -10,7 +10,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 import requests
@@ -18,7 +18,7 @@ from requests.adapters import HTTPAdapter
 
 from doorapp.errors import ApiError, invalid, validation_error
 
-PROBE_INTERVAL = 5.0   # seconds between reachability probes (API.md Health)
+PROBE_INTERVAL = 5.0  # seconds between reachability probes (API.md Health)
 FIRST_PROBE_WAIT = 0.5  # how long the very first /health waits for a probe before saying "unknown"
 ERRORS = ("platform_user_not_found", "platform_event_not_found", "platform_error", "platform_unreachable")
 MAX_BODY = 32 << 20  # an answer larger than this is not one we can use
@@ -36,15 +36,15 @@ class Profile:
 class Rsvp:
     platform_user_id: int
     joined_at: datetime | None  # naive UTC
-    waitlisted: bool = False    # on the platform's waiting list: not expected at the door
-    guests: int = 0             # people the member brings along ("+2")
+    waitlisted: bool = False  # on the platform's waiting list: not expected at the door
+    guests: int = 0  # people the member brings along ("+2")
 
 
 @dataclass(frozen=True)
 class Event:
     title: str
     date: datetime  # naive UTC
-    rsvps: tuple    # of Rsvp, one per user, in the platform's order
+    rsvps: tuple  # of Rsvp, one per user, in the platform's order
 
 
 def user_not_found(username):
@@ -60,8 +60,9 @@ def platform_error(what):
 
 
 def unreachable(what):
-    return ApiError(504, "platform_unreachable",
-                    f"The platform could not be reached ({what}); try again later.")
+    return ApiError(
+        504, "platform_unreachable", f"The platform could not be reached ({what}); try again later."
+    )
 
 
 def parse_time(value):
@@ -73,22 +74,23 @@ def parse_time(value):
     except ValueError:
         raise platform_error(f"a date it cannot read ({value[:40]!r})") from None
     if moment.tzinfo is not None:
-        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+        moment = moment.astimezone(UTC).replace(tzinfo=None)
     return moment
 
 
 class Platform:
     """What every adapter shares: event-URL parsing against `web_url`, and a cached health probe."""
+
     name = ""
     web_url = ""
     event_path = re.compile(rf"/\+?({_PART})/({_PART})/?")  # below web_url: (community, thread)
-    event_form = "{web}/{0}/{1}"                              # the normalised URL of those two
+    event_form = "{web}/{0}/{1}"  # the normalised URL of those two
     event_example = "an event URL like {web}/community/event"
 
     def __init__(self):
         self._health_lock = threading.Lock()
-        self._health = None        # the last probe's answer
-        self._probed_at = None     # time.monotonic() of the last probe's start
+        self._health = None  # the last probe's answer
+        self._probed_at = None  # time.monotonic() of the last probe's start
         self._probing = False
         self._first_probe = threading.Event()
 
@@ -104,10 +106,13 @@ class Platform:
         except ValueError:  # e.g. a broken IPv6 host
             return None
         prefix = web.path.rstrip("/")
-        if (parts.scheme.lower() not in ("http", "https") or parts.netloc.lower() != web.netloc.lower()
-                or not parts.path.startswith(prefix + "/")):
+        if (
+            parts.scheme.lower() not in ("http", "https")
+            or parts.netloc.lower() != web.netloc.lower()
+            or not parts.path.startswith(prefix + "/")
+        ):
             return None
-        return parts.path[len(prefix):]
+        return parts.path[len(prefix) :]
 
     def event_ref(self, url):
         """(normalised URL, community, thread) of an event URL of this platform; 422 for anything else."""
@@ -141,15 +146,21 @@ class Platform:
                 threading.Thread(target=self._run_probe, name=f"{self.name}-probe", daemon=True).start()
         if self._health is None:
             self._first_probe.wait(FIRST_PROBE_WAIT)
-        return self._health or {"status": "unknown", "latency_ms": None,
-                                "message": "the first reachability check is still under way"}
+        return self._health or {
+            "status": "unknown",
+            "latency_ms": None,
+            "message": "the first reachability check is still under way",
+        }
 
     def _run_probe(self):
         started = time.perf_counter()
         try:
             message = self.probe()
-            answer = {"status": "healthy", "latency_ms": round((time.perf_counter() - started) * 1000, 2),
-                      "message": message}
+            answer = {
+                "status": "healthy",
+                "latency_ms": round((time.perf_counter() - started) * 1000, 2),
+                "message": message,
+            }
         except ApiError as error:
             answer = {"status": "unhealthy", "latency_ms": None, "message": error.detail}
         with self._health_lock:
@@ -219,11 +230,14 @@ def load(config):
     name = (config.platform or "demo").strip().lower()
     if name == "demo":
         from doorapp.platforms.demo import DemoPlatform
+
         return DemoPlatform()
     if name == "rest":
         from doorapp.platforms.rest import RestPlatform
+
         return RestPlatform(config)
     if name == "meetup":
         from doorapp.platforms.meetup import MeetupPlatform
+
         return MeetupPlatform(config)
     raise SystemExit(f"PLATFORM must be demo, rest or meetup, not {config.platform!r}.")

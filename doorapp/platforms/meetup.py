@@ -47,11 +47,11 @@ from doorapp.platforms import Event, HttpPlatform, Profile, Rsvp, event_not_foun
 API_URL = "https://api.meetup.com/gql-ext"
 WEB_URL = "https://www.meetup.com"
 STATUSES = ["YES", "WAITLIST", "ATTENDED"]
-PAGE = 200           # RSVPs (or member ids) asked for a call
-MAX_PAGES = 500      # 100,000 RSVPs: past that the event is not one a door can check in
-MAX_GROUPS = 20      # groups asked for a member, newest meetup first
+PAGE = 200  # RSVPs (or member ids) asked for a call
+MAX_PAGES = 500  # 100,000 RSVPs: past that the event is not one a door can check in
+MAX_GROUPS = 20  # groups asked for a member, newest meetup first
 REMEMBERED = 50_000  # members kept from the RSVP lists read
-RETRY_WAIT = 0.1     # seconds before the first retry of a RATE_LIMITED answer; doubled each time
+RETRY_WAIT = 0.1  # seconds before the first retry of a RATE_LIMITED answer; doubled each time
 _GROUP = r"[A-Za-z0-9_-]+"
 _LOCALE = r"(?:/[A-Za-z]{2}(?:-[A-Za-z]{2})?)?"
 _EVENT_PATH = re.compile(rf"{_LOCALE}/({_GROUP})/events/([A-Za-z0-9]+)/?")
@@ -85,13 +85,14 @@ class MeetupPlatform(HttpPlatform):
     def __init__(self, config):
         super().__init__(config, {"Authorization": f"Bearer {config.meetup_token}"})
         if not config.meetup_token:
-            raise SystemExit("PLATFORM=meetup needs MEETUP_TOKEN (the OAuth access token of a Meetup Pro "
-                             "organizer).")
+            raise SystemExit(
+                "PLATFORM=meetup needs MEETUP_TOKEN (the OAuth access token of a Meetup Pro organizer)."
+            )
         self.api_url = config.platform_api_url or API_URL
         self.web_url = (config.platform_web_url or WEB_URL).rstrip("/")
         self._lock = threading.Lock()
         self._members = OrderedDict()  # id -> Profile, the REMEMBERED last seen on RSVP lists
-        self._groups_seen = {}         # lower-case urlname -> urlname, of events read
+        self._groups_seen = {}  # lower-case urlname -> urlname, of events read
 
     # --- URLs ----------------------------------------------------------------------------------------
 
@@ -103,9 +104,12 @@ class MeetupPlatform(HttpPlatform):
         else:
             match = _MEMBER_PATH.fullmatch(self.web_path(text) or "")
             if not match:
-                raise ApiError(404, "platform_user_not_found",
-                               f"Meetup cannot look a member up by name: give the member id or profile URL "
-                               f"(like {self.web_url}/members/123456789/).")
+                raise ApiError(
+                    404,
+                    "platform_user_not_found",
+                    f"Meetup cannot look a member up by name: give the member id or profile URL "
+                    f"(like {self.web_url}/members/123456789/).",
+                )
             member_id = int(match.group(1))
         if not 0 < member_id <= INT64[1]:
             raise _no_member(member_id)
@@ -188,7 +192,7 @@ class MeetupPlatform(HttpPlatform):
         found = {}
         for group in self._groups():
             missing = [i for i in ids if i not in found]
-            for chunk in (missing[n:n + PAGE] for n in range(0, len(missing), PAGE)):
+            for chunk in (missing[n : n + PAGE] for n in range(0, len(missing), PAGE)):
                 data = self._query("DoorMembers", urlname=group, ids=chunk, first=len(chunk))
                 if data.get("groupByUrlname") is None:
                     break  # no such group any more (renamed or deleted)
@@ -221,8 +225,9 @@ class MeetupPlatform(HttpPlatform):
         deadline, wait = time.monotonic() + self.timeout, RETRY_WAIT
         while True:
             left = max(deadline - time.monotonic(), 0.001)
-            answer = self.call("POST", self.api_url, json=payload, timeout=left,
-                               errors={s: _refused(s) for s in (401, 403)})
+            answer = self.call(
+                "POST", self.api_url, json=payload, timeout=left, errors={s: _refused(s) for s in (401, 403)}
+            )
             if not isinstance(answer, dict):
                 raise platform_error("an answer that is not an object")
             if not _rate_limited(answer.get("errors")) or time.monotonic() + wait >= deadline:
@@ -256,8 +261,12 @@ def _check_errors(errors):
         raise platform_error("an error list it cannot read")
     codes = _codes(errors)
     if "RATE_LIMITED" in codes:
-        raise ApiError(502, "platform_error", "Meetup is still refusing more requests after retrying "
-                       "(RATE_LIMITED); wait a minute, then try again.")
+        raise ApiError(
+            502,
+            "platform_error",
+            "Meetup is still refusing more requests after retrying "
+            "(RATE_LIMITED); wait a minute, then try again.",
+        )
     if all(code == "NOT_FOUND" for code in codes):
         return True
     message = errors[0].get("message")
@@ -294,9 +303,12 @@ def _add_rsvp(edge, rsvps, members):
     if not isinstance(guests, int) or isinstance(guests, bool) or not 0 <= guests <= 1000:
         raise platform_error("a guest count that is not a small number")
     if profile.platform_user_id not in rsvps:
-        rsvps[profile.platform_user_id] = Rsvp(profile.platform_user_id,
-                                               None if updated is None else parse_time(updated),
-                                               waitlisted=status.upper() == "WAITLIST", guests=guests)
+        rsvps[profile.platform_user_id] = Rsvp(
+            profile.platform_user_id,
+            None if updated is None else parse_time(updated),
+            waitlisted=status.upper() == "WAITLIST",
+            guests=guests,
+        )
     members[profile.platform_user_id] = profile
 
 
@@ -326,10 +338,17 @@ def _member_id(value):
 
 
 def _refused(status):
-    return ApiError(502, "platform_error", f"Meetup refused MEETUP_TOKEN (HTTP {status}): it has expired or "
-                    f"been revoked; set a new one.")
+    return ApiError(
+        502,
+        "platform_error",
+        f"Meetup refused MEETUP_TOKEN (HTTP {status}): it has expired or been revoked; set a new one.",
+    )
 
 
 def _no_member(member_id):
-    return ApiError(404, "platform_user_not_found", f"No Meetup group of this Door's meetups has a member "
-                    f"{member_id}; a member is found in the groups of the meetups created here.")
+    return ApiError(
+        404,
+        "platform_user_not_found",
+        f"No Meetup group of this Door's meetups has a member "
+        f"{member_id}; a member is found in the groups of the meetups created here.",
+    )

@@ -18,8 +18,8 @@ from doorapp.platforms import (
     user_not_found,
 )
 
-BATCH = 30           # ids per GET /users?ids= (PLATFORM.md)
-WORKERS = 4          # profile batches fetched at once
+BATCH = 30  # ids per GET /users?ids= (PLATFORM.md)
+WORKERS = 4  # profile batches fetched at once
 
 
 class RestPlatform(HttpPlatform):
@@ -40,7 +40,7 @@ class RestPlatform(HttpPlatform):
 
     def profiles(self, ids):
         ids = list(dict.fromkeys(ids))
-        batches = [ids[i:i + BATCH] for i in range(0, len(ids), BATCH)]
+        batches = [ids[i : i + BATCH] for i in range(0, len(ids), BATCH)]
         if len(batches) <= 1:
             return self._batch(batches[0]) if batches else {}
         found, pool = {}, ThreadPoolExecutor(min(WORKERS, len(batches)), thread_name_prefix="platform")
