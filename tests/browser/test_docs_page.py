@@ -3,7 +3,7 @@
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import PASSWORD
+from helpers import PASSWORD
 
 pytestmark = pytest.mark.browser
 

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 from browser.support import DESKTOP, PHONE, Browser, screenshot
 from doorapp.models import Membership, User
 from helpers import DOORAPP, served
-from tests.conftest import PASSWORD
+from helpers import PASSWORD
 
 pytestmark = pytest.mark.browser
 

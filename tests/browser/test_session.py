@@ -4,7 +4,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser.support import JWT, local_storage_token
-from tests.conftest import PASSWORD
+from helpers import PASSWORD
 from doorapp.api.setup import issue_setup_code
 from doorapp.models import User
 

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 from browser.support import DESKTOP, PHONE, local_storage_token, screenshot
 from doorapp.api.setup import issue_setup_code
 from doorapp.models import Guest, Meetup, MeetupGuest, Org, User
-from tests.conftest import PASSWORD
+from helpers import PASSWORD
 
 pytestmark = pytest.mark.browser
 

@@ -12,7 +12,7 @@ import requests
 from playwright.sync_api import expect
 
 from browser.support import PHONE, Browser, screenshot
-from tests.conftest import ENGINES, PASSWORD, SECRET
+from helpers import ENGINES, PASSWORD, SECRET
 from helpers import DOORAPP, served
 
 pytestmark = ENGINES
