@@ -14,8 +14,16 @@ from browser.support import TIMEOUT_MS, Browser
 from doorapp import access
 
 CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 SKIPPED = "browser tests skipped: install Debian's chromium"
 HERE = Path(__file__).parent
 
@@ -33,9 +41,11 @@ def pytest_collection_modifyitems(config, items):
 def chromium():
     """The one Chromium of this package (package scope: Playwright's loop is gone before other tests)."""
     if not CHROMIUM.exists():  # only reached with DOOR_REQUIRE_BROWSER=1 (CI): a missing browser fails
-        pytest.fail(f"DOOR_REQUIRE_BROWSER=1 but {CHROMIUM} is missing: install Debian's chromium",
-                    pytrace=False)
+        pytest.fail(
+            f"DOOR_REQUIRE_BROWSER=1 but {CHROMIUM} is missing: install Debian's chromium", pytrace=False
+        )
     from playwright.sync_api import expect, sync_playwright
+
     expect.set_options(timeout=TIMEOUT_MS)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)

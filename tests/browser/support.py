@@ -25,9 +25,15 @@ class Browser:
         if token:
             stored = [{"name": "auth_token", "value": token}]
             storage["origins"].append({"origin": self.base_url, "localStorage": stored})
-        context = self.chromium.new_context(viewport=viewport, base_url=self.base_url, storage_state=storage,
-                                            service_workers="block", permissions=list(permissions),
-                                            timezone_id="UTC", locale=locale)
+        context = self.chromium.new_context(
+            viewport=viewport,
+            base_url=self.base_url,
+            storage_state=storage,
+            service_workers="block",
+            permissions=list(permissions),
+            timezone_id="UTC",
+            locale=locale,
+        )
         context.set_default_timeout(TIMEOUT_MS)
         self.contexts.append(context)
         page = context.new_page()

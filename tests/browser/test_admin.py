@@ -14,8 +14,9 @@ from doorapp.models import AuditEvent, Meetup, Membership, Org, User
 pytestmark = pytest.mark.browser
 
 
-def test_an_admin_finalizes_a_meetup_after_confirming_and_the_door_closes(browser, make_user, org, meetup,
-                                                                           token_for):
+def test_an_admin_finalizes_a_meetup_after_confirming_and_the_door_closes(
+    browser, make_user, org, meetup, token_for
+):
     admin = make_user("olga", org=org, role="ADMIN")
     page = browser.page(token=token_for(admin))
     card = page.locator(f"[data-meetup='{meetup.id}']")
@@ -95,11 +96,13 @@ def test_an_org_admin_adds_promotes_and_removes_a_member(browser, make_user, org
     expect(page.locator(f"[data-user='{admin.id}']").get_by_label("Role of olga")).to_have_value("ADMIN")
 
 
-def test_a_site_admin_approves_staff_and_a_recovery_code_resets_a_password(browser, root, make_user,
-                                                                            token_for):
+def test_a_site_admin_approves_staff_and_a_recovery_code_resets_a_password(
+    browser, root, make_user, token_for
+):
     newbie = make_user("newbie", is_approved=False)
-    page = browser.page(token=token_for(root), path="/#/staff",
-                        permissions=["clipboard-read", "clipboard-write"])
+    page = browser.page(
+        token=token_for(root), path="/#/staff", permissions=["clipboard-read", "clipboard-write"]
+    )
     pending = page.locator("section", has=page.get_by_role("heading", name="Waiting for approval"))
     pending.get_by_role("button", name="Approve").click()
     expect(pending.get_by_text("Nobody is waiting.")).to_be_visible()
@@ -133,7 +136,8 @@ def test_a_site_admin_approves_staff_and_a_recovery_code_resets_a_password(brows
     guest.get_by_label("Recovery code").fill("000000" if code != "000000" else "111111")
     guest.get_by_role("button", name="Check the code").click()
     expect(guest.get_by_role("alert")).to_have_text(
-        "This recovery code is not valid; ask a site admin for a new one.")
+        "This recovery code is not valid; ask a site admin for a new one."
+    )
     guest.get_by_label("Recovery code").fill(code)
     guest.get_by_role("button", name="Check the code").click()
     new_password = "a brand new passphrase for newbie"
@@ -169,12 +173,31 @@ def test_the_audit_log_filters_and_pages(browser, make_user, org, meetup, guest,
     admin = make_user("olga", org=org, role="ADMIN")
     sam = make_user("sam", org=org)
     start = utcnow() - timedelta(minutes=10)
-    rows = [{"event_type": "CHECK_IN", "timestamp": start + timedelta(seconds=i), "org": org.id,
-             "actor": sam.id, "guest": guest.platform_user_id, "meetup_id": meetup.id, "reason": None,
-             "details": {}} for i in range(55)]
-    rows.append({"event_type": "BAN", "timestamp": start + timedelta(minutes=2), "org": org.id,
-                 "actor": admin.id, "meetup_id": None,
-                 "guest": guest.platform_user_id, "reason": "Rude at the bar", "details": {}})
+    rows = [
+        {
+            "event_type": "CHECK_IN",
+            "timestamp": start + timedelta(seconds=i),
+            "org": org.id,
+            "actor": sam.id,
+            "guest": guest.platform_user_id,
+            "meetup_id": meetup.id,
+            "reason": None,
+            "details": {},
+        }
+        for i in range(55)
+    ]
+    rows.append(
+        {
+            "event_type": "BAN",
+            "timestamp": start + timedelta(minutes=2),
+            "org": org.id,
+            "actor": admin.id,
+            "meetup_id": None,
+            "guest": guest.platform_user_id,
+            "reason": "Rude at the bar",
+            "details": {},
+        }
+    )
     AuditEvent.insert_many(rows).execute()
     page = browser.page(token=token_for(admin), path="/#/audit")
     pager = page.locator(".pager")

@@ -1,9 +1,8 @@
 """/docs in the browser: Authorize keeps no copy of the token that Sign out would leave behind."""
 
 import pytest
-from playwright.sync_api import expect
-
 from helpers import PASSWORD
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 

@@ -9,9 +9,9 @@ from doorapp.models import AuditEvent, Ban, Guest, MeetupGuest
 
 pytestmark = pytest.mark.browser
 
-BIG_ID = 9007199254740995   # demo member "big_id": beyond 2**53, where a JavaScript number loses digits
+BIG_ID = 9007199254740995  # demo member "big_id": beyond 2**53, where a JavaScript number loses digits
 MAX_ID = 9223372036854775807  # demo member "max_id"
-ZALGO_ID = 1003               # demo member "zalgo": combining marks all over "Zalgo"
+ZALGO_ID = 1003  # demo member "zalgo": combining marks all over "Zalgo"
 
 
 @pytest.fixture
@@ -44,8 +44,9 @@ def test_a_door_evening_from_demo_url_to_walk_in(browser, organizer, token_for):
     page.get_by_role("button", name="Sync RSVPs").click()
     expect(page.get_by_role("progressbar")).to_be_visible()
     held[0].continue_()
-    expect(page.get_by_text("Sync done: 0 new, 0 updated, 0 cancelled, 0 skipped; 5 on the list.")
-           ).to_be_visible()
+    expect(
+        page.get_by_text("Sync done: 0 new, 0 updated, 0 cancelled, 0 skipped; 5 on the list.")
+    ).to_be_visible()
     expect(counter(page, "rsvps")).to_have_text("5")
     expect(counter(page, "expected")).to_have_text("5")
 
@@ -137,8 +138,9 @@ def test_a_door_evening_from_demo_url_to_walk_in(browser, organizer, token_for):
     screenshot(phone, "door-search")
 
 
-def test_a_check_in_at_one_door_shows_at_the_other_without_a_reload(browser, make_user, org, meetup,
-                                                                     token_for):
+def test_a_check_in_at_one_door_shows_at_the_other_without_a_reload(
+    browser, make_user, org, meetup, token_for
+):
     door = f"/#/meetups/{meetup.id}"
     first = browser.page(token=token_for(make_user("sam", org=org)), path=door)
     second = browser.page(token=token_for(make_user("kim", org=org)), viewport=PHONE, path=door)
@@ -180,12 +182,15 @@ def test_walk_ins_of_an_unknown_a_known_and_an_invited_username(browser, make_us
     expect(counter(page, "rsvps")).to_have_text("1")
 
 
-HOSTILE = ("<img src=x onerror=\"document.body.dataset.pwned='yes'\">"
-           "<script>document.body.dataset.pwned='yes'</script>")
+HOSTILE = (
+    "<img src=x onerror=\"document.body.dataset.pwned='yes'\">"
+    "<script>document.body.dataset.pwned='yes'</script>"
+)
 
 
-def test_a_guest_whose_name_is_html_is_shown_as_text_and_never_runs(browser, make_user, org, meetup,
-                                                                     token_for):
+def test_a_guest_whose_name_is_html_is_shown_as_text_and_never_runs(
+    browser, make_user, org, meetup, token_for
+):
     villain = Guest.create(platform_user_id=66, username="villain", displayname=HOSTILE)
     MeetupGuest.create(meetup=meetup, guest=villain)
     Ban.create(org=org, guest=villain, reason="<b onmouseover=alert(1)>shouting</b>")

@@ -13,8 +13,18 @@ from doorapp.models import AuditEvent, Ban, Guest, MeetupGuest
 
 pytestmark = pytest.mark.browser
 KEYBOARD_UP = {"width": 390, "height": 470}
-NAMES = ["Grace Okafor", "Ada Smith", "Oliver Nguyen", "Alice O'Brien", "Samuel Okafor", "Zoë Müller",
-         "Søren Álvarez", "Łukasz Nowak", "Anna Иванова", "Wei Wang"]
+NAMES = [
+    "Grace Okafor",
+    "Ada Smith",
+    "Oliver Nguyen",
+    "Alice O'Brien",
+    "Samuel Okafor",
+    "Zoë Müller",
+    "Søren Álvarez",
+    "Łukasz Nowak",
+    "Anna Иванова",
+    "Wei Wang",
+]
 
 
 @pytest.fixture
@@ -29,8 +39,9 @@ def crowd(meetup):
 
 
 def door_page(browser, make_user, org, meetup, token_for, viewport=PHONE, name="sam"):
-    page = browser.page(token=token_for(make_user(name, org=org)), viewport=viewport,
-                        path=f"/#/meetups/{meetup.id}")
+    page = browser.page(
+        token=token_for(make_user(name, org=org)), viewport=viewport, path=f"/#/meetups/{meetup.id}"
+    )
     expect(page.locator("#door-results > li").first).to_be_visible()
     return page
 
@@ -39,16 +50,20 @@ def box(locator):
     return locator.bounding_box()
 
 
-def test_with_the_keyboard_up_the_search_box_and_three_results_are_in_view(browser, make_user, org, crowd,
-                                                                            token_for):
+def test_with_the_keyboard_up_the_search_box_and_three_results_are_in_view(
+    browser, make_user, org, crowd, token_for
+):
     page = door_page(browser, make_user, org, crowd, token_for, viewport=KEYBOARD_UP)
     page.keyboard.type("okafor")
     rows = page.locator("#door-results > li")
     expect(rows.first).to_contain_text("Okafor")
     search = box(page.get_by_label("Search guests"))
     assert search["y"] >= 0 and search["y"] + search["height"] <= KEYBOARD_UP["height"]
-    visible = [b for b in (box(rows.nth(i)) for i in range(min(rows.count(), 6)))
-               if b["y"] >= 0 and b["y"] + b["height"] <= KEYBOARD_UP["height"]]
+    visible = [
+        b
+        for b in (box(rows.nth(i)) for i in range(min(rows.count(), 6)))
+        if b["y"] >= 0 and b["y"] + b["height"] <= KEYBOARD_UP["height"]
+    ]
     assert len(visible) >= 3, visible
     assert page.evaluate("window.scrollY") == 0
     # the counters and the actions (folded behind one button) share one compact line
@@ -141,8 +156,9 @@ def expect_four_landed_once(page):
     assert Guest.get(Guest.is_local).displayname == "Nadia Volkova"
 
 
-def test_actions_made_while_the_network_is_down_land_once_when_it_is_back(browser, make_user, org, crowd,
-                                                                        token_for):
+def test_actions_made_while_the_network_is_down_land_once_when_it_is_back(
+    browser, make_user, org, crowd, token_for
+):
     page = door_page(browser, make_user, org, crowd, token_for)
     queue_four_while_offline(page)
     screenshot(page, "door-offline-queued")
@@ -152,13 +168,18 @@ def test_actions_made_while_the_network_is_down_land_once_when_it_is_back(browse
     expect(row(page, "grace_0")).to_contain_text("arrived")
 
 
-def test_a_reload_during_the_drop_keeps_the_door_and_its_queue(chromium, live_server, make_user, org, crowd,
-                                                               token_for):
+def test_a_reload_during_the_drop_keeps_the_door_and_its_queue(
+    chromium, live_server, make_user, org, crowd, token_for
+):
     # http://127.0.0.1 is a secure context: the service worker keeps the shell
     token = token_for(make_user("sam", org=org))
     stored = {"origin": live_server, "localStorage": [{"name": "auth_token", "value": token}]}
-    context = chromium.new_context(viewport=PHONE, base_url=live_server, service_workers="allow",
-                                   storage_state={"cookies": [], "origins": [stored]})
+    context = chromium.new_context(
+        viewport=PHONE,
+        base_url=live_server,
+        service_workers="allow",
+        storage_state={"cookies": [], "origins": [stored]},
+    )
     context.set_default_timeout(TIMEOUT_MS)
     problems = []
     try:
@@ -192,8 +213,9 @@ def test_a_reload_during_the_drop_keeps_the_door_and_its_queue(chromium, live_se
     assert not problems
 
 
-def test_an_answer_lost_after_door_acted_is_replayed_without_a_second_check_in(browser, make_user, org, crowd,
-                                                                             token_for):
+def test_an_answer_lost_after_door_acted_is_replayed_without_a_second_check_in(
+    browser, make_user, org, crowd, token_for
+):
     page = door_page(browser, make_user, org, crowd, token_for)
     lost = []
 
@@ -202,6 +224,7 @@ def test_an_answer_lost_after_door_acted_is_replayed_without_a_second_check_in(b
             lost.append(route.fetch())  # Door checks the guest in ...
             return route.abort("connectionreset")  # ... and the answer never reaches the phone
         return route.continue_()
+
     page.route("**/checkin", act_then_lose_the_answer)
     check_in_by_username(page, "grace_0")
     expect(page.get_by_text("✓ Sent: Check-in of Grace Okafor (@grace_0): #1.")).to_be_visible()
@@ -228,8 +251,9 @@ def test_two_tabs_of_one_device_send_the_queue_once(browser, make_user, org, cro
     assert AuditEvent.select().where(AuditEvent.event_type == "CHECK_IN").count() == 2
 
 
-def test_a_queued_action_door_refuses_is_kept_with_its_reason_until_dismissed(browser, make_user, org, crowd,
-                                                                             token_for):
+def test_a_queued_action_door_refuses_is_kept_with_its_reason_until_dismissed(
+    browser, make_user, org, crowd, token_for
+):
     page = door_page(browser, make_user, org, crowd, token_for)
     page.context.set_offline(True)
     check_in_by_username(page, "grace_0")
@@ -257,8 +281,10 @@ def test_signing_out_leaves_no_guest_list_on_the_phone(browser, make_user, org, 
 
 
 def test_an_action_queued_before_signing_out_goes_out_only_under_the_account_that_made_it(
-        browser, make_user, org, crowd, token_for):
+    browser, make_user, org, crowd, token_for
+):
     from browser.test_session import sign_in
+
     make_user("olga", org=org)
     page = door_page(browser, make_user, org, crowd, token_for)
     page.route("**/checkin", lambda route: route.abort("connectionreset"))  # Door out of reach for it
@@ -280,10 +306,14 @@ def test_an_action_queued_before_signing_out_goes_out_only_under_the_account_tha
     assert MeetupGuest.get(MeetupGuest.guest == 2000).checked_in_by.username == "sam"
 
 
-def test_an_admin_links_a_guest_let_in_by_name_to_their_platform_account(browser, make_user, org, meetup,
-                                                                          token_for):
-    page = browser.page(token=token_for(make_user("olga", org=org, role="ADMIN")), viewport=PHONE,
-                        path=f"/#/meetups/{meetup.id}")
+def test_an_admin_links_a_guest_let_in_by_name_to_their_platform_account(
+    browser, make_user, org, meetup, token_for
+):
+    page = browser.page(
+        token=token_for(make_user("olga", org=org, role="ADMIN")),
+        viewport=PHONE,
+        path=f"/#/meetups/{meetup.id}",
+    )
     expect(row(page, "alice")).to_be_visible()
     page.keyboard.type("Robert Tables")
     page.get_by_role("button", name="add “Robert Tables” as a walk-in").click()

@@ -3,18 +3,18 @@ the signed-in name on a phone, and the Phones screen with its QR code."""
 
 import pytest
 import requests
+from helpers import DOORAPP, PASSWORD, served
 from playwright.sync_api import expect
 
 from browser.support import DESKTOP, PHONE, Browser, screenshot
 from doorapp.models import Membership, User
-from helpers import DOORAPP, served
-from helpers import PASSWORD
 
 pytestmark = pytest.mark.browser
 
 
-def test_a_site_admin_approves_a_newcomer_into_the_club_as_admin_from_a_phone(browser, root, org, make_user,
-                                                                              token_for):
+def test_a_site_admin_approves_a_newcomer_into_the_club_as_admin_from_a_phone(
+    browser, root, org, make_user, token_for
+):
     erin = make_user("erin", is_approved=False)
     make_user("fred", is_approved=False)
     desktop = browser.page(token=token_for(root), viewport=DESKTOP, path="/#/staff")
@@ -55,8 +55,9 @@ def test_a_site_admin_approves_a_newcomer_into_the_club_as_admin_from_a_phone(br
 
 
 @pytest.mark.parametrize("viewport", [PHONE, {"width": 390, "height": 470}], ids=["phone", "keyboard-up"])
-def test_a_long_username_is_shortened_on_a_phone_not_hidden(browser, org, meetup, make_user, token_for,
-                                                            viewport):
+def test_a_long_username_is_shortened_on_a_phone_not_hidden(
+    browser, org, meetup, make_user, token_for, viewport
+):
     user = make_user("a-very-long-username-for-the-door", org=org)
     page = browser.page(token=token_for(user), viewport=viewport, path=f"/#/meetups/{meetup.id}")
     expect(page.get_by_role("heading", name="Summer social")).to_be_visible()
@@ -94,12 +95,14 @@ def test_a_meetup_created_at_the_door_opens_with_its_rsvp_list(browser, make_use
 
 # --- phones join in one step: the Phones screen -------------------------------------------------------
 
+
 def decoded_qr(image):
     """The text of the one QR code in a PNG screenshot, read by ZXing (a decoder that is not segno)."""
     import io
 
     import zxingcpp
     from PIL import Image
+
     found = zxingcpp.read_barcodes(Image.open(io.BytesIO(image)))
     assert [code.format.name for code in found] == ["QRCode"], found
     return found[0].text
@@ -110,8 +113,9 @@ def test_the_phones_screen_shows_the_address_serve_printed_with_a_code_that_scan
         printed = next(line for line in door.lines if line.startswith("Phones open ")).split()[2]
         admin = {"code": door.setup_code, "username": "olga", "password": PASSWORD}
         requests.post(f"{door.url}/setup", json=admin, timeout=10).raise_for_status()
-        token = requests.post(f"{door.url}/auth/token", data={"username": "olga", "password": PASSWORD},
-                              timeout=10).json()["access_token"]
+        token = requests.post(
+            f"{door.url}/auth/token", data={"username": "olga", "password": PASSWORD}, timeout=10
+        ).json()["access_token"]
         opened = Browser(chromium, door.url)  # the laptop's own browser, at 127.0.0.1
         try:
             for viewport in (PHONE, DESKTOP):

@@ -1,10 +1,10 @@
 """SPEC.md section 5, client session behaviour, rule by rule; registration, first-run setup, recovery."""
 
 import pytest
+from helpers import PASSWORD
 from playwright.sync_api import expect
 
 from browser.support import JWT, local_storage_token
-from helpers import PASSWORD
 from doorapp.api.setup import issue_setup_code
 from doorapp.models import User
 
@@ -50,9 +50,14 @@ def test_on_start_the_app_calls_userinfo_with_the_stored_token(browser, make_use
     token = token_for(make_user("sam", org=org))
     page = browser.page(token=token, path=None)
     api_calls = []
-    page.on("request", lambda r: api_calls.append(
-        (r.method, r.url.removeprefix(browser.base_url), r.headers.get("authorization")))
-        if r.resource_type == "fetch" else None)
+    page.on(
+        "request",
+        lambda r: (
+            api_calls.append((r.method, r.url.removeprefix(browser.base_url), r.headers.get("authorization")))
+            if r.resource_type == "fetch"
+            else None
+        ),
+    )
     page.goto("/")
     expect(page.get_by_role("heading", name="Meetups of Night Owls")).to_be_visible()
     assert api_calls[0] == ("GET", "/auth/userinfo", f"Bearer {token}")
@@ -76,8 +81,9 @@ def test_a_401_later_deletes_the_token_and_shows_sign_in(browser, make_user, org
     assert local_storage_token(page) is None
 
 
-def test_a_network_error_keeps_the_token_and_retries_until_the_server_answers(browser, make_user, org,
-                                                                              token_for):
+def test_a_network_error_keeps_the_token_and_retries_until_the_server_answers(
+    browser, make_user, org, token_for
+):
     token = token_for(make_user("sam", org=org))
     page = browser.page(token=token, path=None)
     page.route("**/auth/userinfo", lambda route: route.abort("internetdisconnected"))
@@ -115,7 +121,8 @@ def test_first_run_setup_takes_the_printed_code_and_signs_the_site_admin_in(brow
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Create the site admin").click()
     expect(page.get_by_role("alert")).to_have_text(
-        "The setup code is wrong; it is printed where Door was started.")
+        "The setup code is wrong; it is printed where Door was started."
+    )
     page.get_by_label("Setup code").fill(code)
     page.get_by_role("button", name="Create the site admin").click()
     expect(page.get_by_role("heading", name="Organizations", exact=True)).to_be_visible()

@@ -5,23 +5,25 @@ remembered; and changing one's own password, in both languages."""
 import re
 
 import pytest
+from helpers import PASSWORD
 from playwright.sync_api import expect
 
 from browser.support import DESKTOP, PHONE, local_storage_token, screenshot
 from doorapp.api.setup import issue_setup_code
 from doorapp.models import Guest, Meetup, MeetupGuest, Org, User
-from helpers import PASSWORD
 
 pytestmark = pytest.mark.browser
 
 SPANISH = "es-ES"
 # English words that are not Spanish ones: one on a Spanish screen is a string the catalogue missed.
-ENGLISH = set("""the and of to is are with your you this that yet have was were will cannot not from for by
+ENGLISH = set(
+    """the and of to is are with your you this that yet have was were will cannot not from for by
 at in on or an be there here please sign check checked undo search loading nobody none never show guest guests
 meetups staff banned arrived expected walk sync synced password username members member organization
 organizations back open add remove copy done save cancel reason waiting pending finalize finalized summary
 audit log people arrivals first last new any anyone type rsvp rsvps ban unban excuse excused attended
-cancelled approve approved disable enable all""".split())
+cancelled approve approved disable enable all""".split()
+)
 WORD = re.compile(r"[^\W\d_]+")
 VISIBLE = """() => {
   const texts = [document.title];
@@ -80,7 +82,8 @@ def test_a_door_evening_in_spanish_reads_in_spanish_from_setup_to_finalize(brows
     page.get_by_label("Contraseña").fill(PASSWORD)
     page.get_by_role("button", name="Crear el administrador del sitio").click()
     expect(page.get_by_role("alert")).to_have_text(
-        "El código de configuración no es correcto; aparece donde se arrancó Door.")
+        "El código de configuración no es correcto; aparece donde se arrancó Door."
+    )
     page.get_by_label("Código de configuración").fill(code)
     page.get_by_role("button", name="Crear el administrador del sitio").click()
 
@@ -99,8 +102,9 @@ def test_a_door_evening_in_spanish_reads_in_spanish_from_setup_to_finalize(brows
     no_english(page)
     screenshot(page, "es-staff")
     row.get_by_role("button", name="Aprobar").click()
-    expect(page.get_by_text("lucia está aprobado y añadido a Búhos Nocturnos como administrador.")
-           ).to_be_visible()
+    expect(
+        page.get_by_text("lucia está aprobado y añadido a Búhos Nocturnos como administrador.")
+    ).to_be_visible()
 
     # lucia signs in on her phone (a Spanish one) and opens the door of a demo meetup
     phone = browser.page(locale=SPANISH, viewport=PHONE)
@@ -169,13 +173,15 @@ def test_a_door_evening_in_spanish_reads_in_spanish_from_setup_to_finalize(brows
     no_english(phone)
     phone.get_by_role("dialog").get_by_role("button", name="Añadir y dar entrada").click()
     expect(phone.get_by_role("dialog").get_by_role("alert")).to_have_text(
-        "La plataforma no tiene ningún miembro con ese nombre o id.")
+        "La plataforma no tiene ningún miembro con ese nombre o id."
+    )
     phone.get_by_role("dialog").get_by_role("button", name="Cancelar").click()
     no_english(phone)
     screenshot(phone, "es-door")
     meetup_id = door_url.rsplit("/", 1)[1]
-    wide = browser.page(token=local_storage_token(phone), locale=SPANISH, viewport=DESKTOP,
-                        path=f"/#/meetups/{meetup_id}")
+    wide = browser.page(
+        token=local_storage_token(phone), locale=SPANISH, viewport=DESKTOP, path=f"/#/meetups/{meetup_id}"
+    )
     expect(wide.locator("[data-counter=arrived] .value")).to_have_text("1")
     no_english(wide)
     screenshot(wide, "es-door")
@@ -216,19 +222,39 @@ def test_a_door_evening_in_spanish_reads_in_spanish_from_setup_to_finalize(brows
     expect(wide.locator("[data-counter=arrived] .label")).to_have_text("Dentro")
 
 
-@pytest.mark.parametrize("locale, words", [
-    ("en-US", {"title": "Your account", "current": "Current password", "new": "New password",
-               "again": "Repeat the new password", "submit": "Change the password",
-               "wrong": "The current password is wrong.",
-               "done": "Your password is changed. Every other device signed in as you is signed out."}),
-    ("es-ES", {"title": "Tu cuenta", "current": "Contraseña actual", "new": "Contraseña nueva",
-               "again": "Repite la contraseña nueva", "submit": "Cambiar la contraseña",
-               "wrong": "La contraseña actual no es correcta.",
-               "done": "Tu contraseña ha cambiado. Se ha cerrado la sesión en todos tus demás "
-                       "dispositivos."}),
-], ids=["english", "spanish"])
-def test_a_signed_in_user_changes_their_password_and_their_other_sessions_end(browser, make_user, org,
-                                                                              token_for, locale, words):
+@pytest.mark.parametrize(
+    "locale, words",
+    [
+        (
+            "en-US",
+            {
+                "title": "Your account",
+                "current": "Current password",
+                "new": "New password",
+                "again": "Repeat the new password",
+                "submit": "Change the password",
+                "wrong": "The current password is wrong.",
+                "done": "Your password is changed. Every other device signed in as you is signed out.",
+            },
+        ),
+        (
+            "es-ES",
+            {
+                "title": "Tu cuenta",
+                "current": "Contraseña actual",
+                "new": "Contraseña nueva",
+                "again": "Repite la contraseña nueva",
+                "submit": "Cambiar la contraseña",
+                "wrong": "La contraseña actual no es correcta.",
+                "done": "Tu contraseña ha cambiado. Se ha cerrado la sesión en todos tus demás dispositivos.",
+            },
+        ),
+    ],
+    ids=["english", "spanish"],
+)
+def test_a_signed_in_user_changes_their_password_and_their_other_sessions_end(
+    browser, make_user, org, token_for, locale, words
+):
     sam = make_user("sam", org=org)
     other = browser.page(token=token_for(sam), locale=locale)
     expect(other.locator("#top .who")).to_have_text("sam")

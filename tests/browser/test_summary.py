@@ -39,18 +39,23 @@ def demo_evening(api, org):
     base = f"/organizations/{org.id}/meetups/{meetup['id']}"
     api.post(f"{base}/sync")
     hostile = [1001, 1002, 1006, 1009, 1010, 1011, 1012, 1013, 1014]
-    others = [g["guest"]["platform_user_id"] for g in api.get(f"{base}/guests").json["guests"]
-              if g["guest"]["platform_user_id"] > 100000]
+    others = [
+        g["guest"]["platform_user_id"]
+        for g in api.get(f"{base}/guests").json["guests"]
+        if g["guest"]["platform_user_id"] > 100000
+    ]
     start = datetime(2026, 12, 10, 18, 50)
     for n, guest_id in enumerate(hostile + others[:10]):
         api.post_json(f"{base}/guests/{guest_id}/checkin", {})
         MeetupGuest.update(arrival_time=start + timedelta(minutes=4 * n)).where(
-            MeetupGuest.meetup == meetup["id"], MeetupGuest.guest == guest_id).execute()
+            MeetupGuest.meetup == meetup["id"], MeetupGuest.guest == guest_id
+        ).execute()
     return meetup
 
 
-def test_finalizing_shows_the_summary_and_its_csv_opens_with_names_intact_and_inert(browser, api, olga, org,
-                                                                                   token_for):
+def test_finalizing_shows_the_summary_and_its_csv_opens_with_names_intact_and_inert(
+    browser, api, olga, org, token_for
+):
     meetup = demo_evening(api, org)
     page = browser.page(token=token_for(olga))
     card = page.locator(f"[data-meetup='{meetup['id']}']")
@@ -94,13 +99,18 @@ def test_an_admin_excuses_a_no_show_from_the_summary(browser, api, olga, org, me
     screenshot(page, "excuse")
     page.get_by_role("dialog").get_by_role("button", name="Excuse").click()
     expect(page.locator("[data-guest='9007199254740993']")).to_contain_text("Excused")
-    assert [e.reason for e in AuditEvent.select().where(AuditEvent.event_type == "NO_SHOW_EXCUSED")] \
-        == ["Snowed in"]
+    assert [e.reason for e in AuditEvent.select().where(AuditEvent.event_type == "NO_SHOW_EXCUSED")] == [
+        "Snowed in"
+    ]
 
 
 def test_the_next_meetups_door_row_shows_the_guests_history(browser, olga, org, meetup, guest, token_for):
-    past = [Meetup.create(org=org, name=f"Night {n}", date=datetime(2026, 10, 1 + 7 * n),
-                          platform_url=f"{DEMO}/night-{n}") for n in range(3)]
+    past = [
+        Meetup.create(
+            org=org, name=f"Night {n}", date=datetime(2026, 10, 1 + 7 * n), platform_url=f"{DEMO}/night-{n}"
+        )
+        for n in range(3)
+    ]
     for n, night in enumerate(past):
         MeetupGuest.create(meetup=night, guest=guest, has_arrived=n == 0, arrival_time=night.date)
     MeetupGuest.update(guests_count=2).where(MeetupGuest.meetup == meetup.id).execute()
@@ -119,8 +129,9 @@ def test_the_next_meetups_door_row_shows_the_guests_history(browser, olga, org, 
     screenshot(page, "guest")
 
 
-def test_the_audit_screen_takes_types_from_openapi_shows_unknown_ones_and_downloads(browser, olga, org,
-                                                                                   token_for):
+def test_the_audit_screen_takes_types_from_openapi_shows_unknown_ones_and_downloads(
+    browser, olga, org, token_for
+):
     AuditEvent.create(event_type="FROM_A_NEWER_DOOR", org=org, details={"what": "x"})
     AuditEvent.create(event_type="BAN", org=org, reason="=cmd|' /C calc'!A0")
     page = browser.page(token=token_for(olga), path="/#/audit")

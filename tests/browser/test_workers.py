@@ -9,11 +9,10 @@ import time
 
 import pytest
 import requests
+from helpers import DOORAPP, ENGINES, PASSWORD, SECRET, served
 from playwright.sync_api import expect
 
 from browser.support import PHONE, Browser, screenshot
-from helpers import ENGINES, PASSWORD, SECRET
-from helpers import DOORAPP, served
 
 pytestmark = ENGINES
 WITHIN_MS = 2_000
@@ -51,16 +50,23 @@ def wait_for(found, seconds=5):
 def checked_in_by(door, request_id, guest_id):
     """The pid of the worker that answered this door's check-in of the guest."""
     checkin = f"/{guest_id}/checkin"
-    return wait_for(lambda: [int(pid) for pid, rid, path, status in logged(door)
-                             if rid == request_id and path.endswith(checkin) and status == "200"])[0]
+    return wait_for(
+        lambda: [
+            int(pid)
+            for pid, rid, path, status in logged(door)
+            if rid == request_id and path.endswith(checkin) and status == "200"
+        ]
+    )[0]
 
 
 def answered_by_another_after(door, request_id, door_list, guest_id, writer):
     """Whether another worker than `writer` answered this door's list after the guest's check-in."""
     lines = logged(door)
     at = next(i for i, (_, _, path, _) in enumerate(lines) if path.endswith(f"/{guest_id}/checkin"))
-    return any(int(pid) != writer and rid == request_id and path.endswith(door_list)
-               for pid, rid, path, _ in lines[at + 1:])
+    return any(
+        int(pid) != writer and rid == request_id and path.endswith(door_list)
+        for pid, rid, path, _ in lines[at + 1 :]
+    )
 
 
 def open_door(browser, name, token, meetup_id):
@@ -76,8 +82,9 @@ def row(page, username):
     return page.locator("#door-results > li").filter(has=page.get_by_text(f"@{username}", exact=True))
 
 
-def test_two_doors_on_two_worker_processes_see_each_others_check_ins_within_two_seconds(chromium, tmp_path,
-                                                                                      database_url):
+def test_two_doors_on_two_worker_processes_see_each_others_check_ins_within_two_seconds(
+    chromium, tmp_path, database_url
+):
     settings = {"DOOR_SECRET_KEY": SECRET, **({"DATABASE_URL": database_url} if database_url else {})}
     command = (DOORAPP, "serve", "--workers", "2", "--port", "0", "--data-dir", tmp_path / "data")
     with served(*command, env=settings) as door:
