@@ -17,7 +17,7 @@ from doorapp.db import get_or_404, iso, run_prepared, utcnow, write
 from doorapp.errors import ApiError
 from doorapp.export import CSV, csv_file
 from doorapp.models import AuditEvent, AuditType, Guest, Meetup, MeetupGuest, Org, audit
-from doorapp.models.meetups import guests_renamed
+from doorapp.models.meetup_guests import guests_renamed
 
 MAX_BARS = 96  # the chart's bars: 15 minutes each, or wider when the arrivals span more than a day
 

@@ -13,7 +13,7 @@ from doorapp.bodies import text
 from doorapp.db import get_or_404, iso, utcnow, write
 from doorapp.errors import ApiError
 from doorapp.models import AuditEvent, AuditType, Ban, Guest, MeetupGuest, Org, audit
-from doorapp.models.meetups import link_guest, local_guest
+from doorapp.models.meetup_guests import link_guest, local_guest
 
 
 @dataclass

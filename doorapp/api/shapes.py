@@ -4,7 +4,7 @@ wire (never model_to_dict: it would leak hashes and tie the API to the schema)."
 
 from doorapp.db import iso
 from doorapp.models import MeetupGuest, Membership
-from doorapp.models.meetups import RECENT
+from doorapp.models.meetup_guests import RECENT
 
 REPEAT_NO_SHOWS = 2  # no-shows at the org's RECENT last meetups that mark a guest as a repeat no-show
 OUTCOME_COLUMNS = (

@@ -4,14 +4,16 @@
     accounts  User, Org, Membership, Failure, Setting, IdempotencyKey
     guests    Guest, Ban
     names     the name rule of searches
-    meetups   Meetup, MeetupGuest (lists, check-ins, history), door-list versions, linking a local guest
+    meetups   Meetup (arrival counter, finalizing), the door lists' versions
+    meetup_guests  MeetupGuest (a meetup's list, check-ins, history), linking a guest let in by name
     audit     AuditType, what each type records and moves (EVENTS), AuditEvent, record()
 """
 
 from doorapp.models.accounts import Failure, IdempotencyKey, Membership, Org, Setting, User
 from doorapp.models.audit import AuditEvent, AuditType
 from doorapp.models.guests import Ban, Guest
-from doorapp.models.meetups import Meetup, MeetupGuest
+from doorapp.models.meetup_guests import MeetupGuest
+from doorapp.models.meetups import Meetup
 
 MODELS = [
     User,

@@ -211,7 +211,8 @@ class Membership(BaseModel):
 
 
 class Failure(BaseModel):
-    """A failed login, setup or recovery attempt, keyed by what it counts against ('user:alice', 'addr:…')."""
+    """A failed login, setup or recovery attempt, keyed by what it counts against
+    ('login-user:alice', 'login-addr:…', 'register-addr:…', 'recovery-addr:…', 'setup-addr:…')."""
 
     key = CharField(max_length=300)
     at = DateTimeField(default=utcnow)

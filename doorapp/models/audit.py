@@ -135,7 +135,7 @@ class AuditEvent(BaseModel):
         meetup=None,
         actor=None,
     ):
-        """An org's events, newest first, narrowed by API.md's filters (None: not filtered; guest/meetup/actor
+        """An org's events, newest first, narrowed by the filters (None: not filtered; guest/meetup/actor
         are a path's scope, the *_id ones the query's, and both must match).
         `orgless` adds events that belong to no org (GUEST_CREATED): they show in guest-scoped lists."""
         where = [(cls.org == org_id) | cls.org.is_null() if orgless else cls.org == org_id]

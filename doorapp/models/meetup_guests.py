@@ -1,0 +1,325 @@
+"""A meetup's list: its entries (RSVPs, walk-ins) and their check-ins, a guest's history at the org's
+meetups, and linking a guest let in by name to their platform account."""
+
+from peewee import JOIN, BooleanField, Case, DateTimeField, ForeignKeyField, IntegerField, fn
+
+from doorapp.db import BaseModel, Prepared, count_where, utcnow
+from doorapp.models.accounts import User
+from doorapp.models.guests import Ban, Guest
+from doorapp.models.meetups import Meetup
+
+RECENT = 5  # the org's last meetups a guest's "repeat no-show" mark looks at
+
+
+class MeetupGuest(BaseModel):
+    """A guest on a meetup's list: an RSVP from the platform or a walk-in, and its check-in state."""
+
+    meetup = ForeignKeyField(Meetup, backref="entries", on_delete="CASCADE")
+    guest = ForeignKeyField(Guest)
+    rsvp_time = DateTimeField(default=utcnow)
+    cancelled_rsvp = BooleanField(default=False)
+    cancelled_at = DateTimeField(null=True)  # when a sync found the RSVP gone
+    waitlisted = BooleanField(default=False)  # on the platform's waiting list (not expected at the door)
+    guests_count = IntegerField(default=0)  # people the guest brings along ("+2")
+    excused_at = DateTimeField(null=True)  # an admin excused the absence (EXCUSED_ABSENCE)
+    is_walkin = BooleanField(default=False)
+    has_arrived = BooleanField(default=False)
+    arrival_time = DateTimeField(null=True)
+    arrival_order = IntegerField(null=True)
+    checked_in_by = ForeignKeyField(User, null=True)
+
+    class Meta:
+        # (meetup, rsvp_time), for the door list's order, is added by migrations.m0002_door_list_order
+        indexes = ((("meetup", "guest"), True), (("meetup", "arrival_order"), True))
+
+    @classmethod
+    def counts(cls, meetup_ids):
+        """{meetup_id: {rsvps, cancelled, walkins, arrived}} in one query (the door list's `counts`)."""
+        total = count_where
+        rows = (
+            cls.select(
+                cls.meetup,
+                total(~cls.is_walkin & ~cls.cancelled_rsvp).alias("rsvps"),
+                total(cls.cancelled_rsvp).alias("cancelled"),
+                total(cls.is_walkin).alias("walkins"),
+                total(cls.has_arrived).alias("arrived"),
+            )
+            .where(cls.meetup.in_(list(meetup_ids)))
+            .group_by(cls.meetup)
+            .dicts()
+        )
+        found = {str(row.pop("meetup")): row for row in rows}
+        empty = {"rsvps": 0, "cancelled": 0, "walkins": 0, "arrived": 0}
+        return {str(mid): found.get(str(mid), dict(empty)) for mid in meetup_ids}
+
+    @classmethod
+    def _at_the_door(cls):
+        """Entries with what the door shows: meetup, guest, checker (or None) and `ban`, the guest's ban in
+        the meetup's org (or None), joined."""
+        return (
+            cls.select(
+                cls,
+                Meetup.id,
+                Meetup.org,
+                Meetup.date,
+                Meetup.is_finalized,
+                Guest.platform_user_id,
+                Guest.username,
+                Guest.displayname,
+                Guest.is_local,
+                Ban.id,
+                Ban.reason,
+                User.id,
+                User.username,
+            )
+            .join(Meetup)
+            .switch(cls)
+            .join(Guest)
+            .switch(cls)
+            .join(Ban, JOIN.LEFT_OUTER, attr="ban", on=(Ban.guest == cls.guest) & (Ban.org == Meetup.org))
+            .switch(cls)
+            .join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by)
+        )
+
+    @classmethod
+    def door_list(cls, meetup):
+        """The meetup's entries by rsvp_time, with what the door shows, in one query."""
+        return cls._at_the_door().where(cls.meetup == meetup.id).order_by(cls.rsvp_time, cls.id)
+
+    @classmethod
+    def at_door(cls, org_id, meetup_id, guest_id):
+        """The guest's entry on the org's meetup's list, as door_list() gives it, or None."""
+        return _AT_DOOR.first(org_id, meetup_id, guest_id)
+
+    @classmethod
+    def add_walkin(cls, meetup_id, guest_id):
+        """Put the guest on the list as a walk-in; False when already on it (the unique index decides)."""
+        return (
+            cls.insert(meetup=meetup_id, guest=guest_id, is_walkin=True)
+            .on_conflict_ignore()
+            .as_rowcount()
+            .execute()
+            == 1
+        )
+
+    @classmethod
+    def check_in(cls, entry, user):
+        """Mark the entry arrived with the meetup's next number; False when it already was or the meetup is
+        finalized (the UPDATEs decide; the caller rolls back on False, which returns the number)."""
+        number = Meetup.next_arrival_order(entry.meetup_id)
+        arrival = {
+            "has_arrived": True,
+            "arrival_time": utcnow(),
+            "arrival_order": number,
+            "checked_in_by": user,
+        }
+        if number is None or _ARRIVED.count(arrival["arrival_time"], number, user.id, entry.id) != 1:
+            return False
+        for name, value in arrival.items():  # the instance now shows the row as stored
+            setattr(entry, name, value)
+        return True
+
+    @classmethod
+    def undo_check_in(cls, entry):
+        """Clear the check-in; its number stays used (the counter never goes back). False when not arrived."""
+        cleared = {"has_arrived": False, "arrival_time": None, "arrival_order": None, "checked_in_by": None}
+        if cls.update(**cleared).where(cls.id == entry.id, cls.has_arrived).execute() != 1:
+            return False
+        for name, value in cleared.items():  # the instance now shows the row as stored
+            setattr(entry, name, value)
+        return True
+
+    @classmethod
+    def add_rsvps(cls, meetup_id, rows):
+        """The insert of RSVPs [(platform_user_id, rsvp_time, waitlisted, guests_count)] leaving guests
+        already on the list alone."""
+        fields = [cls.meetup, cls.guest, cls.rsvp_time, cls.waitlisted, cls.guests_count]
+        return cls.insert_many([(meetup_id, *row) for row in rows], fields=fields).on_conflict_ignore()
+
+    @classmethod
+    def rsvp_states(cls, meetup):
+        """{platform_user_id: (cancelled_rsvp, is_walkin, waitlisted, guests_count)} of everyone on the
+        meetup's list."""
+        rows = cls.select(
+            cls.guest, cls.cancelled_rsvp, cls.is_walkin, cls.waitlisted, cls.guests_count
+        ).where(cls.meetup == meetup)
+        return {guest_id: tuple(state) for guest_id, *state in rows.tuples()}
+
+    @classmethod
+    def set_cancelled(cls, meetup, guest_ids, cancelled):
+        """Mark these guests' RSVPs (un)cancelled, and when, in one statement; the number of rows changed."""
+        if not guest_ids:
+            return 0
+        return (
+            cls.update(cancelled_rsvp=cancelled, cancelled_at=utcnow() if cancelled else None)
+            .where(cls.meetup == meetup, cls.guest.in_(list(guest_ids)))
+            .execute()
+        )
+
+    @classmethod
+    def set_rsvp_details(cls, meetup, guest_ids, waitlisted, guests_count):
+        """Set these guests' waitlist mark and guest count, in one statement."""
+        return (
+            cls.update(waitlisted=waitlisted, guests_count=guests_count)
+            .where(cls.meetup == meetup, cls.guest.in_(list(guest_ids)))
+            .execute()
+        )
+
+    @property
+    def outcome(self):
+        """Meetup's attendance words where they exist (ATTENDED, NO_SHOW, EXCUSED_ABSENCE), Door's own for
+        the rest (WALK_IN, CANCELLED, WAITLIST, and NOT_CHECKED_IN: a walk-in whose check-in was undone)."""
+        if self.has_arrived:
+            return "WALK_IN" if self.is_walkin else "ATTENDED"
+        if self.is_walkin:
+            return "NOT_CHECKED_IN"
+        if self.cancelled_rsvp:
+            return "CANCELLED"
+        if self.waitlisted:
+            return "WAITLIST"
+        return "EXCUSED_ABSENCE" if self.excused_at else "NO_SHOW"
+
+    @classmethod
+    def no_show(cls):
+        """The condition of a NO_SHOW outcome (see `outcome`), in SQL."""
+        return (
+            ~cls.has_arrived
+            & ~cls.is_walkin
+            & ~cls.cancelled_rsvp
+            & ~cls.waitlisted
+            & cls.excused_at.is_null()
+        )
+
+    @classmethod
+    def with_guests(cls, meetup_id):
+        """The meetup's entries with their guests and checkers joined, in arrival order, then RSVP order."""
+        arrived_first = Case(None, [(cls.has_arrived, 0)], 1)
+        return (
+            cls.select(cls, Guest, User.id, User.username)
+            .join(Guest)
+            .switch(cls)
+            .join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by)
+            .where(cls.meetup == meetup_id)
+            .order_by(arrived_first, cls.arrival_order, cls.rsvp_time, cls.id)
+        )
+
+    @classmethod
+    def history(cls, org_id, guests, before):
+        """{platform_user_id: {visits, last_visit, recent_no_shows}} of `guests` (ids or a query of them)
+        over the org's meetups dated before `before`, in one query: arrivals, the last one, and no-shows at
+        the org's RECENT last meetups (the guest-ids index reads only these guests' rows)."""
+        return _as_history(cls._history_rows(org_id, guests, before))
+
+    @classmethod
+    def _history_rows(cls, org_id, guests, before):
+        recent = (
+            Meetup.select(Meetup.id)
+            .where(Meetup.org == org_id, Meetup.date < before)
+            .order_by(Meetup.date.desc())
+            .limit(RECENT)
+        )
+        return (
+            cls.select(
+                cls.guest,
+                count_where(cls.has_arrived).alias("visits"),
+                fn.MAX(cls.arrival_time).alias("last_visit"),
+                count_where(cls.no_show() & cls.meetup.in_(recent)).alias("recent_no_shows"),
+            )
+            .join(Meetup)
+            .where(cls.guest.in_(guests), Meetup.org == org_id, Meetup.date < before)
+            .group_by(cls.guest)
+            .tuples()
+        )
+
+    @classmethod
+    def history_of(cls, org_id, guest_id, before):
+        """history() of one guest (a door's answer to a check-in), from SQL text built once."""
+        return _as_history(_HISTORY_OF_ONE.rows(org_id, guest_id, before))
+
+    @classmethod
+    def guests_of(cls, meetup_id):
+        return cls.select(cls.guest).where(cls.meetup == meetup_id)
+
+    @classmethod
+    def of_guest(cls, org_id, guest_id):
+        """The guest's entries at the org's meetups, newest meetup first, with the meetups joined."""
+        return (
+            cls.select(cls, Meetup)
+            .join(Meetup)
+            .where(cls.guest == guest_id, Meetup.org == org_id)
+            .order_by(Meetup.date.desc())
+        )
+
+    @classmethod
+    def excuse(cls, entry):
+        """Excuse an absence; False when the guest arrived or was already excused (the UPDATE decides)."""
+        return (
+            cls.update(excused_at=utcnow())
+            .where(cls.id == entry.id, ~cls.has_arrived, cls.excused_at.is_null())
+            .execute()
+            == 1
+        )
+
+
+def _as_history(rows):
+    return {
+        guest: {"visits": visits, "last_visit": last, "recent_no_shows": no_shows}
+        for guest, visits, last, no_shows in rows
+    }
+
+
+# A check-in's statements: SQL text built once (see Prepared).
+_ARRIVED = Prepared(
+    ("datetime", "int", "int", "int"),
+    lambda at, number, user_id, entry_id: MeetupGuest.update(
+        has_arrived=True, arrival_time=at, arrival_order=number, checked_in_by=user_id
+    ).where(MeetupGuest.id == entry_id, ~MeetupGuest.has_arrived),
+)
+_AT_DOOR = Prepared(
+    ("uuid", "uuid", "int"),
+    lambda org_id, meetup_id, guest_id: MeetupGuest._at_the_door().where(
+        Meetup.org == org_id, MeetupGuest.meetup == meetup_id, MeetupGuest.guest == guest_id
+    ),
+)
+_HISTORY_OF_ONE = Prepared(
+    ("uuid", "int", "datetime"),
+    lambda org_id, guest_id, before: MeetupGuest._history_rows(org_id, [guest_id], before),
+)
+
+
+def guests_renamed(guest_ids):
+    """Move on the version of every door list these guests are on (a sync, in any org, renamed them)."""
+    if guest_ids:
+        lists = MeetupGuest.select(MeetupGuest.meetup).where(MeetupGuest.guest.in_(sorted(guest_ids)))
+        Meetup.update(door_list_version=Meetup.door_list_version + 1).where(Meetup.id.in_(lists)).execute()
+
+
+# --- A guest let in by name, linked to their platform account ----------------------------------------
+
+
+def local_guest(org_id, guest_id):
+    """The guest let in by name with this id, if on a list of one of the org's meetups; else None."""
+    on_list = (
+        MeetupGuest.select()
+        .join(Meetup)
+        .where(MeetupGuest.guest == Guest.platform_user_id, Meetup.org == org_id)
+    )
+    return Guest.get_or_none(Guest.platform_user_id == guest_id, Guest.is_local, fn.EXISTS(on_list))
+
+
+def link_guest(local, guest):
+    """Move a local guest's list entries and bans to `guest` (their platform account); None when `guest`
+    is already on one of the same lists (nothing moved), else (entries, bans) moved. A ban `guest`
+    already has in an org replaces the local one."""
+    lists = MeetupGuest.select(MeetupGuest.meetup).where(MeetupGuest.guest == local.platform_user_id)
+    if (
+        MeetupGuest.select()
+        .where(MeetupGuest.guest == guest.platform_user_id, MeetupGuest.meetup.in_(lists))
+        .exists()
+    ):
+        return None
+    entries = MeetupGuest.update(guest=guest).where(MeetupGuest.guest == local.platform_user_id).execute()
+    banned = Ban.select(Ban.org).where(Ban.guest == guest.platform_user_id)
+    Ban.delete().where(Ban.guest == local.platform_user_id, Ban.org.in_(banned)).execute()
+    bans = Ban.update(guest=guest).where(Ban.guest == local.platform_user_id).execute()
+    return entries, bans
