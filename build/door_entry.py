@@ -1,4 +1,5 @@
-"""PyInstaller's entry script, outside the package, so that `doorapp` is imported as a package (STYLE 11)."""
+"""PyInstaller's entry script, outside the package, so that `doorapp` is imported as a package
+(run as a script, a package's own folder would come first on sys.path)."""
 
 import sys
 

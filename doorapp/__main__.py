@@ -1,4 +1,4 @@
-"""The command line: doorapp serve | create-admin | backup (DESIGN.md "Running it")."""
+"""The command line: doorapp serve | create-admin | backup (README: "Command line")."""
 
 import argparse
 import contextlib

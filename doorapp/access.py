@@ -127,7 +127,7 @@ def current_user(secret, rule, org_id=None):
     if user is None:
         raise ApiError(401, "invalid_token", "The account of this token no longer exists; sign in again.")
     ended = user.sessions_since and claims.get("iat", 0) < calendar.timegm(user.sessions_since.timetuple())
-    if ended and not user.is_disabled:  # a disabled account hears so (403) first, as API.md orders it
+    if ended and not user.is_disabled:  # a disabled account hears so (403) first (docs/api.md)
         raise ApiError(
             401,
             "invalid_token",
@@ -211,7 +211,6 @@ org_admin = Rule(
 any_org_admin = Rule(
     "any_org_admin", _admin_anywhere, description="An ADMIN of any organization, or a SITE_ADMIN."
 )
-RULES = [public, signed_in, site_admin, org_member, org_admin, any_org_admin]
 
 
 # --- rate limits: failures kept in the database so they hold across restarts and processes ----------

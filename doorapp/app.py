@@ -55,7 +55,7 @@ def create_app(config, before_upgrade=None):
     migrate(before_upgrade)
 
     app = Bottle()
-    app.uninstall("json")  # handlers return JSON text already
+    app.uninstall("json")  # the ApiPlugin writes the JSON itself (plugin.serialize)
     app.config["door.config"] = config
     app.config["door.platform"] = platforms.load(config)
     app.default_error_handler = render_problem

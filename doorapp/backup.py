@@ -148,7 +148,7 @@ class Checkpointer(Periodic):
     a request. SQLite does it in the commit that fills 1,000 pages of WAL, and that writer then holds every
     other writer's turn through the checkpoint's fsyncs: under load a check-in's p99 was 190 ms with them in
     the requests, 32 ms without. One per database (the process that starts the workers runs it); the
-    requests' connections are told to leave checkpoints alone by models.checkpoint_elsewhere().
+    requests' connections are told to leave checkpoints alone by db.checkpoint_elsewhere().
     PostgreSQL (no `database_path`) checkpoints by itself."""
 
     def __init__(self, database_path, every=1.0):

@@ -1,4 +1,5 @@
-"""The one error type, API.md's table of codes, and RFC 9457 problem rendering for everything."""
+"""The one error type, the table of problem codes, the 422 vocabulary, and RFC 9457 problem rendering for
+everything (docs/api.md)."""
 
 import json
 import logging
@@ -8,7 +9,7 @@ from bottle import HTTPResponse, request, response
 
 log = logging.getLogger("doorapp")
 
-# API.md's table: code -> status. ApiError refuses any other code.
+# Every problem code and its status; ApiError refuses any other code.
 CODES = {
     "malformed_json": 400,
     "invalid_recovery_code": 400,
@@ -77,7 +78,7 @@ class ApiError(Exception):
     """`raise ApiError(409, "already_banned", "This guest is already banned here.", **extensions)`."""
 
     def __init__(self, status, code, detail, headers=None, **extensions):
-        assert CODES.get(code) == status, f"{code} is not a {status} code in API.md"
+        assert CODES.get(code) == status, f"{code} is not a {status} code in CODES"
         super().__init__(detail)
         self.status, self.code, self.detail = status, code, detail
         self.headers, self.extensions = headers or {}, extensions

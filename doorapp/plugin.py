@@ -1,4 +1,4 @@
-"""ApiPlugin: the request chain every API route runs through, in API.md's order."""
+"""ApiPlugin: the request chain every API route runs through (docs/architecture.md follows a request)."""
 
 import io
 import json
@@ -172,7 +172,7 @@ def _raw_body():
 
 
 def read_json():
-    """The JSON object body; absent or empty reads as {} (API.md)."""
+    """The JSON object body; absent or empty reads as {}."""
     kind = request.content_type.split(";")[0].strip().lower()
     data = _raw_body()
     if not data.strip():

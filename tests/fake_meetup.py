@@ -1,5 +1,5 @@
 """A fake Meetup.com GraphQL API on a real socket (127.0.0.1, an ephemeral port) that runs every query it
-receives against Meetup's published schema (meetup_schema.json, a copy of ../shared/meetup/schema.json) with
+receives against Meetup's published schema (meetup_schema.json, a copy of it) with
 graphql-core: a query Meetup would refuse is refused here too, with Meetup's GRAPHQL_VALIDATION_FAILED, and
 an answer has exactly the fields the query asked for. The data behind it: groups, members, events with paged
 RSVP lists; and faults.

@@ -1,4 +1,4 @@
-"""A fake community platform speaking PLATFORM.md's `rest` protocol on a real socket (127.0.0.1, an
+"""A fake community platform speaking the `rest` protocol (docs/platforms.md) on a real socket (127.0.0.1, an
 ephemeral port), driven by the tests and by bench/sync: users, events, RSVP lists, and faults.
 
     with FakePlatform() as fake:
@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from fake_server import FakeHandler, FakeServer
 
 API_PREFIX = "/api/v1"
-MAX_IDS = 30  # PLATFORM.md: at most 30 ids a call; more is answered 400, so batching is checked
+MAX_IDS = 30  # at most 30 ids a call; more is answered 400, so batching is checked
 
 
 class FakePlatform(FakeServer):

@@ -1,5 +1,5 @@
-"""Accounts: register, sign in, userinfo, recovery codes, first-run setup, and the token rules of
-SPEC.md section 5."""
+"""Accounts: register, sign in, userinfo, recovery codes, first-run setup, and the token rules (a token's
+life, its end with a password change or a disabled account)."""
 
 from datetime import timedelta
 

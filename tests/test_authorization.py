@@ -1,7 +1,7 @@
-"""The authorization matrix: every route of SPEC.md section 4 against every kind of caller.
+"""The authorization matrix: every route of the specification against every kind of caller.
 
-SPEC_ROLES is written from SPEC.md by hand, so a route that declares a looser Rule than the
-specification fails here, and every declared Rule is shown to be enforced in API.md's order.
+SPEC_ROLES is written from the specification by hand, so a route that declares a looser Rule than it
+fails here, and every declared Rule is shown to be enforced in the order docs/api.md gives.
 """
 
 import pytest
@@ -63,7 +63,7 @@ SPEC_ROLES = {
     ("GET", "/ping"): "public",
     ("GET", "/health"): "public",
     ("HEAD", "/health"): "public",
-    # API.md additions
+    # added since the first specification
     ("GET", "/setup"): "public",
     ("POST", "/setup"): "public",
     ("GET", "/platform"): "signed_in",

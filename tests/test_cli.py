@@ -1,4 +1,4 @@
-"""The command line over real processes (DESIGN.md "Running it"): help, version, serve, create-admin, keys."""
+"""The command line over real processes (README: "Command line"): help, version, serve, create-admin, keys."""
 
 import shutil
 import signal
@@ -106,7 +106,7 @@ def test_what_serve_writes_reaches_the_database_file_within_seconds_not_at_a_req
     tmp_path, workers
 ):
     """SQLite would copy the WAL into door.db only in the commit that fills 1,000 pages of it; serve's
-    background checkpoints copy a single write within a few seconds (models.Checkpointer)."""
+    background checkpoints copy a single write within a few seconds (backup.Checkpointer)."""
     with served(DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path, "--workers", workers) as door:
         setup = requests.post(
             f"{door.url}/setup",

@@ -1,7 +1,7 @@
 """PLATFORM=meetup against the fake Meetup GraphQL API of tests/fake_meetup.py over a real socket: the
 start-up settings, the event-URL table, creating and syncing meetups (RSVP lists over several pages),
 registering guests by member id or profile URL, health, every platform call's answer to every fault
-(PLATFORM.md's mapping), and the queries against Meetup's published schema (tests/meetup_schema.json)."""
+(docs/platforms.md), and the queries against Meetup's published schema (tests/meetup_schema.json)."""
 
 import hashlib
 import time

@@ -1,5 +1,5 @@
 """The platform adapters: choice by PLATFORM, the demo community, the event-URL table, health, and every
-platform endpoint's answer to every fault of the fake `rest` platform (PLATFORM.md's error mapping)."""
+platform endpoint's answer to every fault of the fake `rest` platform (docs/platforms.md's error mapping)."""
 
 import os
 import subprocess

@@ -1,4 +1,5 @@
-"""Meta-tests over the route table: every route declares its Rule, and the chain answers as API.md says."""
+"""Meta-tests over the route table: every route declares its Rule, and the chain answers as docs/api.md
+says."""
 
 import re
 import uuid

@@ -12,7 +12,7 @@ from doorapp.access import Rule
 from doorapp.bodies import text
 from doorapp.models.accounts import new_username
 
-# Path ids are typed here, once; a wrong type is 422 with loc ["path", name] (API.md).
+# Path ids are typed here, once; a wrong type is 422 with loc ["path", name].
 PATH_PARAMS = {
     "org_id": uuid.UUID,
     "meetup_id": uuid.UUID,
@@ -52,9 +52,10 @@ def endpoint(
     """Declare an API route. `auth` is a Rule; `body` and `query` dataclasses (the handler gets them as
     `body` and `query`); `produces` the media type of a success (a handler of another type than JSON
     returns its body as text or bytes; OpenAPI documents it); `tx=False` for handlers that call the
-    platform or that open their own transactions (models.write(), db.atomic()); `errors` lists codes raised
-    outside the handler's own module that OpenAPI cannot find by itself (the platform's);
-    `idempotent=True` honours an Idempotency-Key header (doorapp.idempotency)."""
+    platform or that open their own transactions (db.write(), db.atomic()); `errors` the problem codes
+    the handler and what it calls raise (those of the Rule, path, body and query come with them; a test
+    walks the handler to keep the list true); `idempotent=True` honours an Idempotency-Key header
+    (doorapp.idempotency)."""
     if not isinstance(auth, Rule):
         raise TypeError(f"{method} {path}: auth= must be a Rule from doorapp.access")
     names = re.findall(r"<(\w+)>", path)

@@ -1,7 +1,7 @@
-"""The external platform behind one small interface (PLATFORM.md); the adapter is chosen by PLATFORM.
+"""The external platform behind one small interface (docs/platforms.md); the adapter is chosen by PLATFORM.
 
 Every adapter offers `name`, `web_url`, `example_urls()`, `event_url(url)`, `event(url)`,
-`profile(username)`, `profiles(ids)` and `health()`, and fails only with PLATFORM.md's errors:
+`profile(username)`, `profiles(ids)` and `health()`, and fails only with these errors:
 404 `platform_user_not_found` / `platform_event_not_found`, 502 `platform_error`, 504 `platform_unreachable`.
 """
 
@@ -18,7 +18,7 @@ from requests.adapters import HTTPAdapter
 
 from doorapp.errors import ApiError, invalid, validation_error
 
-PROBE_INTERVAL = 5.0  # seconds between reachability probes (API.md Health)
+PROBE_INTERVAL = 5.0  # seconds between reachability probes (/health)
 FIRST_PROBE_WAIT = 0.5  # how long the very first /health waits for a probe before saying "unknown"
 ERRORS = ("platform_user_not_found", "platform_event_not_found", "platform_error", "platform_unreachable")
 MAX_BODY = 32 << 20  # an answer larger than this is not one we can use
@@ -125,7 +125,7 @@ class Platform:
         return (self.event_form.format(*match.groups(), web=web), *match.groups())
 
     def event_url(self, url):
-        """The normalised event URL (API.md: no `+`, trailing slash, query or fragment; case kept)."""
+        """The normalised event URL (no `+`, trailing slash, query or fragment; case kept)."""
         return self.event_ref(url)[0]
 
     def stored_event_ref(self, url):
@@ -186,7 +186,7 @@ class HttpPlatform(Platform):
         self.session.mount("https://", HTTPAdapter(pool_maxsize=16))
 
     def call(self, method, url, errors=None, timeout=None, **send):
-        """The JSON answer of one call, or PLATFORM.md's 502/504 (`errors`: the ApiError for a status
+        """The JSON answer of one call, or the platform's 502/504 (`errors`: the ApiError for a status
         other than 200 that means more than "HTTP n"); never longer than `timeout` (default: the setting)."""
         timeout = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + timeout

@@ -1,4 +1,4 @@
-"""`meetup`: Meetup.com's GraphQL API (PLATFORM.md), over one requests Session.
+"""`meetup`: Meetup.com's GraphQL API (docs/platforms.md), over one requests Session.
 
 Settings: MEETUP_TOKEN (required: an OAuth access token of a Meetup Pro organizer, sent as
 `Authorization: Bearer`), PLATFORM_API_URL (default https://api.meetup.com/gql-ext) and PLATFORM_WEB_URL
@@ -219,7 +219,7 @@ class MeetupPlatform(HttpPlatform):
     # --- the wire -----------------------------------------------------------------------------------------
 
     def _query(self, name, **variables):
-        """The `data` of one GraphQL query, or PLATFORM.md's 502/504; retries of a RATE_LIMITED answer
+        """The `data` of one GraphQL query, or the platform's 502/504; retries of a RATE_LIMITED answer
         included, never longer than the timeout."""
         payload = {"operationName": name, "query": QUERIES[name], "variables": variables}
         deadline, wait = time.monotonic() + self.timeout, RETRY_WAIT

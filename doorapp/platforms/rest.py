@@ -1,4 +1,5 @@
-"""`rest`: the community-platform REST protocol of PLATFORM.md, over one requests Session (HttpPlatform)."""
+"""`rest`: the community-platform REST protocol (docs/platforms.md), over one requests Session
+(HttpPlatform)."""
 
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import quote
@@ -18,7 +19,7 @@ from doorapp.platforms import (
     user_not_found,
 )
 
-BATCH = 30  # ids per GET /users?ids= (PLATFORM.md)
+BATCH = 30  # ids per GET /users?ids= (the protocol's limit)
 WORKERS = 4  # profile batches fetched at once
 
 
@@ -79,7 +80,7 @@ class RestPlatform(HttpPlatform):
         return Event(title, parse_time(event.get("date")), _rsvps(rsvps))
 
     def probe(self):
-        """HEAD {api}/: any answer below 500 means up (PLATFORM.md)."""
+        """HEAD {api}/: any answer below 500 means up."""
         try:
             reply = self.session.head(self.api_url + "/", timeout=self.timeout, allow_redirects=False)
         except requests.Timeout:

@@ -1,4 +1,4 @@
-"""SPEC.md section 5, client session behaviour, rule by rule; registration, first-run setup, recovery."""
+"""The client's session behaviour, rule by rule; registration, first-run setup, recovery."""
 
 import pytest
 from helpers import PASSWORD
