@@ -310,19 +310,7 @@ CASES = [
         ("sync", "event", 0),
         ("sync", "event", 1),
     ]  # 1: the second page fails
-    for fault in [
-        "500",
-        "401",
-        "garbage",
-        "shape",
-        "errors",
-        "rate_limited",
-        "not_found",
-        "null",
-        "loop",
-        "stall",
-        "drop",
-    ]
+    for fault in FakeMeetup.FAULTS  # every fault the fake can play
     if not (kind == "members" and fault == "loop")
 ]
 ANSWERS = {"null": 404, "not_found": 404, "stall": 504, "drop": 504}
