@@ -6,11 +6,11 @@ import io
 from datetime import datetime, timedelta
 
 import pytest
-from helpers import assert_query_count, create_meetup
+from helpers import assert_query_count, create_meetup, events
 
 from doorapp.db import iso
 from doorapp.export import FORMULA_START
-from doorapp.models import AuditEvent, Ban, Guest, Meetup, MeetupGuest, Org
+from doorapp.models import Ban, Guest, Meetup, MeetupGuest, Org
 
 DEMO = "https://demo.door.invalid/night-owls"
 
@@ -130,7 +130,7 @@ def test_arrivals_over_more_than_a_day_widen_the_bars(door, meetup, guest):
 def test_an_admin_excuses_a_no_show_with_a_reason_once(boss, evening):
     reply = boss.patch_json(f"{base(evening)}/guests/3/excuse", {"reason": "Sick, told us"}).json
     assert reply["outcome"] == "EXCUSED_ABSENCE" and reply["excused_at"]
-    [event] = AuditEvent.select().where(AuditEvent.event_type == "NO_SHOW_EXCUSED")
+    [event] = events("NO_SHOW_EXCUSED")
     assert (event.guest_id, event.reason, str(event.meetup_id)) == (3, "Sick, told us", str(evening.id))
     assert boss.get(f"{base(evening)}/summary").json["counts"]["excused"] == 1
     again = boss.patch_json(f"{base(evening)}/guests/3/excuse", {"reason": "again"}, status=409).json
@@ -154,7 +154,7 @@ def test_an_admin_excuses_a_no_show_with_a_reason_once(boss, evening):
         boss.patch_json(f"{base(evening)}/guests/99/excuse", {"reason": "x"}, status=404).json["code"]
         == "not_on_list"
     )
-    assert AuditEvent.select().where(AuditEvent.event_type == "NO_SHOW_EXCUSED").count() == 1
+    assert len(events("NO_SHOW_EXCUSED")) == 1
 
 
 def test_a_finalized_meetup_can_still_have_a_no_show_excused(boss, evening):

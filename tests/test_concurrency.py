@@ -11,18 +11,14 @@ from datetime import datetime
 from pathlib import Path
 
 import requests
-from helpers import DOORAPP, ENGINES, SECRET, Served, at_once, auth, door_env, served
+from helpers import DOORAPP, ENGINES, SECRET, Served, at_once, auth, door_env, events, served
 
 from doorapp.app import create_app
 from doorapp.config import Config
 from doorapp.db import db
-from doorapp.models import AuditEvent, Ban, Guest, Meetup, MeetupGuest, Org, User
+from doorapp.models import Ban, Guest, Meetup, MeetupGuest, Org, User
 
 pytestmark = ENGINES  # on SQLite and on PostgreSQL
-
-
-def events(kind):
-    return AuditEvent.select().where(AuditEvent.event_type == kind).count()
 
 
 def add_guests(meetup, ids):
@@ -43,7 +39,7 @@ def test_twenty_doors_checking_in_one_guest_get_one_200(live_server, meetup, gue
     assert {(r["code"], r["arrival_order"], r["checked_in_by"]["username"]) for r in refusals} == {
         ("already_checked_in", 1, "sam")
     }
-    assert events("CHECK_IN") == 1
+    assert len(events("CHECK_IN")) == 1
     assert Meetup.get_by_id(meetup.id).last_arrival_order == 1
 
 
@@ -63,7 +59,7 @@ def test_a_hundred_guests_checked_in_by_sixteen_threads_get_numbers_1_to_100(liv
     arrived = MeetupGuest.select().where(MeetupGuest.meetup == meetup, MeetupGuest.has_arrived)
     stored = [e.arrival_order for e in arrived]
     assert sorted(stored) == list(range(1, 101))
-    assert events("CHECK_IN") == 100
+    assert len(events("CHECK_IN")) == 100
 
 
 def test_simultaneous_walkins_of_one_guest_add_it_once(live_server, meetup, staff):
@@ -73,7 +69,7 @@ def test_simultaneous_walkins_of_one_guest_add_it_once(live_server, meetup, staf
     assert sorted(r.status_code for r in replies) == [201] + [409] * 19
     assert {r.json()["code"] for r in replies if r.status_code == 409} == {"already_on_list"}
     assert MeetupGuest.select().where(MeetupGuest.guest == 77).count() == 1
-    assert events("WALKIN") == 1
+    assert len(events("WALKIN")) == 1
 
 
 def test_simultaneous_bans_of_one_guest_succeed_once(live_server, org, guest, make_user):
@@ -85,10 +81,10 @@ def test_simultaneous_bans_of_one_guest_succeed_once(live_server, org, guest, ma
     )
     assert sorted(r.status_code for r in replies) == [200] + [409] * 19
     winner = next(r.json() for r in replies if r.status_code == 200)
-    assert Ban.get().reason == winner["reason"] and events("BAN") == 1
+    assert Ban.get().reason == winner["reason"] and len(events("BAN")) == 1
     replies = at_once(20, lambda i: requests.patch(f"{url}/unban", headers=auth(boss), timeout=30))
     assert sorted(r.status_code for r in replies) == [200] + [409] * 19
-    assert Ban.select().count() == 0 and events("UNBAN") == 1
+    assert Ban.select().count() == 0 and len(events("UNBAN")) == 1
 
 
 def test_check_ins_racing_finalize_either_land_with_a_number_or_are_refused(
@@ -109,7 +105,9 @@ def test_check_ins_racing_finalize_either_land_with_a_number_or_are_refused(
     landed = sorted(r.json()["rsvp"]["arrival_order"] for r in doors if r.status_code == 200)
     assert {r.json()["code"] for r in doors if r.status_code != 200} <= {"meetup_finalized"}
     assert landed == list(range(1, len(landed) + 1))
-    assert events("CHECK_IN") == len(landed) == MeetupGuest.select().where(MeetupGuest.has_arrived).count()
+    assert (
+        len(events("CHECK_IN")) == len(landed) == MeetupGuest.select().where(MeetupGuest.has_arrived).count()
+    )
 
 
 # --- a killed server loses nothing it confirmed ----------------------------------------------------------
@@ -192,7 +190,7 @@ def test_eight_admins_excusing_one_no_show_at_once_excuse_it_once(live_server, o
     )
     assert sorted(r.status_code for r in replies) == [200] + [409] * 7
     assert {r.json()["code"] for r in replies if r.status_code == 409} == {"already_excused"}
-    assert events("NO_SHOW_EXCUSED") == 1
+    assert len(events("NO_SHOW_EXCUSED")) == 1
 
 
 # --- several worker processes on one port ---------------------------------------------------------------

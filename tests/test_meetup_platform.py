@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import requests
 from fake_meetup import SCHEMA, FakeMeetup, refused
-from helpers import create_meetup
+from helpers import create_meetup, events
 
 from doorapp import platforms
 from doorapp.app import create_app
@@ -65,10 +65,6 @@ def sync(door, org, meetup, status=200):
 def stored_meetup(org, url=SUMMER, date=datetime(2026, 12, 5, 20)):
     """A meetup written straight to the database: its group is one Door knows, and nothing was read yet."""
     return Meetup.create(org=org, name="x", date=date, platform_url=url)
-
-
-def audit_types():
-    return [e.event_type for e in AuditEvent.select().order_by(AuditEvent.id)]
 
 
 # --- start-up ---------------------------------------------------------------------------------------
@@ -148,7 +144,10 @@ def test_a_meetup_takes_the_events_title_and_start_in_utc(door, org, fake):
     assert (meetup["name"], meetup["date"]) == ("Summer social", "2026-12-05T20:00:00Z")
     assert meetup["platform_url"] == SUMMER
     assert fake.calls("event") == [{"id": "301234567", "first": 200, "after": None, "statuses": STATUSES}]
-    assert audit_types() == ["MEETUP_CREATED", "MEETUP_SYNCED"]  # read once, for the meetup and its sync
+    assert [e.event_type for e in events()] == [
+        "MEETUP_CREATED",
+        "MEETUP_SYNCED",
+    ]  # read once, for the meetup and its sync
 
 
 def test_a_sync_reads_yes_waitlist_and_attended_with_members_from_the_rsvp_list(door, org, fake):
@@ -176,7 +175,7 @@ def test_a_sync_reads_yes_waitlist_and_attended_with_members_from_the_rsvp_list(
     ]  # `updated` is the RSVP time
     assert door.get(f"/guests/{MAX}").json["platform_user_id"] == MAX
     assert fake.calls("members") == []  # the profiles came with the RSVP list
-    assert audit_types() == ["MEETUP_CREATED", "MEETUP_SYNCED"]
+    assert [e.event_type for e in events()] == ["MEETUP_CREATED", "MEETUP_SYNCED"]
 
 
 def test_a_sync_follows_every_page_of_a_long_rsvp_list(door, org, fake):
@@ -201,10 +200,7 @@ def test_a_sync_follows_every_page_of_a_long_rsvp_list(door, org, fake):
     # updated: 1003 renamed, and 1040-1042 moved from the waitlist to YES
     assert sync(door, org, meetup) == {"inserted": 1, "updated": 4, "cancelled": 2, "skipped": 0, "total": 44}
     assert Guest.get_by_id(1003).displayname == "Member 1003 (renamed)"
-    assert [
-        e.details["inserted"]
-        for e in AuditEvent.select().where(AuditEvent.event_type == "MEETUP_SYNCED").order_by(AuditEvent.id)
-    ] == [43, 1]
+    assert [e.details["inserted"] for e in events("MEETUP_SYNCED")] == [43, 1]
 
 
 # --- guests: by member id or profile URL ------------------------------------------------------------
@@ -240,7 +236,7 @@ def test_a_member_seen_on_an_rsvp_list_is_known_without_a_lookup(door, org, fake
     assert again["code"] == "guest_exists" and again["guest"]["platform_user_id"] == 12
     assert (again["guest"]["username"], again["guest"]["displayname"]) == ("12", "Bob <b>")
     assert fake.calls("members") == []
-    assert audit_types() == ["MEETUP_CREATED", "MEETUP_SYNCED"]
+    assert [e.event_type for e in events()] == ["MEETUP_CREATED", "MEETUP_SYNCED"]
 
 
 def test_a_member_of_a_group_met_only_on_the_platform_is_found_too(door, org, fake):

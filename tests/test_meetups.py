@@ -70,7 +70,7 @@ def test_a_meetup_takes_name_and_date_from_the_platform(door, staff, org, fake):
         "counts": {"rsvps": 0, "cancelled": 0, "walkins": 0, "arrived": 0},
         "sync_error": None,
     }
-    event = AuditEvent.select().order_by(AuditEvent.id).first()
+    event = events()[0]
     assert (event.event_type, event.actor_id, str(event.org_id), str(event.meetup_id)) == (
         "MEETUP_CREATED",
         staff.id,
@@ -166,10 +166,10 @@ def test_creating_a_meetup_syncs_every_rsvp_with_its_guest(door, staff, org, fak
     assert meetup["counts"]["rsvps"] == 5 and meetup["last_synced_at"] and meetup["sync_error"] is None
     assert Guest.get_by_id(3).displayname == "User 3"
     assert MeetupGuest.get(MeetupGuest.guest == 3).rsvp_time == datetime(2026, 11, 23, 10)
-    event = AuditEvent.select().where(AuditEvent.event_type == "MEETUP_SYNCED").get()
+    [event] = events("MEETUP_SYNCED")
     assert (event.actor_id, str(event.org_id), str(event.meetup_id)) == (staff.id, str(org.id), meetup["id"])
     assert event.details == {"inserted": 5, "updated": 0, "cancelled": 0, "skipped": 0, "total": 5}
-    assert AuditEvent.select().where(AuditEvent.event_type == "GUEST_CREATED").count() == 0
+    assert events("GUEST_CREATED") == []
     assert fake.calls("thread") == [fake.calls("thread")[0]]  # the event was read once, for both
     shown = door.get(f"/organizations/{org.id}/meetups/{meetup['id']}").json
     assert shown["counts"]["rsvps"] == 5 and shown["last_synced_at"] == meetup["last_synced_at"]
@@ -315,7 +315,7 @@ def test_a_failed_first_sync_keeps_the_meetup_and_says_so(door, org, fake, fault
     assert reply["last_synced_at"] is None and reply["counts"]["rsvps"] == 0
     listed = door.get(f"/organizations/{org.id}/meetups/").json["meetups"]
     assert [(m["id"], m["last_synced_at"]) for m in listed] == [(reply["id"], None)]
-    assert [e.event_type for e in AuditEvent.select()] == ["MEETUP_CREATED"] and Guest.select().count() == 0
+    assert [e.event_type for e in events()] == ["MEETUP_CREATED"] and Guest.select().count() == 0
     fake.heal()
     assert sync(door, reply)["inserted"] == 5  # "sync now" fills it in
     assert door.get(f"/organizations/{org.id}/meetups/{reply['id']}").json["last_synced_at"] is not None
