@@ -30,8 +30,8 @@ class AuditType(StrEnum):
     MEMBER_ROLE_CHANGED = "MEMBER_ROLE_CHANGED"  # a member's org role changed
     MEMBER_REMOVED = "MEMBER_REMOVED"  # a user left an org
     ORG_UPDATED = "ORG_UPDATED"  # an org's name or slug changed
-    GUEST_LINKED = "GUEST_LINKED"  # a guest let in by name was linked to a platform account
-    #                                            (guest: the platform guest)
+    # a guest let in by name was linked to a platform account (the event's guest: the platform one)
+    GUEST_LINKED = "GUEST_LINKED"
     NO_SHOW_EXCUSED = "NO_SHOW_EXCUSED"  # an admin excused a guest's absence, with a reason
 
 
@@ -41,9 +41,9 @@ class Moves(StrEnum):
     NOTHING = "nothing"  # no door list shows what changed
     MEETUP = "meetup"  # the meetup's own list: record() moves it
     ORG = "org"  # every list of the org (a guest's status or history there): record() moves it
-    IN_CHANGE = "in the change's own UPDATE"  # the meetup's list, moved by the UPDATE of the meetup the
-    #                       change already makes (Meetup.next_arrival_order, a sync): the hot path keeps
-    #                       its statement count
+    # the meetup's list, moved by the UPDATE of the meetup that the change makes anyway
+    # (Meetup.next_arrival_order, Meetup.synced): the hot path keeps its statement count
+    IN_CHANGE = "in the change's own UPDATE"
 
 
 @dataclass(frozen=True)
