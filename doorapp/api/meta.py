@@ -18,6 +18,13 @@ def get_openapi():
 
 @endpoint("GET", "/platform", auth=signed_in)
 def get_platform():
-    """The external platform in use: its adapter, web URL and (demo only) event URLs to try."""
+    """The external platform in use: its adapter, web URL, (demo only) event URLs to try, and `guest_lookup`,
+    what the door asks for to find a walk-in on the platform: `username` or `member_id` (a member id or
+    profile URL)."""
     adapter = platform()
-    return {"adapter": adapter.name, "web_url": adapter.web_url, "example_urls": adapter.example_urls()}
+    return {
+        "adapter": adapter.name,
+        "web_url": adapter.web_url,
+        "example_urls": adapter.example_urls(),
+        "guest_lookup": adapter.guest_lookup,
+    }

@@ -1,0 +1,168 @@
+// The only module that talks to the server. SPEC.md section 5: the token lives in
+// localStorage["auth_token"]; a 401 deletes it and sends the user to sign-in; a network error keeps it,
+// shows the "connection lost" banner and retries until the server answers again.
+
+const TOKEN_KEY = "auth_token";
+const RETRY_MS = 2000;
+
+export const token = {
+  get: () => localStorage.getItem(TOKEN_KEY),
+  set: (value) => localStorage.setItem(TOKEN_KEY, value),
+  clear: () => localStorage.removeItem(TOKEN_KEY),
+};
+
+// An answer that is not a success: RFC 9457 fields (status, code, detail, errors, ...) as properties.
+// A lost connection is status 0 with code "network_error".
+export class ApiProblem extends Error {
+  constructor(fields) {
+    super(fields.detail || "The request failed.");
+    Object.assign(this, fields);
+  }
+}
+
+let offline = false;
+let retryTimer = null;
+
+function emit(name, detail) {
+  window.dispatchEvent(new CustomEvent(name, { detail }));
+}
+
+function connectionLost() {
+  if (!offline) {
+    offline = true;
+    emit("door:offline");
+  }
+  if (!retryTimer) retryTimer = setTimeout(probe, RETRY_MS);
+}
+
+function connectionBack() {
+  if (offline) {
+    offline = false;
+    emit("door:online");
+  }
+}
+
+async function probe() {
+  retryTimer = null;
+  try {
+    await fetch("/ping", { cache: "no-store" });
+    connectionBack();
+  } catch {
+    connectionLost();
+  }
+}
+
+export function isOffline() {
+  return offline;
+}
+
+// JSON with the integers a JavaScript number cannot hold exactly (platform_user_id is 64-bit, and the
+// demo community has ids beyond 2**53) kept as strings of their digits. Strings are matched first, so
+// digits inside a name are never touched.
+const STRING_OR_BIG_INTEGER = /"(?:[^"\\]|\\.)*"|-?\d{16,}(?![\d.eE])/g;
+
+export function parseJson(text) {
+  return JSON.parse(text.replace(STRING_OR_BIG_INTEGER,
+    (m) => (m[0] === '"' || Number.isSafeInteger(Number(m)) ? m : `"${m}"`)));
+}
+
+async function problemFrom(reply) {
+  let fields = {};
+  try {
+    fields = parseJson(await reply.text());
+  } catch {
+    // not a problem+json body (a proxy's error page, say): keep the status
+  }
+  if (typeof fields !== "object" || fields === null) fields = {};
+  return new ApiProblem({
+    ...fields,
+    status: reply.status,
+    code: fields.code || "http_" + reply.status,
+    serverDetail: typeof fields.detail === "string",
+    detail: typeof fields.detail === "string" ? fields.detail : `The server answered ${reply.status}.`,
+  });
+}
+
+// request(method, path, {json, form, auth, etag, accept, headers}) -> parsed JSON, null for 204,
+// or {notModified: true} when `etag` was sent and the server answered 304.
+// With `etag`, a 200 answer is returned as {data, etag}. With `accept` (another type than JSON), the
+// successful Response itself.
+export async function request(method, path, { json, form, auth = true, etag, accept, headers: extra } = {}) {
+  const headers = { Accept: accept || "application/json", ...extra };
+  const options = { method, headers, cache: "no-store" };
+  const sent = auth ? token.get() : null;
+  if (sent) headers.Authorization = "Bearer " + sent;
+  if (json !== undefined) {
+    headers["Content-Type"] = "application/json";
+    options.body = JSON.stringify(json);
+  } else if (form !== undefined) {
+    options.body = new URLSearchParams(form);
+  }
+  if (etag) headers["If-None-Match"] = etag;
+  let reply;
+  try {
+    reply = await fetch(path, options);
+  } catch {
+    connectionLost();
+    // the request may have reached the server before the connection broke: never say nothing changed
+    throw new ApiProblem({ status: 0, code: "network_error",
+      detail: "The connection to Door is lost; retrying. This request may or may not have reached Door." });
+  }
+  connectionBack();
+  if (reply.status === 304) return { notModified: true };
+  if (!reply.ok) {
+    const problem = await problemFrom(reply);
+    // a wrong password (changing it) is not a dead session: only a refused token signs out
+    if (reply.status === 401 && sent && problem.code !== "invalid_credentials") {
+      token.clear();
+      emit("door:signed-out", problem);
+    }
+    throw problem;
+  }
+  if (accept) return reply;
+  const data = reply.status === 204 ? null : parseJson(await reply.text());
+  return etag !== undefined ? { data, etag: reply.headers.get("ETag") } : data;
+}
+
+export const api = {
+  get: (path, options) => request("GET", path, options),
+  post: (path, json, options) => request("POST", path, { ...options, json }),
+  patch: (path, json, options) => request("PATCH", path, { ...options, json }),
+  del: (path, options) => request("DELETE", path, options),
+};
+
+// A query string from an object, leaving out empty values.
+export function query(params) {
+  const pairs = Object.entries(params).filter(([, v]) => v !== undefined && v !== null && v !== "");
+  return pairs.length ? "?" + new URLSearchParams(pairs).toString() : "";
+}
+
+export function signIn(username, password) {
+  return request("POST", "/auth/token", { form: { username, password }, auth: false });
+}
+
+// PATCH /auth/password: the account's other sessions end; this one goes on with the fresh token.
+export async function changePassword(currentPassword, newPassword) {
+  const answer = await request("PATCH", "/auth/password", { json: { current_password: currentPassword, new_password: newPassword } });
+  token.set(answer.access_token);
+  return answer;
+}
+
+export function signOut() {
+  token.clear();
+}
+
+// Download what a route produces (a CSV export) with the token in the Authorization header, never in
+// the URL, and save it under the name the server's Content-Disposition gives.
+export async function download(path, accept = "text/csv") {
+  const reply = await request("GET", path, { accept });
+  const name = /filename="([^"]+)"/.exec(reply.headers.get("Content-Disposition") || "");
+  const url = URL.createObjectURL(await reply.blob());
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = name ? name[1] : "export";
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}

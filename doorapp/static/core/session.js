@@ -1,0 +1,79 @@
+// Who is signed in and which organization the screens work in. The server decides permissions; these
+// facts only hide what the user cannot do.
+import { api } from "./api.js";
+
+const ORG_KEY = "door_org";
+const LAST_SESSION = "door_session"; // userinfo and orgs (no token), for a door reloaded while offline
+export const LAST_LIST = "door_last_list"; // the door list seen last (door.js); gone at sign-out
+
+export const session = {
+  user: null, // GET /auth/userinfo
+  orgs: [], // [{id, name, slug, role: "ADMIN"|"STAFF"|null}], null role: a site admin who is no member
+  org: null, // the current one
+  platform: null, // GET /platform, loaded once
+};
+
+export const isSiteAdmin = () => session.user?.role === "SITE_ADMIN";
+export const isOrgAdmin = (org = session.org) => isSiteAdmin() || org?.role === "ADMIN";
+export const orgPath = (suffix = "", org = session.org) => `/organizations/${org.id}${suffix}`;
+// The door screen's address: it carries the meetup's org, so a link opens the right org's door.
+export const doorHash = (orgId, meetupId) => `#/orgs/${orgId}/meetups/${meetupId}`;
+export const DOOR_ROUTE = /^#\/orgs\/[0-9a-fA-F-]{36}\/meetups\/[0-9a-fA-F-]{36}$/;
+
+// Userinfo, then the organizations this user can switch between (site admins: all of them).
+export async function loadSession() {
+  const user = await api.get("/auth/userinfo");
+  session.user = user;
+  const orgs = user.org_memberships.map((m) => ({ id: m.org_id, name: m.org_name, slug: m.org_slug, role: m.role }));
+  if (user.role === "SITE_ADMIN") {
+    const all = await api.get("/organizations/");
+    const roles = new Map(orgs.map((o) => [o.id, o.role]));
+    session.orgs = all.organizations.map((o) => ({ id: o.id, name: o.name, slug: o.slug, role: roles.get(o.id) || null }));
+  } else {
+    session.orgs = orgs;
+  }
+  localStorage.setItem(LAST_SESSION, JSON.stringify({ user, orgs: session.orgs }));
+  pickOrg();
+  return user;
+}
+
+function pickOrg() {
+  const wanted = localStorage.getItem(ORG_KEY);
+  session.org = session.orgs.find((o) => o.id === wanted) || session.orgs[0] || null;
+}
+
+// The session as last loaded, when the server cannot be reached (a door reloaded during a drop); false
+// when there is none. The server still decides everything once it answers again.
+export function lastSession() {
+  try {
+    const last = JSON.parse(localStorage.getItem(LAST_SESSION) || "null");
+    if (!last) return false;
+    Object.assign(session, { user: last.user, orgs: last.orgs });
+    pickOrg();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function setOrg(id) {
+  const org = session.orgs.find((o) => o.id === id);
+  if (org) {
+    session.org = org;
+    localStorage.setItem(ORG_KEY, org.id);
+  }
+  return org;
+}
+
+export function endSession() {
+  localStorage.removeItem(LAST_SESSION);
+  localStorage.removeItem(LAST_LIST); // guest names and ban reasons do not outlive the session on a shared phone
+  session.user = null;
+  session.orgs = [];
+  session.org = null;
+}
+
+export async function platformInfo() {
+  if (!session.platform) session.platform = await api.get("/platform");
+  return session.platform;
+}

@@ -1,0 +1,114 @@
+// The door list's state, apart from the screen that draws it (REVIEW.md item 5): entries with their
+// search text, the filter, pending actions, and what a query finds, in which order, and whether Enter may
+// act on it. Pure: no DOM, no requests, so a test can evaluate it in the page.
+import { fold, haystack, search } from "../core/search.js";
+
+export const FILTERS = [["all", "filter.all"], ["expected", "filter.expected"], ["arrived", "filter.arrived"], ["banned", "filter.banned"]]; // [value, catalogue key]
+
+const KEEP = {
+  all: () => true,
+  expected: (e) => !e.rsvp.has_arrived && !e.rsvp.cancelled_rsvp,
+  arrived: (e) => e.rsvp.has_arrived,
+  banned: (e) => e.guest.is_banned,
+};
+
+export const idOf = (entry) => String(entry.guest.platform_user_id);
+
+// "@Grace_Okafor " -> "grace_okafor": what a typed query is as a username.
+export function asUsername(query) {
+  return fold(query.trim().replace(/^@/, ""));
+}
+
+export class DoorList {
+  constructor() {
+    this.stored = []; // the entries as Door last said
+    this.hays = [];
+    this.waiting = []; // queue.js items not answered yet
+    this.entries = []; // what the door shows: the stored entries with the waiting actions applied
+    this.shownHays = [];
+  }
+
+  // A door-list answer (GET .../guests) replaces everything Door said before.
+  load(answer) {
+    this.stored = answer.guests;
+    this.hays = this.stored.map(haystack);
+    this.merge();
+  }
+
+  // One entry as an action's answer says it is now; a new one is added.
+  put(entry) {
+    const i = this.stored.findIndex((e) => idOf(e) === idOf(entry));
+    if (i >= 0) {
+      this.stored[i] = entry;
+      this.hays[i] = haystack(entry);
+    } else {
+      this.stored.push(entry);
+      this.hays.push(haystack(entry));
+    }
+    this.merge();
+  }
+
+  // Actions not answered yet (queue.js items): their guests show as they will be, marked `pending`.
+  pending(items) {
+    this.waiting = items;
+    this.merge();
+  }
+
+  merge() {
+    const changed = new Map();
+    const added = [];
+    for (const item of this.waiting) {
+      const known = item.guest.platform_user_id !== undefined && this.stored.find((e) => idOf(e) === String(item.guest.platform_user_id));
+      const base = known || { guest: { is_banned: false, ban_reason: null, platform_user_id: `pending-${item.id}`, ...item.guest },
+        rsvp: { is_walkin: true, cancelled_rsvp: false, rsvp_time: item.at, checked_in_by: null } };
+      const undo = item.kind === "undo";
+      const entry = { ...base, rsvp: { ...base.rsvp, has_arrived: !undo, arrival_order: null, arrival_time: null },
+        pending: undo ? "undo" : "checkin", pendingAt: item.at };
+      if (known) changed.set(idOf(known), entry);
+      else added.push(entry);
+    }
+    this.entries = this.stored.map((e) => changed.get(idOf(e)) || e).concat(added);
+    this.shownHays = this.hays.concat(added.map(haystack));
+  }
+
+  find(id) {
+    return this.entries.find((e) => idOf(e) === String(id)) || null;
+  }
+
+  // {rsvps, arrived, expected, walkins}: the server's counts when the list is as it sent it.
+  tally() {
+    let rsvps = 0, arrived = 0, expected = 0, walkins = 0;
+    for (const { rsvp } of this.entries) {
+      if (rsvp.has_arrived) arrived += 1;
+      if (rsvp.is_walkin) walkins += 1;
+      else if (!rsvp.cancelled_rsvp) {
+        rsvps += 1;
+        if (!rsvp.has_arrived) expected += 1;
+      }
+    }
+    return { rsvps, arrived, expected, walkins };
+  }
+
+  // What the door shows for `query` under `filter`: {results, target}. `target` is the entry Enter acts on
+  // without asking: the exact username match, or the only result; null when the choice is not clear.
+  // Order: an exact username match first (arrived or not: "already in" must show), then exact full-name
+  // matches (arrived namesakes first, so the door sees who is already in), then search.js's order. The
+  // Arrived filter lists the latest arrival first (the one an undo is most likely for).
+  query(query, filter = "all") {
+    const keep = KEEP[filter] || KEEP.all;
+    const wanted = asUsername(query);
+    const name = fold(query.trim()).replace(/\s+/g, " ");
+    const found = search(this.entries, this.shownHays, query).filter(keep);
+    const tier = (e) => {
+      if (wanted && fold(e.guest.username) === wanted && !e.guest.is_local) return 0;
+      if (name && fold(e.guest.displayname).replace(/\s+/g, " ") === name) return e.rsvp.has_arrived ? 1 : 2;
+      return 3;
+    };
+    const tiers = new Map(found.map((e) => [e, tier(e)]));
+    const latest = (a, b) => (filter === "arrived" ? (b.rsvp.arrival_order || 0) - (a.rsvp.arrival_order || 0) : 0);
+    const results = found.map((e, i) => [e, i])
+      .sort(([a, i], [b, j]) => tiers.get(a) - tiers.get(b) || latest(a, b) || i - j).map(([e]) => e);
+    const exact = results.length && tiers.get(results[0]) === 0 ? results[0] : null;
+    return { results, target: exact || (results.length === 1 ? results[0] : null) };
+  }
+}

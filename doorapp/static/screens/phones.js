@@ -1,0 +1,42 @@
+// How phones join (site admins and org admins): the address to open and a QR code of it, made by the
+// server (GET /phones); when Door listens only on this computer, how to let the venue network in.
+import { api } from "../core/api.js";
+import { clear, copyText, h } from "../core/dom.js";
+import { t, tn } from "../core/i18n.js";
+
+export async function screen(view, params, ctx) {
+  const access = await api.get("/phones");
+  if (!ctx.alive) return;
+  const { host, port } = access.listening;
+  if (access.urls.length) {
+    view.append(h("section", { class: "panel phones" },
+      h("h1", {}, t("phones.title")),
+      h("p", {}, t("phones.intro")),
+      access.urls.map(address)));
+  } else if (access.open_to_lan) {
+    view.append(h("section", { class: "panel phones" },
+      h("h1", {}, t("phones.cannotTitle")),
+      h("p", {}, t("phones.cannotText", { address: `${host}:${port}` })),
+      h("pre", {}, h("code", {}, access.open_to_lan.command)),
+      h("p", {}, ...tn("phones.orSet", { setting: h("code", {}, access.open_to_lan.setting) })),
+      h("p", { class: "hint" }, t("phones.proxy"))));
+  } else {
+    view.append(h("section", { class: "panel phones" },
+      h("h1", {}, t("phones.noNetworkTitle")),
+      h("p", {}, t("phones.noNetworkText"))));
+  }
+}
+
+function address({ url, qr_svg: qr }) {
+  const copied = h("span", { class: "muted", "aria-live": "polite" });
+  const text = h("input", { class: "url", readonly: true, value: url, "aria-label": t("phones.address") });
+  return h("figure", { class: "join" },
+    h("img", { class: "qr", src: qr, alt: t("phones.qr", { url }), width: 264, height: 264 }),
+    h("figcaption", {},
+      h("div", { class: "inline" }, text,
+        h("button", { type: "button", class: "secondary", onclick: async () => {
+          clear(copied, (await copyText(url, text)) ? t("common.copied") : t("phones.selectToCopy"));
+        } }, t("common.copy"))),
+      copied,
+      h("p", { class: "hint" }, t("phones.hint"))));
+}

@@ -1,0 +1,79 @@
+// A meetup's attendance after the night (#/meetups/{id}/summary): the numbers, arrivals per 15 minutes as
+// an SVG chart, and each guest's outcome. Admins excuse a no-show and download the guest list as CSV.
+import { api, download } from "../core/api.js";
+import { arrivalsChart } from "./summary-chart.js";
+import { outcomeBadge } from "../shared/outcome.js";
+import { ask, busy, formatDate, formatTime, h, toast } from "../core/dom.js";
+import { doorHash, isOrgAdmin, orgPath } from "../core/session.js";
+import { formatNumber, t } from "../core/i18n.js";
+
+export async function screen(view, [meetupId], ctx) {
+  const path = orgPath(`/meetups/${meetupId}`);
+  const summary = await api.get(`${path}/summary`);
+  if (!ctx.alive) return;
+  render(view, summary, path, ctx);
+}
+
+function render(view, summary, path, ctx) {
+  const { meetup, counts } = summary;
+  const actions = [h("a", { class: "button secondary", href: doorHash(meetup.org_id, meetup.id) }, meetup.is_finalized ? t("summary.doorList") : t("meetups.openDoor"))];
+  if (isOrgAdmin()) {
+    actions.push(h("button", { type: "button", class: "primary", onclick: (event) => busy(event.currentTarget, null, () => download(`${path}/export`)) },
+      t("common.downloadCsv")));
+  }
+  const tiles = [
+    [t("summary.peopleIn"), counts.people, "ok", counts.guests_brought ? t("summary.brought", { arrived: counts.arrived, count: counts.guests_brought }) : null],
+    [t("counter.rsvps"), counts.rsvps], [t("summary.noShows"), counts.no_shows, counts.no_shows ? "danger" : ""],
+    [t("outcome.excused"), counts.excused], [t("outcome.cancelled"), counts.cancelled], [t("outcome.waitlist"), counts.waitlisted],
+    [t("counter.walkins"), counts.walkins, "", counts.local_walkins ? t("summary.localWalkins", { count: counts.local_walkins }) : null], [t("summary.forced"), counts.forced_check_ins, counts.forced_check_ins ? "danger" : ""],
+    [t("summary.undone"), counts.undone_check_ins],
+  ];
+  view.append(
+    h("section", { class: "panel summary" },
+      h("a", { class: "back", href: "#/meetups" }, "← ", t("nav.meetups")),
+      h("h1", {}, meetup.name),
+      h("p", { class: "muted" }, formatDate(meetup.date), " · ",
+        meetup.is_finalized ? h("span", { class: "badge" }, t("meetup.finalized")) : t("summary.open")),
+      h("div", { class: "actions" }, actions),
+      h("div", { class: "tiles" }, tiles.map(([label, value, kind, note]) =>
+        h("div", { class: `tile ${kind || ""}` }, h("span", { class: "value" }, formatNumber(value)),
+          h("span", { class: "label" }, label), note ? h("span", { class: "note" }, note) : null)))),
+    h("section", { class: "panel" },
+      h("h2", {}, t("summary.arrivals")),
+      summary.arrivals.length
+        ? [h("p", { class: "muted" }, t("summary.arrivalRange", { first: formatTime(summary.first_arrival), last: formatTime(summary.last_arrival), minutes: summary.bar_minutes })),
+          arrivalsChart(summary.arrivals, summary.bar_minutes, Math.min(960, view.clientWidth - 48))]
+        : h("p", { class: "muted" }, t("summary.noArrivals"))),
+    h("section", { class: "panel" },
+      h("h2", {}, t("summary.guests", { count: summary.guests.length })),
+      summary.guests.length
+        ? h("ol", { class: "rows outcomes" }, summary.guests.map((guest) => guestRow(guest, path, ctx)))
+        : h("p", { class: "muted" }, t("summary.emptyList"))));
+}
+
+function guestRow(guest, path, ctx) {
+  const name = guest.displayname || guest.username;
+  const excuse = isOrgAdmin() && guest.outcome === "NO_SHOW"
+    ? h("button", { type: "button", class: "secondary", onclick: async () => {
+      const done = await ask({ title: t("summary.excuseTitle", { name }),
+        message: t("summary.excuseText"), confirm: t("summary.excuse"),
+        input: { label: t("common.reasonLabel"), required: true, placeholder: t("summary.excusePlaceholder") },
+        action: (reason) => api.patch(`${path}/guests/${guest.platform_user_id}/excuse`, { reason }) });
+      if (done) {
+        toast(t("summary.excused", { name }));
+        ctx.navigate(location.hash);
+      }
+    } }, t("summary.excuseButton"))
+    : null;
+  return h("li", { class: "row", dataset: { guest: String(guest.platform_user_id) } },
+    h("div", { class: "who" },
+      isOrgAdmin() ? h("a", { class: "name", href: `#/guests/${guest.platform_user_id}` }, name) : h("span", { class: "name" }, name),
+      h("span", { class: "username" }, "@" + guest.username), outcomeBadge(guest.outcome),
+      guest.guests_count ? h("span", { class: "tag" }, `+${guest.guests_count}`) : null),
+    h("div", { class: "state" }, guest.arrival_time
+      ? [t("summary.arrivedAt", { order: guest.arrival_order, time: formatTime(guest.arrival_time) }),
+        guest.checked_in_by ? [" · ", t("door.letInBy", { username: guest.checked_in_by })] : ""]
+      : guest.excused_at ? t("summary.excusedOn", { date: formatDate(guest.excused_at) })
+        : guest.cancelled_at ? t("summary.cancelledOn", { date: formatDate(guest.cancelled_at) }) : ""),
+    excuse ? h("div", { class: "act" }, excuse) : null);
+}
