@@ -9,10 +9,8 @@ writers are serialized (write()) and how a whole-database step such as a migrati
 
 import json
 import os
-import re
 import secrets
 import threading
-import unicodedata
 import uuid
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
@@ -29,6 +27,7 @@ from peewee import (JOIN, BigIntegerField, BooleanField, Case, CharField, Databa
                     Value, fn)
 
 from doorapp.errors import ApiError
+from doorapp.search import name_filter
 
 # cache_size: 512 KiB of pages per connection (SQLite's default is 2 MiB), one per server thread. In WAL mode
 # another connection's commit empties the cache anyway, and the file's pages stay in the OS's cache: the
@@ -165,23 +164,6 @@ def checkpoint_elsewhere():
     does)."""
     if is_sqlite():
         db.pragma("wal_autocheckpoint", 0, permanent=True)
-
-
-_SEPARATORS = re.compile(r"[\s,_\-.@'()]+")  # "grace_okafor", "Nowak-Wróbel", "O'Brien": words of their own
-_UNSPACED = re.compile("[\u1100-\u11ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-
-
-def _words(text):
-    folded = "".join(c for c in unicodedata.normalize("NFD", text) if unicodedata.category(c)[0] != "M")
-    return [w for w in _SEPARATORS.split(folded.lower()) if w]
-
-
-def name_filter(query):
-    """A test of names against what someone typed, as the door's search (static/search.js): every typed word
-    starts a word of the name, whatever the case, accents and word order ("angstrom alice" finds Alice
-    Ångström); scripts written without spaces match anywhere. For pickers over lists that fit in memory."""
-    terms = [t if _UNSPACED.search(t) else " " + t for t in _words(query)]
-    return lambda *names: all(t in " " + " ".join(_words(" ".join(names))) for t in terms)
 
 
 def run_prepared(statements):
