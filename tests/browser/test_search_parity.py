@@ -33,12 +33,13 @@ PROBE_NAMES = (
 
 IN_THE_PAGE = """async ([names, queries]) => {
   const { haystack, search, words } = await import("/static/core/search.js");
-  const entries = names.map(([displayname, username], i) => ({ guest: { displayname, username, platform_user_id: i },
-    rsvp: {} }));
+  const entries = names.map(([displayname, username], i) =>
+    ({ guest: { displayname, username, platform_user_id: i }, rsvp: {} }));
   const hays = entries.map(haystack);
   return {
     words: names.map(([displayname, username]) => words(`${displayname} ${username}`)),
-    found: queries.map((query) => search(entries, hays, query).map((e) => e.guest.platform_user_id).sort((a, b) => a - b)),
+    found: queries.map((query) =>
+      search(entries, hays, query).map((e) => e.guest.platform_user_id).sort((a, b) => a - b)),
   };
 }"""
 
