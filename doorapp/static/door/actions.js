@@ -3,6 +3,7 @@
 import { api } from "../core/api.js";
 import { ask, clear, formatTime, h, toast } from "../core/dom.js";
 import { problemText, t } from "../core/i18n.js";
+import { limits } from "../core/openapi.js";
 import * as queue from "../core/queue.js";
 import { orgPath } from "../core/session.js";
 import { named } from "../shared/names.js";
@@ -95,7 +96,8 @@ export const actions = {
     const reason = await ask({
       title: t("door.undoTitle", { guest: named(guest) }),
       message: t("door.undoText", { order: rsvp.arrival_order, time: formatTime(rsvp.arrival_time) }),
-      input: { label: t("common.reasonLabel"), required: true, placeholder: t("door.undoPlaceholder") },
+      input: { label: t("common.reasonLabel"), required: true, placeholder: t("door.undoPlaceholder"),
+        limits: (await limits("undo_check_in")).reason },
       confirm: t("door.undoConfirm"),
       danger: true,
     });
@@ -115,7 +117,7 @@ export const actions = {
     const linked = await ask({
       title: t("door.linkTitle", { guest: named(guest) }),
       message: t("door.linkText"),
-      input: { label: t("door.platformUsername"), required: true, maxlength: 255 },
+      input: { label: t("door.platformUsername"), required: true, limits: (await limits("link_local_guest")).username },
       confirm: t("door.link"),
       action: (username) => api.patch(orgPath(`/guests/${guest.platform_user_id}/link`), { username }),
     });

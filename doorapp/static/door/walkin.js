@@ -3,6 +3,7 @@
 import { ApiProblem, isOffline } from "../core/api.js";
 import { ask, h } from "../core/dom.js";
 import { t } from "../core/i18n.js";
+import { limits } from "../core/openapi.js";
 import { platformInfo } from "../core/session.js";
 import { findOrAddGuest } from "../shared/guests.js";
 
@@ -21,7 +22,8 @@ export const walkIns = {
       title: t("walkin.title"),
       message: t(lookup.text),
       extra: h("label", { class: "check" }, local, " ", t("walkin.local")),
-      input: { label: t("walkin.label", { asked: t(lookup.asked) }), required: true, maxlength: 255, value: this.search.value.trim() },
+      input: { label: t("walkin.label", { asked: t(lookup.asked) }), required: true, value: this.search.value.trim(),
+        limits: (await limits("create_guest")).username },
       confirm: t("walkin.confirm"),
       action: async (typed) => {
         if (local.checked) return;

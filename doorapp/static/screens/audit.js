@@ -3,21 +3,15 @@
 // event of a type this screen does not know is shown like any other.
 import { api, ApiProblem, download, query } from "../core/api.js";
 import { busy, clear, debounce, field, formatStamp, h, showProblem } from "../core/dom.js";
+import { choices } from "../core/openapi.js";
 import { orgPath, session } from "../core/session.js";
 import { formatNumber, has, t, tn } from "../core/i18n.js";
 
 const LIMIT = 50;
 
-// The `type` filter's choices, as GET /organizations/{org_id}/events/ declares them.
-async function eventTypes() {
-  const spec = await api.get("/openapi.json", { auth: false });
-  const type = spec.paths["/organizations/{org_id}/events/"].get.parameters.find((p) => p.name === "type");
-  return type.schema.items.enum;
-}
-
 export async function list(view, params, ctx) {
   const [{ meetups }, { members }, TYPES] = await Promise.all([api.get(orgPath("/meetups/")),
-    api.get(orgPath("/members")), eventTypes()]);
+    api.get(orgPath("/members")), choices("list_events", "type")]); // the `type` filter's, as the API declares them
   const meetupNames = new Map(meetups.map((m) => [m.id, m.name]));
   const state = { offset: 0, fetchId: 0 };
   const errors = h("div");

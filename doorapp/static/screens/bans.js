@@ -1,6 +1,7 @@
 // Guests banned in the current organization; admins ban (with a reason) and unban.
 import { api, query } from "../core/api.js";
 import { ask, clear, formatDate, h, liveSearch, toast } from "../core/dom.js";
+import { limits } from "../core/openapi.js";
 import { isOrgAdmin, orgPath, session } from "../core/session.js";
 import { problemText, t } from "../core/i18n.js";
 
@@ -60,7 +61,7 @@ function banForm(changed) {
     const done = await ask({
       title: t("bans.banTitle", { name: guest.displayname || guest.username, org: session.org.name }),
       message: t("bans.banText"),
-      input: { label: t("common.reasonLabel"), required: true, maxlength: 500 },
+      input: { label: t("common.reasonLabel"), required: true, limits: (await limits("ban_guest")).reason },
       confirm: t("bans.ban"), danger: true,
       action: (reason) => api.patch(orgPath(`/guests/${guest.platform_user_id}/ban`), { reason }),
     });

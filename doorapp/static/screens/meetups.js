@@ -2,6 +2,7 @@
 // finalize and unfinalize (admins).
 import { api } from "../core/api.js";
 import { ask, busy, clear, field, formatDate, formValues, h, toast } from "../core/dom.js";
+import { limits } from "../core/openapi.js";
 import { doorHash, isOrgAdmin, orgPath, platformInfo, session } from "../core/session.js";
 import { problemText, t } from "../core/i18n.js";
 
@@ -64,11 +65,12 @@ function card(meetup, slot, ctx) {
 async function createForm(ctx) {
   const errors = h("div");
   const submit = h("button", { type: "submit", class: "primary" }, t("meetups.create"));
-  const urlField = field(t("meetups.url"), { name: "platform_url", type: "url", required: true,
+  const limit = await limits("create_meetup");
+  const urlField = field(t("meetups.url"), { name: "platform_url", type: "url", required: true, ...limit.platform_url,
     placeholder: "https://…", autocomplete: "off", spellcheck: "false" });
   const form = h("form", { class: "stack", novalidate: true },
     urlField,
-    field(t("meetups.name"), { name: "name", maxlength: 255, autocomplete: "off" }, t("meetups.nameHint")),
+    field(t("meetups.name"), { name: "name", ...limit.name, autocomplete: "off" }, t("meetups.nameHint")),
     errors, h("div", { class: "actions" }, submit));
   const examples = h("div");
   try {

@@ -4,6 +4,7 @@ import { api, download } from "../core/api.js";
 import { arrivalsChart } from "./summary-chart.js";
 import { outcomeBadge } from "../shared/outcome.js";
 import { ask, busy, formatDate, formatTime, h, toast } from "../core/dom.js";
+import { limits } from "../core/openapi.js";
 import { doorHash, isOrgAdmin, orgPath } from "../core/session.js";
 import { formatNumber, t } from "../core/i18n.js";
 
@@ -57,7 +58,8 @@ function guestRow(guest, path, ctx) {
     ? h("button", { type: "button", class: "secondary", onclick: async () => {
       const done = await ask({ title: t("summary.excuseTitle", { name }),
         message: t("summary.excuseText"), confirm: t("summary.excuse"),
-        input: { label: t("common.reasonLabel"), required: true, placeholder: t("summary.excusePlaceholder") },
+        input: { label: t("common.reasonLabel"), required: true, placeholder: t("summary.excusePlaceholder"),
+          limits: (await limits("excuse_no_show")).reason },
         action: (reason) => api.patch(`${path}/guests/${guest.platform_user_id}/excuse`, { reason }) });
       if (done) {
         toast(t("summary.excused", { name }));
