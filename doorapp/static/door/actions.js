@@ -6,6 +6,7 @@ import { problemText, t } from "../core/i18n.js";
 import { limits } from "../core/openapi.js";
 import * as queue from "../core/queue.js";
 import { orgPath } from "../core/session.js";
+import { confirmFinalize } from "../shared/finalize.js";
 import { named } from "../shared/names.js";
 
 export const actions = {
@@ -148,16 +149,9 @@ export const actions = {
   },
 
   async setFinalized(finalize) {
-    const done = await ask({
-      title: t(finalize ? "door.finalizeTitle" : "door.unfinalizeTitle"),
-      message: t(finalize ? "meetup.finalizeText" : "meetup.unfinalizeText"),
-      confirm: t(finalize ? "meetup.finalize" : "meetup.unfinalize"),
-      danger: finalize,
-      action: async () => {
-        this.meetup = await api.patch(`${this.base}/${finalize ? "finalize" : "unfinalize"}`, {});
-      },
-    });
-    if (done) {
+    const changed = await confirmFinalize(this.meetup, finalize, t(finalize ? "door.finalizeTitle" : "door.unfinalizeTitle"));
+    if (changed) {
+      this.meetup = changed;
       this.renderHead();
       this.renderResults();
     }

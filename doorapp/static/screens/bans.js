@@ -1,25 +1,22 @@
 // Guests banned in the current organization; admins ban (with a reason) and unban.
 import { api, query } from "../core/api.js";
-import { ask, clear, formatDate, h, liveSearch, toast } from "../core/dom.js";
+import { ask, formatDate, h, liveSearch, toast } from "../core/dom.js";
 import { limits } from "../core/openapi.js";
+import { findOrAddGuest } from "../shared/guests.js";
+import { listPanel } from "../shared/list-screen.js";
 import { isOrgAdmin, orgPath, session } from "../core/session.js";
 import { problemText, t } from "../core/i18n.js";
 
 export async function list(view, params, ctx) {
-  const slot = h("div");
-  view.append(h("section", { class: "panel" }, h("h1", {}, t("bans.title", { org: session.org.name })), slot));
-  if (isOrgAdmin()) view.append(banForm(() => renderList(slot, ctx)));
-  await renderList(slot, ctx);
+  const bans = listPanel(ctx, { title: t("bans.title", { org: session.org.name }), render: rows,
+    load: async () => (await api.get(orgPath("/guests/banned"))).guests, empty: t("bans.empty") });
+  view.append(bans.panel);
+  if (isOrgAdmin()) view.append(banForm(bans.refresh));
+  await bans.refresh();
 }
 
-async function renderList(slot, ctx) {
-  const { guests } = await api.get(orgPath("/guests/banned"));
-  if (!ctx.alive) return;
-  if (!guests.length) {
-    clear(slot, h("p", { class: "muted" }, t("bans.empty")));
-    return;
-  }
-  clear(slot, h("ul", { class: "rows" }, guests.map((g) => h("li", { class: "row banned", dataset: { guest: String(g.platform_user_id) } },
+function rows(guests, refresh) {
+  return h("ul", { class: "rows" }, guests.map((g) => h("li", { class: "row banned", dataset: { guest: String(g.platform_user_id) } },
     h("div", { class: "who" }, h("span", { class: "name" }, g.displayname || g.username), h("span", { class: "username" }, "@" + g.username)),
     h("div", { class: "ban" }, h("strong", {}, t("common.reason")), " ", g.reason),
     h("div", { class: "state muted" }, g.banned_by ? t("bans.bannedBy", { date: formatDate(g.banned_at), username: g.banned_by.username }) : t("bans.banned", { date: formatDate(g.banned_at) })),
@@ -28,9 +25,9 @@ async function renderList(slot, ctx) {
         confirm: t("bans.unban"), action: () => api.patch(orgPath(`/guests/${g.platform_user_id}/unban`), {}) });
       if (done) {
         toast(t("bans.unbanned", { username: g.username }));
-        renderList(slot, ctx);
+        refresh();
       }
-    } }, t("bans.unban"))) : null))));
+    } }, t("bans.unban"))) : null)));
 }
 
 // Find a guest (known to Door, or looked up on the platform by username), then ban with a reason.
@@ -45,12 +42,13 @@ function banForm(changed) {
         h("div", { class: "act" }, h("button", { type: "button", class: "secondary", onclick: () => fromPlatform(q) }, t("bans.lookUp", { username: q }))))];
   });
   async function fromPlatform(username) {
+    let guest;
     try {
-      await ban(await api.post("/guests/", { username }));
+      guest = await findOrAddGuest(username);
     } catch (error) {
-      if (error.code === "guest_exists") return ban(error.guest);
-      toast(problemText(error), "error");
+      return toast(problemText(error), "error");
     }
+    await ban(guest);
   }
   function pick(guest) {
     return h("li", { class: "row" },
