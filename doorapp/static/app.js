@@ -1,4 +1,4 @@
-// The app shell: session start (SPEC.md section 5), the hash router, the top bar and the connection banner.
+// The app shell: session start, the hash router, the top bar and the connection banner.
 import { api, isOffline, signOut, token } from "./core/api.js";
 import { h, clear, toast } from "./core/dom.js";
 import { LANGUAGES, lang, problemText, setLang, t, tn } from "./core/i18n.js";
@@ -206,8 +206,8 @@ async function afterSignIn() {
   navigate(next && next !== "#/signin" ? next : home());
 }
 
-// SPEC.md section 5, steps 2-4: userinfo with the stored token; a network error keeps the token and
-// retries; 401 (handled in api.js) deletes it and shows sign-in.
+// Session start: userinfo with the stored token; a network error keeps the token and
+// retries; 401 (handled in core/api.js) deletes it and shows sign-in.
 async function start() {
   // a hash set while this very screen was being rendered (start-up, sign-out) needs no second render
   window.addEventListener("hashchange", () => {

@@ -45,7 +45,7 @@ export function field(label, props = {}, hint) {
   return h("div", { class: "field" }, h("label", { for: id }, label), input, hint ? h("p", { class: "hint" }, hint) : null);
 }
 
-// The problem in the chosen language (i18n.js problemText), and every field message of a 422, in an alert box.
+// The problem in the chosen language (core/i18n.js problemText), and every field message of a 422, in an alert box.
 export function problemBox(error) {
   const box = h("div", { class: "alert error", role: "alert" }, problemText(error));
   const fields = fieldMessages(error);

@@ -4,7 +4,7 @@ import { api } from "./api.js";
 
 const ORG_KEY = "door_org";
 const LAST_SESSION = "door_session"; // userinfo and orgs (no token), for a door reloaded while offline
-export const LAST_LIST = "door_last_list"; // the door list seen last (door.js); gone at sign-out
+export const LAST_LIST = "door_last_list"; // the door list seen last (door/screen.js); gone at sign-out
 
 export const session = {
   user: null, // GET /auth/userinfo

@@ -1,4 +1,4 @@
-// The door list's state, apart from the screen that draws it (REVIEW.md item 5): entries with their
+// The door list's state, apart from the screen that draws it: entries with their
 // search text, the filter, pending actions, and what a query finds, in which order, and whether Enter may
 // act on it. Pure: no DOM, no requests, so a test can evaluate it in the page.
 import { fold, haystack, search } from "../core/search.js";
@@ -29,7 +29,7 @@ export class DoorList {
     this.counts = null; // {rsvps, cancelled, walkins, arrived} as Door last said (the list's `counts`)
     this.said = new Map(); // id -> the entry as Door's last list said it: what the counts are counts of
     this.hays = [];
-    this.waiting = []; // queue.js items not answered yet
+    this.waiting = []; // core/queue.js items not answered yet
     this.entries = []; // what the door shows: the stored entries with the waiting actions applied
     this.shownHays = [];
   }
@@ -56,7 +56,7 @@ export class DoorList {
     this.merge();
   }
 
-  // Actions not answered yet (queue.js items): their guests show as they will be, marked `pending`.
+  // Actions not answered yet (core/queue.js items): their guests show as they will be, marked `pending`.
   pending(items) {
     this.waiting = items;
     this.merge();

@@ -145,7 +145,7 @@ class DoorScreen {
         this.pollError = error.detail; // say it once, not every second
         this.announce(problemText(error), "error");
       }
-      // a lost connection shows the banner (api.js); the next tick tries again
+      // a lost connection shows the banner (core/api.js); the next tick tries again
     } finally {
       this.polling = false;
     }

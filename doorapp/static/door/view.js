@@ -17,7 +17,7 @@ export const view = {
     this.syncSlot = h("div", { class: "sync-slot", "aria-live": "polite" });
     this.counters = h("div", { class: "counters", "aria-live": "polite" });
     this.actions = h("div", { class: "actions", id: "door-actions" });
-    // on a phone the actions fold behind one button (app.css), so the counters keep their line
+    // on a phone the actions fold behind one button (css/app.css), so the counters keep their line
     const toggle = h("button", { type: "button", class: "secondary menu-toggle", "aria-label": t("door.actions"),
       "aria-expanded": "false", "aria-controls": "door-actions",
       onclick: () => toggle.setAttribute("aria-expanded", String(this.actions.classList.toggle("open"))) }, "⋯");
@@ -40,7 +40,7 @@ export const view = {
     this.last = h("div", { class: "last-action", "aria-live": "assertive" });
     this.list = h("ul", { class: "results", id: "door-results", role: "listbox", "aria-label": t("door.guests") });
     this.more = h("p", { class: "muted more" });
-    // on a phone the counters and the actions share one line (app.css), so results show above the keyboard
+    // on a phone the counters and the actions share one line (css/app.css), so results show above the keyboard
     this.view.append(h("section", { class: "door" }, this.head, h("div", { class: "door-bar" }, this.counters, this.menu, this.actions),
       this.syncSlot, this.network,
       h("div", { class: "search-bar" }, this.search, this.chips), this.attention, this.last, this.list, this.more));

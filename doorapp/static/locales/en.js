@@ -1,4 +1,4 @@
-// English: every word the browser app shows (i18n.js). The object is JSON, so tests read it too (keep it so).
+// English: every word the browser app shows (core/i18n.js). The object is JSON, so tests read it too (keep it so).
 // {name} is filled in as text, never markup; an object gives plural forms (Intl.PluralRules: one, other; an
 // ordinal: one, two, few, other). Keys are the same in every language (tests/test_catalogues.py).
 export default {
