@@ -1,7 +1,7 @@
 // What the server declares about its API (GET /openapi.json, fetched once per page): the limits of every
 // request body's fields, as a form's input attributes, and the lists the API fixes (the audit's event
 // types). A limit is written once, on the server; the forms read it here and never type it again.
-import { api } from "./api.js";
+import { api, isOffline } from "./api.js";
 
 let spec = null; // the promise of the document; dropped on failure, so the next form asks again
 
@@ -34,6 +34,7 @@ const ATTRIBUTES = [["maxLength", "maxlength"], ["minLength", "minlength"], ["pa
 // e.g. (await limits("register_user")).password -> {minlength: 15, maxlength: 128}. Where the document cannot
 // be had (offline), no limits: the form still works and the server still checks every value.
 export async function limits(operationId) {
+  if (!spec && isOffline()) return {}; // a dialog at an offline door opens at once
   let document;
   try {
     document = await load();
