@@ -8,6 +8,7 @@ import { isOrgAdmin } from "../core/session.js";
 import { describe } from "./actions.js";
 import { rowBadges } from "./badges.js";
 import { FILTERS, idOf } from "./list.js";
+import { shortName } from "../shared/names.js";
 
 export const SHOWN = 60; // rows rendered at once; typing narrows the rest down
 
@@ -157,7 +158,7 @@ export const view = {
       dataset: { guest: idOf(entry) },
       onclick: (event) => { if (event.target.tagName !== "BUTTON") this.select(idOf(entry), true); } },
     h("div", { class: "who" },
-      h("span", { class: "name" }, guest.displayname || guest.username),
+      h("span", { class: "name" }, shortName(guest)),
       h("span", { class: "username" }, guest.is_local ? t("guest.notOnPlatform") : "@" + guest.username),
       rsvp.is_walkin ? h("span", { class: "tag" }, t("door.walkInTag")) : null,
       rowBadges(entry)),

@@ -6,6 +6,7 @@ import { busy, clear, debounce, field, formatStamp, h, showProblem } from "../co
 import { choices } from "../core/openapi.js";
 import { orgPath, session } from "../core/session.js";
 import { formatNumber, has, t, tn } from "../core/i18n.js";
+import { shortName } from "../shared/names.js";
 
 const LIMIT = 50;
 
@@ -35,7 +36,7 @@ export async function list(view, params, ctx) {
   form.elements.guest.addEventListener("input", debounce(async () => {
     const q = form.elements.guest.value.trim();
     const { guests } = q ? await api.get("/guests/" + query({ q, limit: 8 })).catch(() => ({ guests: [] })) : { guests: [] };
-    clear(guestsFound, guests.map((g) => h("option", { value: "@" + g.username }, g.displayname || g.username)));
+    clear(guestsFound, guests.map((g) => h("option", { value: "@" + g.username }, shortName(g))));
   }, 150));
 
   // An id, an @username, or words of a name that find one guest.

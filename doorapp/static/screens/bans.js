@@ -6,6 +6,7 @@ import { findOrAddGuest } from "../shared/guests.js";
 import { listPanel } from "../shared/list-screen.js";
 import { isOrgAdmin, orgPath, session } from "../core/session.js";
 import { problemText, t } from "../core/i18n.js";
+import { shortName } from "../shared/names.js";
 
 export async function list(view, params, ctx) {
   const bans = listPanel(ctx, { title: t("bans.title", { org: session.org.name }), render: rows,
@@ -17,11 +18,11 @@ export async function list(view, params, ctx) {
 
 function rows(guests, refresh) {
   return h("ul", { class: "rows" }, guests.map((g) => h("li", { class: "row banned", dataset: { guest: String(g.platform_user_id) } },
-    h("div", { class: "who" }, h("span", { class: "name" }, g.displayname || g.username), h("span", { class: "username" }, "@" + g.username)),
+    h("div", { class: "who" }, h("span", { class: "name" }, shortName(g)), h("span", { class: "username" }, "@" + g.username)),
     h("div", { class: "ban" }, h("strong", {}, t("common.reason")), " ", g.reason),
     h("div", { class: "state muted" }, g.banned_by ? t("bans.bannedBy", { date: formatDate(g.banned_at), username: g.banned_by.username }) : t("bans.banned", { date: formatDate(g.banned_at) })),
     isOrgAdmin() ? h("div", { class: "act" }, h("button", { type: "button", class: "secondary", onclick: async () => {
-      const done = await ask({ title: t("bans.unbanTitle", { name: g.displayname || g.username }), message: t("bans.unbanText", { org: session.org.name }),
+      const done = await ask({ title: t("bans.unbanTitle", { name: shortName(g) }), message: t("bans.unbanText", { org: session.org.name }),
         confirm: t("bans.unban"), action: () => api.patch(orgPath(`/guests/${g.platform_user_id}/unban`), {}) });
       if (done) {
         toast(t("bans.unbanned", { username: g.username }));
@@ -52,12 +53,12 @@ function banForm(changed) {
   }
   function pick(guest) {
     return h("li", { class: "row" },
-      h("div", { class: "who" }, h("span", { class: "name" }, guest.displayname || guest.username), h("span", { class: "username" }, "@" + guest.username)),
+      h("div", { class: "who" }, h("span", { class: "name" }, shortName(guest)), h("span", { class: "username" }, "@" + guest.username)),
       h("div", { class: "act" }, h("button", { type: "button", class: "danger", onclick: () => ban(guest) }, t("bans.banButton"))));
   }
   async function ban(guest) {
     const done = await ask({
-      title: t("bans.banTitle", { name: guest.displayname || guest.username, org: session.org.name }),
+      title: t("bans.banTitle", { name: shortName(guest), org: session.org.name }),
       message: t("bans.banText"),
       input: { label: t("common.reasonLabel"), required: true, limits: (await limits("ban_guest")).reason },
       confirm: t("bans.ban"), danger: true,

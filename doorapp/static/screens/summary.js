@@ -7,6 +7,7 @@ import { ask, busy, formatDate, formatTime, h, toast } from "../core/dom.js";
 import { limits } from "../core/openapi.js";
 import { doorHash, isOrgAdmin, orgPath } from "../core/session.js";
 import { formatNumber, t } from "../core/i18n.js";
+import { shortName } from "../shared/names.js";
 
 export async function screen(view, [meetupId], ctx) {
   const path = orgPath(`/meetups/${meetupId}`);
@@ -53,7 +54,7 @@ function render(view, summary, path, ctx) {
 }
 
 function guestRow(guest, path, ctx) {
-  const name = guest.displayname || guest.username;
+  const name = shortName(guest);
   const excuse = isOrgAdmin() && guest.outcome === "NO_SHOW"
     ? h("button", { type: "button", class: "secondary", onclick: async () => {
       const done = await ask({ title: t("summary.excuseTitle", { name }),
