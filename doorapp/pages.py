@@ -44,8 +44,8 @@ def add_routes(app):
     def service_worker():
         """/sw.js: served from the root so its scope is the whole app; lists the shell it keeps."""
         static = resource_dir() / "static"
-        files = [*static.glob("*.*"), *static.glob("locales/*.js")]
-        shell = ["/"] + sorted(f"/static/{p.relative_to(static).as_posix()}" for p in files)
+        files = [p.relative_to(static) for p in static.rglob("*") if p.is_file()]
+        shell = ["/"] + sorted(f"/static/{p.as_posix()}" for p in files if p.parts[0] != "swagger-ui")
         response.content_type = "text/javascript; charset=utf-8"
         response.set_header("Cache-Control", "no-cache")
         response.set_header("X-Content-Type-Options", "nosniff")

@@ -95,6 +95,9 @@ def test_the_executable_runs_the_door_flow_and_stops_cleanly(door, client):
             f"{url}/organizations/{org.json()['id']}/events/", params={"type": "CHECK_IN"}, timeout=10
         ).json()["events"]
         assert [(e["event_type"], e["guest"]["platform_user_id"]) for e in events] == [("CHECK_IN", guest_id)]
+        # the name search runs on the bundled `regex` (its Unicode script classes)
+        found = api.get(f"{url}/guests/", params={"q": guests[0]["guest"]["username"]}, timeout=10).json()
+        assert guest_id in [g["platform_user_id"] for g in found["guests"]]
 
         copied = subprocess.run(
             [program, "backup", f"{program.parent}/copies/"],

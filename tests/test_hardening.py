@@ -161,7 +161,7 @@ def test_api_answers_are_not_sniffed_or_cached(live_server):
         reply = requests.get(live_server + path, timeout=10)
         assert reply.headers["X-Content-Type-Options"] == "nosniff", path
         assert reply.headers["Cache-Control"] == "no-store", path
-    shell = requests.get(live_server + "/static/door.js", timeout=10)  # holds no data: revalidated, kept
+    shell = requests.get(live_server + "/static/door/screen.js", timeout=10)  # no data: revalidated, kept
     assert shell.headers["X-Content-Type-Options"] == "nosniff"
     assert shell.headers["Cache-Control"] == "no-cache"
 

@@ -70,8 +70,13 @@ def stored_meetup(org, url=SUMMER, date=datetime(2026, 12, 5, 20)):
 # --- start-up ---------------------------------------------------------------------------------------
 
 
-def test_the_platform_is_meetup_with_no_example_urls(door, fake):
-    assert door.get("/platform").json == {"adapter": "meetup", "web_url": WEB, "example_urls": []}
+def test_the_platform_is_meetup_with_no_example_urls_and_asks_for_a_member_id(door, fake):
+    assert door.get("/platform").json == {
+        "adapter": "meetup",
+        "web_url": WEB,
+        "example_urls": [],
+        "guest_lookup": "member_id",
+    }
 
 
 def test_meetup_without_a_token_stops_the_start(config):

@@ -64,11 +64,17 @@ def test_demo_is_the_default_and_lists_its_event_urls(door):
             "https://demo.door.invalid/night-owls/summer-social",
             "https://demo.door.invalid/night-owls/tech-conference",
         ],
+        "guest_lookup": "username",
     }
 
 
 def test_rest_lists_no_example_urls(door, fake):
-    assert door.get("/platform").json == {"adapter": "rest", "web_url": WEB, "example_urls": []}
+    assert door.get("/platform").json == {
+        "adapter": "rest",
+        "web_url": WEB,
+        "example_urls": [],
+        "guest_lookup": "username",
+    }
 
 
 @pytest.mark.parametrize("adapter", ["demo"])

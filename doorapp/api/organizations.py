@@ -19,13 +19,13 @@ SLUG = re.compile(r"[a-z0-9-]{2,64}")
 @dataclass
 class OrgIn:
     name: str = text(min_length=2, max_length=128)
-    slug: str = text(pattern=SLUG, doc="2-64 characters: a-z, 0-9 and -.")
+    slug: str = text(max_length=64, pattern=SLUG, doc="2-64 characters: a-z, 0-9 and -.")
 
 
 @dataclass
 class OrgChange:
     name: str | None = text(min_length=2, max_length=128, default=None)
-    slug: str | None = text(pattern=SLUG, doc="2-64 characters: a-z, 0-9 and -.", default=None)
+    slug: str | None = text(max_length=64, pattern=SLUG, doc="2-64 characters: a-z, 0-9 and -.", default=None)
 
 
 @dataclass

@@ -19,7 +19,7 @@ from peewee import (
 
 from doorapp.db import BaseModel, Prepared, utcnow
 from doorapp.errors import ApiError
-from doorapp.models.names import name_filter
+from doorapp.search import name_filter
 
 # Unicode's default-ignorable code points (and the blank Braille pattern): they show as nothing, so a name
 # with one looks like another name. Categories C (control, format, ...) and Z (spaces) are refused too.

@@ -7,7 +7,7 @@ from peewee import JOIN, BigIntegerField, BooleanField, CharField, DateTimeField
 
 from doorapp.db import BaseModel, utcnow
 from doorapp.models.accounts import Org, User
-from doorapp.models.names import name_filter
+from doorapp.search import name_filter
 
 
 class Guest(BaseModel):

@@ -83,6 +83,7 @@ class Platform:
 
     name = ""
     web_url = ""
+    guest_lookup = "username"  # what the door asks a walk-in for: "username", or "member_id" (id or URL)
     event_path = re.compile(rf"/\+?({_PART})/({_PART})/?")  # below web_url: (community, thread)
     event_form = "{web}/{0}/{1}"  # the normalised URL of those two
     event_example = "an event URL like {web}/community/event"

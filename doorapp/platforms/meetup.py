@@ -78,6 +78,7 @@ QUERIES = {
 
 class MeetupPlatform(HttpPlatform):
     name = "meetup"
+    guest_lookup = "member_id"  # Meetup finds a member by id or profile URL, not by a username
     event_path = _EVENT_PATH
     event_form = "{web}/{0}/events/{1}"
     event_example = "a Meetup event URL like {web}/group-name/events/123456789/"

@@ -1,20 +1,20 @@
-// The app shell: session start (SPEC.md section 5), the hash router, the top bar and the connection banner.
-import { api, isOffline, signOut, token } from "./api.js";
-import { h, clear, toast } from "./dom.js";
-import { LANGUAGES, lang, problemText, setLang, t, tn } from "./i18n.js";
-import { endSession, isOrgAdmin, isSiteAdmin, lastSession, loadSession, session, setOrg } from "./session.js";
-import * as auth from "./auth.js";
-import * as account from "./account.js";
-import * as audit from "./audit.js";
-import * as bans from "./bans.js";
-import * as door from "./door.js";
-import * as guest from "./guest.js";
-import * as meetups from "./meetups.js";
-import * as members from "./members.js";
-import * as orgs from "./orgs.js";
-import * as phones from "./phones.js";
-import * as staff from "./staff.js";
-import * as summary from "./summary.js";
+// The app shell: session start, the hash router, the top bar and the connection banner.
+import { api, isOffline, signOut, token } from "./core/api.js";
+import { h, clear, toast } from "./core/dom.js";
+import { LANGUAGES, lang, problemText, setLang, t, tn } from "./core/i18n.js";
+import { DOOR_ROUTE, endSession, isOrgAdmin, isSiteAdmin, lastSession, loadSession, session, setOrg } from "./core/session.js";
+import * as auth from "./screens/auth.js";
+import * as account from "./screens/account.js";
+import * as audit from "./screens/audit.js";
+import * as bans from "./screens/bans.js";
+import * as door from "./door/screen.js";
+import * as guest from "./screens/guest.js";
+import * as meetups from "./screens/meetups.js";
+import * as members from "./screens/members.js";
+import * as orgs from "./screens/orgs.js";
+import * as phones from "./screens/phones.js";
+import * as staff from "./screens/staff.js";
+import * as summary from "./screens/summary.js";
 
 const AFTER_SIGN_IN = "door_after_sign_in";
 const PUBLIC = new Set(["signin", "register", "forgot", "setup"]);
@@ -26,7 +26,8 @@ const ROUTES = [
   [/^forgot$/, auth.forgot],
   [/^setup(?:\/([A-Za-z0-9-]{1,64}))?$/, auth.setup], // #/setup/CODE: the code pre-filled, as serve opens it
   [/^meetups$/, meetups.list, "org"],
-  [/^meetups\/([0-9a-fA-F-]{36})$/, door.screen],
+  [/^orgs\/([0-9a-fA-F-]{36})\/meetups\/([0-9a-fA-F-]{36})$/, door.screen],
+  [/^meetups\/([0-9a-fA-F-]{36})$/, door.redirect], // the door's address before it carried its org
   [/^meetups\/([0-9a-fA-F-]{36})\/summary$/, summary.screen, "org"],
   [/^guests\/(\d{1,19})$/, guest.screen, "org"],
   [/^bans$/, bans.list, "org"],
@@ -43,9 +44,15 @@ const top = document.getElementById("top");
 const banner = document.getElementById("banner");
 let current = { leave: [], alive: false };
 
-export function navigate(hash) {
+function navigate(hash) {
   if (location.hash === hash) route();
   else location.hash = hash;
+}
+
+// Another address for the same screen: the old one leaves no entry in the history to come back to.
+function redirect(hash) {
+  history.replaceState(null, "", hash);
+  route();
 }
 
 function routeName() {
@@ -67,7 +74,8 @@ async function route() {
   const match = ROUTES.map(([pattern, screen, needs]) => [name.match(pattern), screen, needs]).find(([m]) => m);
   const view = h("div", { class: "view" });
   clear(main, view);
-  const ctx = { hash: location.hash, leave: [], alive: true, navigate, refresh: refreshSession, renderTop };
+  const ctx = { hash: location.hash, leave: [], alive: true, navigate, redirect, refresh: refreshSession, renderTop, signedIn: afterSignIn,
+    setupDone };
   current = ctx;
   renderTop();
   if (!match) {
@@ -114,12 +122,12 @@ async function setupNeeded() {
   return setupChecked;
 }
 
-export function setupDone() {
+function setupDone() {
   setupChecked = false;
 }
 
 function navLink(hash, label) {
-  const active = location.hash === hash || (hash === "#/meetups" && location.hash.startsWith("#/meetups/"));
+  const active = location.hash === hash || (hash === "#/meetups" && (location.hash.startsWith("#/meetups/") || DOOR_ROUTE.test(location.hash)));
   return h("a", { href: hash, class: active ? "active" : "", "aria-current": active ? "page" : null }, label);
 }
 
@@ -131,7 +139,7 @@ function languageSwitch() {
     onclick: () => { setLang(code); route(); } }, short);
 }
 
-export function renderTop() {
+function renderTop() {
   document.title = t("app.title");
   banner.textContent = t("app.connectionLost");
   if (!session.user) {
@@ -185,21 +193,21 @@ function leave(message) {
   navigate("#/signin");
 }
 
-export async function refreshSession() {
+async function refreshSession() {
   await loadSession();
   renderTop();
 }
 
 // After a successful sign-in: load the session and go where the user was heading.
-export async function signedIn() {
+async function afterSignIn() {
   await loadSession();
   const next = sessionStorage.getItem(AFTER_SIGN_IN);
   sessionStorage.removeItem(AFTER_SIGN_IN);
   navigate(next && next !== "#/signin" ? next : home());
 }
 
-// SPEC.md section 5, steps 2-4: userinfo with the stored token; a network error keeps the token and
-// retries; 401 (handled in api.js) deletes it and shows sign-in.
+// Session start: userinfo with the stored token; a network error keeps the token and
+// retries; 401 (handled in core/api.js) deletes it and shows sign-in.
 async function start() {
   // a hash set while this very screen was being rendered (start-up, sign-out) needs no second render
   window.addEventListener("hashchange", () => {
@@ -224,7 +232,7 @@ async function start() {
       } catch (error) {
         if (error.status === 0 || isOffline()) {
           // a door screen reloaded during a drop opens from what this device saw last
-          if (location.hash.startsWith("#/meetups/") && lastSession()) {
+          if ((DOOR_ROUTE.test(location.hash) || location.hash.startsWith("#/meetups/")) && lastSession()) {
             window.addEventListener("door:online", () => refreshSession().catch(() => {}), { once: true });
             break;
           }

@@ -206,7 +206,7 @@ def test_a_reload_during_the_drop_keeps_the_door_and_its_queue(
           }
           return urls;
         }""")
-        assert "/" in kept and "/static/door.js" in kept
+        assert "/" in kept and "/static/door/screen.js" in kept
         assert all(url == "/" or url.startswith("/static/") for url in kept), kept
     finally:
         context.close()
@@ -331,7 +331,7 @@ def test_an_admin_links_a_guest_let_in_by_name_to_their_platform_account(
 
 
 RANKING_JS = """async () => {
-  const { DoorList } = await import("/static/doorlist.js");
+  const { DoorList } = await import("/static/door/list.js");
   const entry = (id, username, displayname, order = null) => ({
     guest: { platform_user_id: id, username, displayname, is_banned: false, is_local: false },
     rsvp: { has_arrived: order !== null, arrival_order: order, cancelled_rsvp: false, is_walkin: false } });

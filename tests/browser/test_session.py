@@ -1,5 +1,7 @@
 """The client's session behaviour, rule by rule; registration, first-run setup, recovery."""
 
+import re
+
 import pytest
 from helpers import PASSWORD
 from playwright.sync_api import expect
@@ -32,10 +34,22 @@ def test_signing_in_keeps_the_token_in_local_storage_across_a_reload(browser, ma
 
 def test_a_bookmarked_door_link_opens_after_signing_in(browser, make_user, org, meetup):
     make_user("sam", org=org)
+    page = browser.page(path=f"/#/orgs/{org.id}/meetups/{meetup.id}")
+    sign_in(page, "sam")
+    expect(page.get_by_role("heading", name="Summer social")).to_be_visible()
+    expect(page).to_have_url(f"{browser.base_url}/#/orgs/{org.id}/meetups/{meetup.id}")
+
+
+def test_a_door_link_of_before_the_org_was_in_it_opens_the_door_at_its_new_address(
+    browser, make_user, org, meetup
+):
+    make_user("sam", org=org)
     page = browser.page(path=f"/#/meetups/{meetup.id}")
     sign_in(page, "sam")
     expect(page.get_by_role("heading", name="Summer social")).to_be_visible()
-    expect(page).to_have_url(f"{browser.base_url}/#/meetups/{meetup.id}")
+    expect(page).to_have_url(f"{browser.base_url}/#/orgs/{org.id}/meetups/{meetup.id}")
+    page.go_back()  # the old address left no entry to come back to
+    expect(page).not_to_have_url(re.compile("#/meetups/"))
 
 
 def test_a_wrong_password_shows_the_problem_detail_and_stores_nothing(browser, make_user):

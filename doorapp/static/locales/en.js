@@ -1,4 +1,4 @@
-// English: every word the browser app shows (i18n.js). The object is JSON, so tests read it too (keep it so).
+// English: every word the browser app shows (core/i18n.js). The object is JSON, so tests read it too (keep it so).
 // {name} is filled in as text, never markup; an object gives plural forms (Intl.PluralRules: one, other; an
 // ordinal: one, two, few, other). Keys are the same in every language (tests/test_catalogues.py).
 export default {
@@ -276,10 +276,16 @@ export default {
   "event.UNDO_CHECK_IN": "Check-in undone",
   "event.WALKIN": "Walk-in",
 
+  "field.array": "must be a list",
+  "field.atLeast": "must be at least {min}",
+  "field.atMost": "must be at most {max}",
   "field.blank": "must not be blank",
+  "field.boolean": "must be true or false",
+  "field.choice": "must be one of {choices}",
   "field.code": "Code",
   "field.combining": "must not start with a combining mark",
   "field.current_password": "Current password",
+  "field.datetime": "must be a date and time such as 2026-11-21T19:04:05Z, or a date",
   "field.displayname": "Name",
   "field.format": "has the wrong format",
   "field.integer": "must be a whole number",
@@ -288,11 +294,13 @@ export default {
   "field.min": { "one": "must be at least 1 character", "other": "must be at least {count} characters" },
   "field.name": "Name",
   "field.new_password": "New password",
+  "field.object": "must be a JSON object",
   "field.password": "Password",
   "field.platform_url": "Event URL",
   "field.reason": "Reason",
   "field.required": "required",
   "field.slug": "Slug",
+  "field.string": "must be text",
   "field.username": "Username",
 
   "filter.all": "All",

@@ -1,23 +1,18 @@
 // The organization's audit log (org admins): filters by type, dates, guest, meetup and staff; paged; the
 // same filters download as CSV. The event types offered come from the API's OpenAPI description, and an
 // event of a type this screen does not know is shown like any other.
-import { api, ApiProblem, download, query } from "./api.js";
-import { busy, clear, debounce, field, formatStamp, h, showProblem } from "./dom.js";
-import { orgPath, session } from "./session.js";
-import { formatNumber, has, t, tn } from "./i18n.js";
+import { api, ApiProblem, download, query } from "../core/api.js";
+import { busy, clear, debounce, field, formatStamp, h, showProblem } from "../core/dom.js";
+import { choices } from "../core/openapi.js";
+import { orgPath, session } from "../core/session.js";
+import { formatNumber, has, t, tn } from "../core/i18n.js";
+import { shortName } from "../shared/names.js";
 
 const LIMIT = 50;
 
-// The `type` filter's choices, as GET /organizations/{org_id}/events/ declares them.
-async function eventTypes() {
-  const spec = await api.get("/openapi.json", { auth: false });
-  const type = spec.paths["/organizations/{org_id}/events/"].get.parameters.find((p) => p.name === "type");
-  return type.schema.items.enum;
-}
-
 export async function list(view, params, ctx) {
   const [{ meetups }, { members }, TYPES] = await Promise.all([api.get(orgPath("/meetups/")),
-    api.get(orgPath("/members")), eventTypes()]);
+    api.get(orgPath("/members")), choices("list_events", "type")]); // the `type` filter's, as the API declares them
   const meetupNames = new Map(meetups.map((m) => [m.id, m.name]));
   const state = { offset: 0, fetchId: 0 };
   const errors = h("div");
@@ -41,7 +36,7 @@ export async function list(view, params, ctx) {
   form.elements.guest.addEventListener("input", debounce(async () => {
     const q = form.elements.guest.value.trim();
     const { guests } = q ? await api.get("/guests/" + query({ q, limit: 8 })).catch(() => ({ guests: [] })) : { guests: [] };
-    clear(guestsFound, guests.map((g) => h("option", { value: "@" + g.username }, g.displayname || g.username)));
+    clear(guestsFound, guests.map((g) => h("option", { value: "@" + g.username }, shortName(g))));
   }, 150));
 
   // An id, an @username, or words of a name that find one guest.

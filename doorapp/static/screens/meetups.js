@@ -1,58 +1,46 @@
 // The current organization's meetups: open a door screen, create one from a platform URL,
 // finalize and unfinalize (admins).
-import { api } from "./api.js";
-import { ask, busy, clear, field, formatDate, formValues, h, toast } from "./dom.js";
-import { isOrgAdmin, orgPath, platformInfo, session } from "./session.js";
-import { problemText, t } from "./i18n.js";
+import { api } from "../core/api.js";
+import { busy, field, formatDate, formValues, h, toast } from "../core/dom.js";
+import { limits } from "../core/openapi.js";
+import { confirmFinalize } from "../shared/finalize.js";
+import { listPanel } from "../shared/list-screen.js";
+import { doorHash, isOrgAdmin, orgPath, platformInfo, session } from "../core/session.js";
+import { problemText, t } from "../core/i18n.js";
 
 export async function list(view, params, ctx) {
-  const listSlot = h("div", { class: "cards" });
+  const meetups = listPanel(ctx, { title: t("meetups.title", { org: session.org.name }), kind: "cards",
+    load: async () => (await api.get(orgPath("/meetups/"))).meetups, empty: t("meetups.empty"),
+    render: (items, refresh) => items.map((m) => card(m, refresh, ctx)) });
   const create = await createForm(ctx);
-  view.append(
-    h("section", { class: "panel" }, h("h1", {}, t("meetups.title", { org: session.org.name })), listSlot),
-    create);
-  await renderList(listSlot, ctx);
+  view.append(meetups.panel, create);
+  await meetups.refresh();
 }
 
-async function renderList(slot, ctx) {
-  const { meetups } = await api.get(orgPath("/meetups/"));
-  if (!ctx.alive) return;
-  if (!meetups.length) {
-    clear(slot, h("p", { class: "muted" }, t("meetups.empty")));
-    return;
-  }
-  clear(slot, meetups.map((m) => card(m, slot, ctx)));
-}
-
-function card(meetup, slot, ctx) {
+function card(meetup, refresh, ctx) {
   const c = meetup.counts;
-  const actions = [h("a", { class: "button primary", href: `#/meetups/${meetup.id}` }, meetup.is_finalized ? t("meetups.open") : t("meetups.openDoor")),
+  const actions = [h("a", { class: "button primary", href: doorHash(meetup.org_id, meetup.id) }, meetup.is_finalized ? t("meetups.open") : t("meetups.openDoor")),
     h("a", { class: "button secondary", href: `#/meetups/${meetup.id}/summary` }, t("meetups.summary"))];
   const neverSynced = !meetup.last_synced_at;
   if (neverSynced && !meetup.is_finalized) {
     actions.unshift(h("button", { type: "button", class: "secondary", onclick: (event) => busy(event.currentTarget, null, async () => {
       const result = await api.post(orgPath(`/meetups/${meetup.id}/sync`), {});
       toast(t("meetups.synced", { name: meetup.name, count: result.total }));
-      renderList(slot, ctx);
+      refresh();
     }) }, t("meetups.syncNow")));
   }
   if (isOrgAdmin()) {
     const finalize = !meetup.is_finalized;
     actions.push(h("button", { type: "button", class: "secondary", onclick: async () => {
-      const done = await ask({
-        title: t(finalize ? "meetups.finalizeTitle" : "meetups.unfinalizeTitle", { name: meetup.name }),
-        message: t(finalize ? "meetup.finalizeText" : "meetup.unfinalizeText"),
-        confirm: t(finalize ? "meetup.finalize" : "meetup.unfinalize"),
-        danger: finalize,
-        action: () => api.patch(orgPath(`/meetups/${meetup.id}/${finalize ? "finalize" : "unfinalize"}`), {}),
-      });
+      const done = await confirmFinalize(meetup, finalize,
+        t(finalize ? "meetups.finalizeTitle" : "meetups.unfinalizeTitle", { name: meetup.name }));
       if (done && finalize) ctx.navigate(`#/meetups/${meetup.id}/summary`);
-      else if (done) renderList(slot, ctx);
+      else if (done) refresh();
     } }, t(finalize ? "meetups.finalizeButton" : "meetups.unfinalizeButton")));
   }
   return h("article", { class: "card meetup", dataset: { meetup: meetup.id } },
     h("div", { class: "card-main" },
-      h("h2", {}, h("a", { href: `#/meetups/${meetup.id}` }, meetup.name)),
+      h("h2", {}, h("a", { href: doorHash(meetup.org_id, meetup.id) }, meetup.name)),
       h("p", { class: "muted" }, formatDate(meetup.date), meetup.is_finalized ? " · " : "",
         meetup.is_finalized ? h("span", { class: "badge" }, t("meetup.finalized")) : null),
       neverSynced
@@ -64,11 +52,12 @@ function card(meetup, slot, ctx) {
 async function createForm(ctx) {
   const errors = h("div");
   const submit = h("button", { type: "submit", class: "primary" }, t("meetups.create"));
-  const urlField = field(t("meetups.url"), { name: "platform_url", type: "url", required: true,
+  const limit = await limits("create_meetup");
+  const urlField = field(t("meetups.url"), { name: "platform_url", type: "url", required: true, ...limit.platform_url,
     placeholder: "https://…", autocomplete: "off", spellcheck: "false" });
   const form = h("form", { class: "stack", novalidate: true },
     urlField,
-    field(t("meetups.name"), { name: "name", maxlength: 255, autocomplete: "off" }, t("meetups.nameHint")),
+    field(t("meetups.name"), { name: "name", ...limit.name, autocomplete: "off" }, t("meetups.nameHint")),
     errors, h("div", { class: "actions" }, submit));
   const examples = h("div");
   try {
@@ -91,7 +80,7 @@ async function createForm(ctx) {
       if (meetup.sync_error) {
         toast(t("meetups.syncFailed", { name: meetup.name, problem: problemText(meetup.sync_error) }), "error");
       }
-      ctx.navigate(`#/meetups/${meetup.id}`);
+      ctx.navigate(doorHash(meetup.org_id, meetup.id));
     });
   });
   return h("section", { class: "panel" }, h("h2", {}, t("meetups.new")), examples, form);

@@ -1,19 +1,20 @@
 // The signed-in user's own account (#/account, behind their name in the top bar): change the password.
 // The account's other sessions end; this device keeps working with the fresh token the answer brings.
-import { ApiProblem, changePassword } from "./api.js";
-import { busy, clear, field, formValues, h, showProblem } from "./dom.js";
-import { passwordHint } from "./auth.js";
-import { t, tn } from "./i18n.js";
-import { session } from "./session.js";
+import { ApiProblem, changePassword } from "../core/api.js";
+import { busy, clear, field, formValues, h, showProblem } from "../core/dom.js";
+import { limits } from "../core/openapi.js";
+import { t, tn } from "../core/i18n.js";
+import { session } from "../core/session.js";
 
 export async function screen(view) {
+  const limit = await limits("change_password");
   const errors = h("div");
   const submit = h("button", { type: "submit", class: "primary wide" }, t("account.submit"));
   const form = h("form", { class: "stack", novalidate: true },
     h("input", { type: "text", name: "username", autocomplete: "username", value: session.user.username, hidden: true }),
     field(t("account.current"), { name: "current_password", type: "password", autocomplete: "current-password", required: true }),
     field(t("auth.newPassword"), { name: "new_password", type: "password", autocomplete: "new-password", required: true,
-      minlength: 15, maxlength: 128 }, passwordHint()),
+      ...limit.new_password }, t("auth.passwordHint")),
     field(t("auth.repeatNewPassword"), { name: "again", type: "password", autocomplete: "new-password", required: true }),
     h("p", { class: "hint" }, t("account.othersEnd")),
     errors, submit);

@@ -1,35 +1,34 @@
 // Guests banned in the current organization; admins ban (with a reason) and unban.
-import { api, query } from "./api.js";
-import { ask, clear, formatDate, h, liveSearch, toast } from "./dom.js";
-import { isOrgAdmin, orgPath, session } from "./session.js";
-import { problemText, t } from "./i18n.js";
+import { api, query } from "../core/api.js";
+import { ask, formatDate, h, liveSearch, toast } from "../core/dom.js";
+import { limits } from "../core/openapi.js";
+import { findOrAddGuest } from "../shared/guests.js";
+import { listPanel } from "../shared/list-screen.js";
+import { isOrgAdmin, orgPath, session } from "../core/session.js";
+import { problemText, t } from "../core/i18n.js";
+import { shortName } from "../shared/names.js";
 
 export async function list(view, params, ctx) {
-  const slot = h("div");
-  view.append(h("section", { class: "panel" }, h("h1", {}, t("bans.title", { org: session.org.name })), slot));
-  if (isOrgAdmin()) view.append(banForm(() => renderList(slot, ctx)));
-  await renderList(slot, ctx);
+  const bans = listPanel(ctx, { title: t("bans.title", { org: session.org.name }), render: rows,
+    load: async () => (await api.get(orgPath("/guests/banned"))).guests, empty: t("bans.empty") });
+  view.append(bans.panel);
+  if (isOrgAdmin()) view.append(banForm(bans.refresh));
+  await bans.refresh();
 }
 
-async function renderList(slot, ctx) {
-  const { guests } = await api.get(orgPath("/guests/banned"));
-  if (!ctx.alive) return;
-  if (!guests.length) {
-    clear(slot, h("p", { class: "muted" }, t("bans.empty")));
-    return;
-  }
-  clear(slot, h("ul", { class: "rows" }, guests.map((g) => h("li", { class: "row banned", dataset: { guest: String(g.platform_user_id) } },
-    h("div", { class: "who" }, h("span", { class: "name" }, g.displayname || g.username), h("span", { class: "username" }, "@" + g.username)),
+function rows(guests, refresh) {
+  return h("ul", { class: "rows" }, guests.map((g) => h("li", { class: "row banned", dataset: { guest: String(g.platform_user_id) } },
+    h("div", { class: "who" }, h("span", { class: "name" }, shortName(g)), h("span", { class: "username" }, "@" + g.username)),
     h("div", { class: "ban" }, h("strong", {}, t("common.reason")), " ", g.reason),
     h("div", { class: "state muted" }, g.banned_by ? t("bans.bannedBy", { date: formatDate(g.banned_at), username: g.banned_by.username }) : t("bans.banned", { date: formatDate(g.banned_at) })),
     isOrgAdmin() ? h("div", { class: "act" }, h("button", { type: "button", class: "secondary", onclick: async () => {
-      const done = await ask({ title: t("bans.unbanTitle", { name: g.displayname || g.username }), message: t("bans.unbanText", { org: session.org.name }),
+      const done = await ask({ title: t("bans.unbanTitle", { name: shortName(g) }), message: t("bans.unbanText", { org: session.org.name }),
         confirm: t("bans.unban"), action: () => api.patch(orgPath(`/guests/${g.platform_user_id}/unban`), {}) });
       if (done) {
         toast(t("bans.unbanned", { username: g.username }));
-        renderList(slot, ctx);
+        refresh();
       }
-    } }, t("bans.unban"))) : null))));
+    } }, t("bans.unban"))) : null)));
 }
 
 // Find a guest (known to Door, or looked up on the platform by username), then ban with a reason.
@@ -44,23 +43,24 @@ function banForm(changed) {
         h("div", { class: "act" }, h("button", { type: "button", class: "secondary", onclick: () => fromPlatform(q) }, t("bans.lookUp", { username: q }))))];
   });
   async function fromPlatform(username) {
+    let guest;
     try {
-      await ban(await api.post("/guests/", { username }));
+      guest = await findOrAddGuest(username);
     } catch (error) {
-      if (error.code === "guest_exists") return ban(error.guest);
-      toast(problemText(error), "error");
+      return toast(problemText(error), "error");
     }
+    await ban(guest);
   }
   function pick(guest) {
     return h("li", { class: "row" },
-      h("div", { class: "who" }, h("span", { class: "name" }, guest.displayname || guest.username), h("span", { class: "username" }, "@" + guest.username)),
+      h("div", { class: "who" }, h("span", { class: "name" }, shortName(guest)), h("span", { class: "username" }, "@" + guest.username)),
       h("div", { class: "act" }, h("button", { type: "button", class: "danger", onclick: () => ban(guest) }, t("bans.banButton"))));
   }
   async function ban(guest) {
     const done = await ask({
-      title: t("bans.banTitle", { name: guest.displayname || guest.username, org: session.org.name }),
+      title: t("bans.banTitle", { name: shortName(guest), org: session.org.name }),
       message: t("bans.banText"),
-      input: { label: t("common.reasonLabel"), required: true, maxlength: 500 },
+      input: { label: t("common.reasonLabel"), required: true, limits: (await limits("ban_guest")).reason },
       confirm: t("bans.ban"), danger: true,
       action: (reason) => api.patch(orgPath(`/guests/${guest.platform_user_id}/ban`), { reason }),
     });

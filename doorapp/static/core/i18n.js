@@ -2,8 +2,8 @@
 // prefers (navigator.languages) or what the user picked (remembered in localStorage). t(key, params) gives a
 // string (plural forms by Intl.PluralRules on params.count, ordinals on params.ordinal); tn() gives a list of
 // strings and nodes, so a name in a sentence stays a text node or an element, never markup.
-import en from "./locales/en.js";
-import es from "./locales/es.js";
+import en from "../locales/en.js";
+import es from "../locales/es.js";
 
 export const CATALOGUES = { en, es };
 export const LANGUAGES = [["en", "EN", "English"], ["es", "ES", "Español"]];
@@ -74,26 +74,31 @@ export function tn(key, params = {}) {
 
 export const formatNumber = (n) => numbers.format(n);
 
-// A field message of a 422 in the chosen language where its pattern is known, else the server's words.
-const FIELD_MESSAGES = [
-  [/^Field required\.$/, "field.required"],
-  [/^Must not be blank\.$/, "field.blank"],
-  [/^Must be at least (\d+) characters\.$/, "field.min"],
-  [/^Must be at most (\d+) characters\.$/, "field.max"],
-  [/^Must be a whole number\.$/, "field.integer"],
-  [/^Has the wrong format\.$/, "field.format"],
-  [/^Must not contain spaces or invisible/, "field.invisible"],
-  [/^Must not start with a combining mark\.$/, "field.combining"],
-];
+// A 422's field messages, worded here from each entry's machine-readable `type` and `ctx` (the limits it
+// broke): {loc, msg, type, ctx}. The server's English `msg` is shown only for what has no words here: an
+// `invalid` rule this version does not name, or a type it does not know.
+const KINDS = {
+  missing: () => t("field.required"),
+  type: ({ expected }) => t(TYPES[expected] || "field.format"),
+  blank: () => t("field.blank"),
+  too_short: ({ min }) => t("field.min", { count: min }),
+  too_long: ({ max }) => t("field.max", { count: max }),
+  pattern: () => t("field.format"),
+  too_small: ({ min }) => t("field.atLeast", { min }),
+  too_large: ({ max }) => t("field.atMost", { max }),
+  choice: ({ choices = [] }) => t("field.choice", { choices: choices.join(", ") }),
+  datetime: () => t("field.datetime"),
+  invalid: ({ rule }) => (RULES[rule] ? t(RULES[rule]) : undefined),
+};
+const TYPES = { string: "field.string", integer: "field.integer", boolean: "field.boolean", object: "field.object",
+  array: "field.array", datetime: "field.datetime" };
+const RULES = { visible_name: "field.invisible", no_leading_mark: "field.combining" }; // `invalid` rules
 
-function fieldMessage({ loc = [], msg = "" }) {
+function fieldMessage({ loc = [], msg = "", type, ctx = {} }) {
   const name = String(loc[loc.length - 1] ?? "");
   const label = has(`field.${name}`) ? t(`field.${name}`) : name;
-  for (const [pattern, key] of FIELD_MESSAGES) {
-    const m = pattern.exec(msg);
-    if (m) return `${label}: ${t(key, { count: Number(m[1] || 0) })}`;
-  }
-  return `${label}: ${msg}`;
+  const worded = Object.hasOwn(KINDS, type) ? KINDS[type](ctx || {}) : undefined;
+  return `${label}: ${worded ?? msg}`;
 }
 
 // What went wrong, in the chosen language: the problem's stable `code` looked up in the catalogue (its

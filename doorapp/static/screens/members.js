@@ -1,16 +1,17 @@
 // Members of the current organization (org admins): add by user search, change the role, remove.
-import { api, query } from "./api.js";
-import { ask, clear, h, liveSearch, toast } from "./dom.js";
-import { orgPath, session } from "./session.js";
-import { problemText, t } from "./i18n.js";
+import { api, query } from "../core/api.js";
+import { ask, h, liveSearch, toast } from "../core/dom.js";
+import { orgPath, session } from "../core/session.js";
+import { problemText, t } from "../core/i18n.js";
+import { listPanel } from "../shared/list-screen.js";
 
 const ROLES = [["STAFF", "role.staff"], ["ADMIN", "role.admin"]]; // [value, catalogue key]
 
 export async function list(view, params, ctx) {
-  const slot = h("div");
-  view.append(h("section", { class: "panel" }, h("h1", {}, t("members.title", { org: session.org.name })), slot),
-    addForm(() => renderList(slot, ctx)));
-  await renderList(slot, ctx);
+  const members = listPanel(ctx, { title: t("members.title", { org: session.org.name }), empty: t("members.empty"),
+    load: async () => (await api.get(orgPath("/members"))).members, render: (items, refresh) => rows(items, refresh, ctx) });
+  view.append(members.panel, addForm(members.refresh));
+  await members.refresh();
 }
 
 function roleSelect(value, onchange, label) {
@@ -18,14 +19,8 @@ function roleSelect(value, onchange, label) {
     ROLES.map(([v, text]) => h("option", { value: v, selected: v === value }, t(text))));
 }
 
-async function renderList(slot, ctx) {
-  const { members } = await api.get(orgPath("/members"));
-  if (!ctx.alive) return;
-  if (!members.length) {
-    clear(slot, h("p", { class: "muted" }, t("members.empty")));
-    return;
-  }
-  clear(slot, h("ul", { class: "rows" }, members.map((m) => h("li", { class: "row", dataset: { user: String(m.user_id) } },
+function rows(members, refresh, ctx) {
+  return h("ul", { class: "rows" }, members.map((m) => h("li", { class: "row", dataset: { user: String(m.user_id) } },
     h("div", { class: "who" }, h("span", { class: "name" }, m.username), m.user_id === session.user.id ? h("span", { class: "tag" }, t("common.you")) : null),
     h("div", { class: "act" },
       roleSelect(m.role, async (event) => {
@@ -45,9 +40,9 @@ async function renderList(slot, ctx) {
           confirm: t("members.remove"), danger: true, action: () => api.del(orgPath(`/members/${m.user_id}`)) });
         if (done) {
           toast(t("members.removed", { username: m.username }));
-          renderList(slot, ctx);
+          refresh();
         }
-      } }, t("members.remove")))))));
+      } }, t("members.remove"))))));
 }
 
 function addForm(changed) {

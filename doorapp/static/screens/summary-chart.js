@@ -1,7 +1,7 @@
 // The arrivals chart of a meetup's summary: bars per 15 minutes (or wider bars over a longer span),
 // drawn as SVG with DOM APIs (createElementNS and textContent: no innerHTML, no chart service).
-import { formatTime } from "./dom.js";
-import { t } from "./i18n.js";
+import { formatTime } from "../core/dom.js";
+import { t } from "../core/i18n.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const HEIGHT = 220;

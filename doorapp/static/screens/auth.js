@@ -1,8 +1,8 @@
 // Sign-in, registration, password recovery with a code, and the first-run setup page.
-import { api, signIn as requestToken, token } from "./api.js";
-import { busy, clear, field, formValues, h, showProblem } from "./dom.js";
-import { setupDone, signedIn } from "./app.js";
-import { t, tn } from "./i18n.js";
+import { api, signIn as requestToken, token } from "../core/api.js";
+import { busy, clear, field, formValues, h, showProblem } from "../core/dom.js";
+import { limits } from "../core/openapi.js";
+import { t, tn } from "../core/i18n.js";
 
 let notice = "";
 
@@ -15,9 +15,9 @@ function card(title, ...children) {
   return h("section", { class: "panel narrow" }, h("h1", {}, title), ...children);
 }
 
-export const passwordHint = () => t("auth.passwordHint");
+const passwordHint = () => t("auth.passwordHint");
 
-export async function signIn(view) {
+export async function signIn(view, params, ctx) {
   const errors = h("div");
   if (notice) errors.append(h("div", { class: "alert error", role: "alert" }, notice));
   const submit = h("button", { type: "submit", class: "primary wide" }, t("auth.signIn"));
@@ -32,7 +32,7 @@ export async function signIn(view) {
     busy(submit, errors, async () => {
       const answer = await requestToken(username, password);
       token.set(answer.access_token);
-      await signedIn();
+      await ctx.signedIn();
     });
   });
   view.append(card(t("auth.signIn"), form,
@@ -43,12 +43,13 @@ export async function signIn(view) {
 }
 
 export async function register(view) {
+  const limit = await limits("register_user");
   const errors = h("div");
   const submit = h("button", { type: "submit", class: "primary wide" }, t("auth.createAccount"));
   const form = h("form", { class: "stack", novalidate: true },
-    field(t("auth.username"), { name: "username", autocomplete: "username", required: true, maxlength: 64, autocapitalize: "none", spellcheck: "false" },
+    field(t("auth.username"), { name: "username", autocomplete: "username", required: true, ...limit.username, autocapitalize: "none", spellcheck: "false" },
       t("auth.usernameHint")),
-    field(t("auth.password"), { name: "password", type: "password", autocomplete: "new-password", required: true, minlength: 15, maxlength: 128 }, passwordHint()),
+    field(t("auth.password"), { name: "password", type: "password", autocomplete: "new-password", required: true, ...limit.password }, passwordHint()),
     field(t("auth.repeatPassword"), { name: "again", type: "password", autocomplete: "new-password", required: true }),
     errors, submit);
   const box = card(t("auth.createAnAccount"), form, h("p", { class: "links" }, h("a", { href: "#/signin" }, t("auth.backToSignIn"))));
@@ -71,12 +72,13 @@ export async function register(view) {
 }
 
 export async function forgot(view) {
+  const limit = await limits("verify_recovery_code");
   const errors = h("div");
   const check = h("button", { type: "submit", class: "primary wide" }, t("auth.checkCode"));
   const form = h("form", { class: "stack", novalidate: true },
     h("p", {}, t("auth.recoveryIntro")),
     field(t("auth.username"), { name: "username", autocomplete: "username", required: true, autocapitalize: "none", spellcheck: "false" }),
-    field(t("auth.recoveryCode"), { name: "code", inputmode: "numeric", autocomplete: "one-time-code", required: true, maxlength: 6, pattern: "[0-9]{6}" }),
+    field(t("auth.recoveryCode"), { name: "code", inputmode: "numeric", autocomplete: "one-time-code", required: true, ...limit.code }),
     errors, check);
   const box = card(t("auth.resetTitle"), form, h("p", { class: "links" }, h("a", { href: "#/signin" }, t("auth.backToSignIn"))));
   form.addEventListener("submit", (event) => {
@@ -84,19 +86,20 @@ export async function forgot(view) {
     const { username, code } = formValues(form);
     busy(check, errors, async () => {
       await api.post("/auth/verify-recovery-code", { username, code: code.trim() }, { auth: false });
-      newPassword(box, username, code.trim());
+      await newPassword(box, username, code.trim());
     });
   });
   view.append(box);
   form.elements.username.focus();
 }
 
-function newPassword(box, username, code) {
+async function newPassword(box, username, code) {
+  const limit = await limits("reset_password");
   const errors = h("div");
   const submit = h("button", { type: "submit", class: "primary wide" }, t("auth.setNewPassword"));
   const form = h("form", { class: "stack", novalidate: true },
     h("p", {}, ...tn("auth.codeValid", { username: h("strong", {}, username) })),
-    field(t("auth.newPassword"), { name: "new_password", type: "password", autocomplete: "new-password", required: true, minlength: 15, maxlength: 128 }, passwordHint()),
+    field(t("auth.newPassword"), { name: "new_password", type: "password", autocomplete: "new-password", required: true, ...limit.new_password }, passwordHint()),
     field(t("auth.repeatNewPassword"), { name: "again", type: "password", autocomplete: "new-password", required: true }),
     errors, submit);
   form.addEventListener("submit", (event) => {
@@ -114,8 +117,8 @@ function newPassword(box, username, code) {
   form.elements.new_password.focus();
 }
 
-export async function setup(view, [code] = []) {
-  const { needed } = await api.get("/setup", { auth: false });
+export async function setup(view, [code] = [], ctx) {
+  const [{ needed }, limit] = await Promise.all([api.get("/setup", { auth: false }), limits("create_first_admin")]);
   if (!needed) {
     view.append(card(t("setup.done"), h("p", {}, t("setup.hasAdmin")),
       h("a", { class: "button primary", href: "#/signin" }, t("auth.signIn"))));
@@ -125,19 +128,19 @@ export async function setup(view, [code] = []) {
   const submit = h("button", { type: "submit", class: "primary wide" }, t("setup.submit"));
   const form = h("form", { class: "stack", novalidate: true },
     h("p", {}, ...tn("setup.intro", { example: h("code", {}, t("setup.example")) })),
-    field(t("setup.code"), { name: "code", required: true, autocomplete: "off", autocapitalize: "characters", spellcheck: "false" }),
-    field(t("auth.username"), { name: "username", autocomplete: "username", required: true, maxlength: 64, autocapitalize: "none", spellcheck: "false" }),
-    field(t("auth.password"), { name: "password", type: "password", autocomplete: "new-password", required: true, minlength: 15, maxlength: 128 }, passwordHint()),
+    field(t("setup.code"), { name: "code", required: true, ...limit.code, autocomplete: "off", autocapitalize: "characters", spellcheck: "false" }),
+    field(t("auth.username"), { name: "username", autocomplete: "username", required: true, ...limit.username, autocapitalize: "none", spellcheck: "false" }),
+    field(t("auth.password"), { name: "password", type: "password", autocomplete: "new-password", required: true, ...limit.password }, passwordHint()),
     errors, submit);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const { code, username, password } = formValues(form);
     busy(submit, errors, async () => {
       await api.post("/setup", { code: code.trim(), username, password }, { auth: false });
-      setupDone();
+      ctx.setupDone();
       const answer = await requestToken(username, password);
       token.set(answer.access_token);
-      await signedIn();
+      await ctx.signedIn();
     });
   });
   view.append(card(t("setup.title"), form, h("p", { class: "links" }, h("a", { href: "#/signin" }, t("setup.signInInstead")))));

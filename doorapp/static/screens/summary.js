@@ -1,22 +1,13 @@
 // A meetup's attendance after the night (#/meetups/{id}/summary): the numbers, arrivals per 15 minutes as
 // an SVG chart, and each guest's outcome. Admins excuse a no-show and download the guest list as CSV.
-import { api, download } from "./api.js";
-import { arrivalsChart } from "./chart.js";
-import { ask, busy, formatDate, formatTime, h, toast } from "./dom.js";
-import { isOrgAdmin, orgPath } from "./session.js";
-import { formatNumber, t } from "./i18n.js";
-
-// Outcome -> [catalogue key, badge class]; an outcome this version does not know is shown as it comes.
-const OUTCOMES = {
-  ATTENDED: ["outcome.attended", "ok"], WALK_IN: ["outcome.walkIn", "ok"], NO_SHOW: ["outcome.noShow", "danger"],
-  EXCUSED_ABSENCE: ["outcome.excused", "warn"], CANCELLED: ["outcome.cancelled", ""], WAITLIST: ["outcome.waitlist", ""],
-  NOT_CHECKED_IN: ["outcome.notCheckedIn", ""], UPCOMING: ["counter.expected", ""],
-};
-
-export function outcomeBadge(outcome) {
-  const [key, kind] = OUTCOMES[outcome] || [null, ""];
-  return h("span", { class: `badge ${kind}`, dataset: { outcome } }, key ? t(key) : outcome);
-}
+import { api, download } from "../core/api.js";
+import { arrivalsChart } from "./summary-chart.js";
+import { outcomeBadge } from "../shared/outcome.js";
+import { ask, busy, formatDate, formatTime, h, toast } from "../core/dom.js";
+import { limits } from "../core/openapi.js";
+import { doorHash, isOrgAdmin, orgPath } from "../core/session.js";
+import { formatNumber, t } from "../core/i18n.js";
+import { shortName } from "../shared/names.js";
 
 export async function screen(view, [meetupId], ctx) {
   const path = orgPath(`/meetups/${meetupId}`);
@@ -27,7 +18,7 @@ export async function screen(view, [meetupId], ctx) {
 
 function render(view, summary, path, ctx) {
   const { meetup, counts } = summary;
-  const actions = [h("a", { class: "button secondary", href: `#/meetups/${meetup.id}` }, meetup.is_finalized ? t("summary.doorList") : t("meetups.openDoor"))];
+  const actions = [h("a", { class: "button secondary", href: doorHash(meetup.org_id, meetup.id) }, meetup.is_finalized ? t("summary.doorList") : t("meetups.openDoor"))];
   if (isOrgAdmin()) {
     actions.push(h("button", { type: "button", class: "primary", onclick: (event) => busy(event.currentTarget, null, () => download(`${path}/export`)) },
       t("common.downloadCsv")));
@@ -63,12 +54,13 @@ function render(view, summary, path, ctx) {
 }
 
 function guestRow(guest, path, ctx) {
-  const name = guest.displayname || guest.username;
+  const name = shortName(guest);
   const excuse = isOrgAdmin() && guest.outcome === "NO_SHOW"
     ? h("button", { type: "button", class: "secondary", onclick: async () => {
       const done = await ask({ title: t("summary.excuseTitle", { name }),
         message: t("summary.excuseText"), confirm: t("summary.excuse"),
-        input: { label: t("common.reasonLabel"), required: true, placeholder: t("summary.excusePlaceholder") },
+        input: { label: t("common.reasonLabel"), required: true, placeholder: t("summary.excusePlaceholder"),
+          limits: (await limits("excuse_no_show")).reason },
         action: (reason) => api.patch(`${path}/guests/${guest.platform_user_id}/excuse`, { reason }) });
       if (done) {
         toast(t("summary.excused", { name }));

@@ -1,23 +1,20 @@
-// The door list's state, apart from the screen that draws it (REVIEW.md item 5): entries with their
+// The door list's state, apart from the screen that draws it: entries with their
 // search text, the filter, pending actions, and what a query finds, in which order, and whether Enter may
 // act on it. Pure: no DOM, no requests, so a test can evaluate it in the page.
-import { fold, haystack, search } from "./search.js";
-import { t } from "./i18n.js";
+import { fold, haystack, search } from "../core/search.js";
 
 export const FILTERS = [["all", "filter.all"], ["expected", "filter.expected"], ["arrived", "filter.arrived"], ["banned", "filter.banned"]]; // [value, catalogue key]
 
+// "Expected", the one definition the counter and the filter share: not arrived, and no cancelled RSVP (a walk-in
+// added but not let in, or let in and undone, is expected too).
+export const isExpected = (rsvp) => !rsvp.has_arrived && !rsvp.cancelled_rsvp;
+
 const KEEP = {
   all: () => true,
-  expected: (e) => !e.rsvp.has_arrived && !e.rsvp.cancelled_rsvp,
+  expected: (e) => isExpected(e.rsvp),
   arrived: (e) => e.rsvp.has_arrived,
   banned: (e) => e.guest.is_banned,
 };
-
-// A guest as the door names them: display name and @username, everywhere (namesakes are real).
-export function named(guest) {
-  const handle = guest.is_local ? t("guest.notOnPlatform") : "@" + guest.username;
-  return guest.displayname ? `${guest.displayname} (${handle})` : handle;
-}
 
 export const idOf = (entry) => String(entry.guest.platform_user_id);
 
@@ -28,9 +25,11 @@ export function asUsername(query) {
 
 export class DoorList {
   constructor() {
-    this.stored = []; // the entries as Door last said
+    this.stored = []; // the entries as Door last said, with the answers to this door's own actions since
+    this.counts = null; // {rsvps, cancelled, walkins, arrived} as Door last said (the list's `counts`)
+    this.said = new Map(); // id -> the entry as Door's last list said it: what the counts are counts of
     this.hays = [];
-    this.waiting = []; // queue.js items not answered yet
+    this.waiting = []; // core/queue.js items not answered yet
     this.entries = []; // what the door shows: the stored entries with the waiting actions applied
     this.shownHays = [];
   }
@@ -38,6 +37,8 @@ export class DoorList {
   // A door-list answer (GET .../guests) replaces everything Door said before.
   load(answer) {
     this.stored = answer.guests;
+    this.counts = answer.counts;
+    this.said = new Map(this.stored.map((e) => [idOf(e), e]));
     this.hays = this.stored.map(haystack);
     this.merge();
   }
@@ -55,7 +56,7 @@ export class DoorList {
     this.merge();
   }
 
-  // Actions not answered yet (queue.js items): their guests show as they will be, marked `pending`.
+  // Actions not answered yet (core/queue.js items): their guests show as they will be, marked `pending`.
   pending(items) {
     this.waiting = items;
     this.merge();
@@ -82,18 +83,23 @@ export class DoorList {
     return this.entries.find((e) => idOf(e) === String(id)) || null;
   }
 
-  // {rsvps, arrived, expected, walkins}: the server's counts when the list is as it sent it.
+  // {rsvps, arrived, expected, walkins}: Door's counts with what this door did since its last list (actions
+  // answered, and actions its queue has not sent yet); "expected" counts the entries isExpected() keeps.
   tally() {
-    let rsvps = 0, arrived = 0, expected = 0, walkins = 0;
-    for (const { rsvp } of this.entries) {
-      if (rsvp.has_arrived) arrived += 1;
-      if (rsvp.is_walkin) walkins += 1;
-      else if (!rsvp.cancelled_rsvp) {
-        rsvps += 1;
-        if (!rsvp.has_arrived) expected += 1;
+    const counts = { rsvps: 0, arrived: 0, walkins: 0, ...this.counts, expected: 0 };
+    for (const entry of this.entries) {
+      const { rsvp } = entry;
+      if (isExpected(rsvp)) counts.expected += 1;
+      const said = this.said.get(idOf(entry));
+      if (said) {
+        counts.arrived += Number(rsvp.has_arrived) - Number(said.rsvp.has_arrived);
+      } else { // not on Door's last list: a walk-in this door added
+        counts.walkins += Number(rsvp.is_walkin);
+        counts.rsvps += Number(!rsvp.is_walkin && !rsvp.cancelled_rsvp);
+        counts.arrived += Number(rsvp.has_arrived);
       }
     }
-    return { rsvps, arrived, expected, walkins };
+    return counts;
   }
 
   // What the door shows for `query` under `filter`: {results, target}. `target` is the entry Enter acts on

@@ -1,11 +1,12 @@
 // A guest's history in the current organization (#/guests/{platform_user_id}, admins): meetups attended,
 // no-shows, last visit, the repeat no-show mark and the ban history.
-import { api } from "./api.js";
-import { formatDate, formatDay, formatStamp, h } from "./dom.js";
-import { formatNumber, t } from "./i18n.js";
-import { orgPath } from "./session.js";
+import { api } from "../core/api.js";
+import { formatDate, formatDay, formatStamp, h } from "../core/dom.js";
+import { formatNumber, t } from "../core/i18n.js";
+import { orgPath } from "../core/session.js";
 
-import { outcomeBadge } from "./summary.js";
+import { outcomeBadge } from "../shared/outcome.js";
+import { shortName } from "../shared/names.js";
 
 export async function screen(view, [guestId], ctx) {
   const history = await api.get(orgPath(`/guests/${guestId}/history`));
@@ -15,7 +16,7 @@ export async function screen(view, [guestId], ctx) {
     [t("outcome.excused"), formatNumber(history.excused)], [t("guest.lastVisit"), history.last_visit ? formatDay(history.last_visit) : t("guest.never"), "date"]];
   view.append(
     h("section", { class: "panel summary" },
-      h("h1", {}, guest.displayname || guest.username),
+      h("h1", {}, shortName(guest)),
       h("p", { class: "muted" }, "@" + guest.username, " · ", t("guest.id", { id: String(guest.platform_user_id) })),
       history.is_banned ? h("div", { class: "alert error" }, t("guest.bannedHere"), " ", history.ban_reason) : null,
       history.repeat_no_show

@@ -1,8 +1,8 @@
 // How phones join (site admins and org admins): the address to open and a QR code of it, made by the
 // server (GET /phones); when Door listens only on this computer, how to let the venue network in.
-import { api } from "./api.js";
-import { clear, copyText, h } from "./dom.js";
-import { t, tn } from "./i18n.js";
+import { api } from "../core/api.js";
+import { clear, copyText, h } from "../core/dom.js";
+import { t, tn } from "../core/i18n.js";
 
 export async function screen(view, params, ctx) {
   const access = await api.get("/phones");

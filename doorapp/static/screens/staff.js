@@ -1,8 +1,9 @@
 // Staff accounts (site admins): approve and revoke, global role, disable and enable, recovery codes.
-import { api } from "./api.js";
-import { ask, clear, copyText, formatDate, formatStamp, h, toast } from "./dom.js";
-import { session } from "./session.js";
-import { problemText, t, tn } from "./i18n.js";
+import { api } from "../core/api.js";
+import { ask, clear, copyText, formatDate, formatStamp, h, toast } from "../core/dom.js";
+import { limits } from "../core/openapi.js";
+import { session } from "../core/session.js";
+import { problemText, t, tn } from "../core/i18n.js";
 
 export async function list(view, params, ctx) {
   const pending = h("div");
@@ -61,7 +62,7 @@ function row(user, changed, pendingList) {
     } else if (!self) {
       actions.push(h("button", { type: "button", class: "secondary", onclick: async () => {
         const reason = await ask({ title: t("staff.disableTitle", { username: user.username }), message: t("staff.disableText"),
-          input: { label: t("staff.reasonOptional"), required: false }, confirm: t("staff.disable"), danger: true });
+          input: { label: t("staff.reasonOptional"), required: false, limits: (await limits("disable_staff")).reason }, confirm: t("staff.disable"), danger: true });
         if (reason !== null) patch("disable", reason ? { reason } : {}, t("staff.disabledToast", { username: user.username }));
       } }, t("staff.disable")));
     }

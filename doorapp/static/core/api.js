@@ -1,4 +1,4 @@
-// The only module that talks to the server. SPEC.md section 5: the token lives in
+// The only module that talks to the server. The token lives in
 // localStorage["auth_token"]; a 401 deletes it and sends the user to sign-in; a network error keeps it,
 // shows the "connection lost" banner and retries until the server answers again.
 

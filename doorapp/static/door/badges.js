@@ -1,7 +1,7 @@
 // What a door row says about a guest beyond their name: "+2" guests, the waiting list, their history in
 // the organization ("4th visit", "2 no-shows in the last 5"). Pure: built from the door list entry.
-import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { h } from "../core/dom.js";
+import { t } from "../core/i18n.js";
 
 export function rowBadges({ guest, rsvp }) {
   const badges = [];

@@ -4,7 +4,7 @@ import { api } from "./api.js";
 
 const ORG_KEY = "door_org";
 const LAST_SESSION = "door_session"; // userinfo and orgs (no token), for a door reloaded while offline
-export const LAST_LIST = "door_last_list"; // the door list seen last (door.js); gone at sign-out
+export const LAST_LIST = "door_last_list"; // the door list seen last (door/screen.js); gone at sign-out
 
 export const session = {
   user: null, // GET /auth/userinfo
@@ -16,6 +16,9 @@ export const session = {
 export const isSiteAdmin = () => session.user?.role === "SITE_ADMIN";
 export const isOrgAdmin = (org = session.org) => isSiteAdmin() || org?.role === "ADMIN";
 export const orgPath = (suffix = "", org = session.org) => `/organizations/${org.id}${suffix}`;
+// The door screen's address: it carries the meetup's org, so a link opens the right org's door.
+export const doorHash = (orgId, meetupId) => `#/orgs/${orgId}/meetups/${meetupId}`;
+export const DOOR_ROUTE = /^#\/orgs\/[0-9a-fA-F-]{36}\/meetups\/[0-9a-fA-F-]{36}$/;
 
 // Userinfo, then the organizations this user can switch between (site admins: all of them).
 export async function loadSession() {

@@ -1,12 +1,13 @@
 // Organizations (site admins): list, create, rename.
-import { api } from "./api.js";
-import { ask, busy, clear, field, formValues, h, toast } from "./dom.js";
-import { setOrg } from "./session.js";
-import { t } from "./i18n.js";
+import { api } from "../core/api.js";
+import { ask, busy, clear, field, formValues, h, toast } from "../core/dom.js";
+import { limits } from "../core/openapi.js";
+import { setOrg } from "../core/session.js";
+import { t } from "../core/i18n.js";
 
 export async function list(view, params, ctx) {
   const slot = h("div");
-  view.append(h("section", { class: "panel" }, h("h1", {}, t("nav.orgs")), slot), createForm(ctx));
+  view.append(h("section", { class: "panel" }, h("h1", {}, t("nav.orgs")), slot), await createForm(ctx));
   const { organizations } = await api.get("/organizations/");
   if (!ctx.alive) return;
   clear(slot, organizations.length
@@ -23,7 +24,8 @@ export async function list(view, params, ctx) {
 }
 
 async function rename(org, ctx) {
-  const name = await ask({ title: t("orgs.editTitle", { name: org.name }), input: { label: t("field.name"), required: true, value: org.name, maxlength: 128 },
+  const name = await ask({ title: t("orgs.editTitle", { name: org.name }), input: { label: t("field.name"), required: true, value: org.name,
+    limits: (await limits("update_organization")).name },
     confirm: t("orgs.save"), action: (value) => api.patch(`/organizations/${org.id}`, { name: value }) });
   if (name) {
     toast(t("orgs.saved"));
@@ -32,18 +34,19 @@ async function rename(org, ctx) {
   }
 }
 
-function createForm(ctx) {
+async function createForm(ctx) {
+  const limit = await limits("create_organization");
   const errors = h("div");
   const submit = h("button", { type: "submit", class: "primary" }, t("orgs.create"));
   const form = h("form", { class: "stack", novalidate: true },
-    field(t("field.name"), { name: "name", required: true, maxlength: 128, autocomplete: "off" }),
-    field(t("field.slug"), { name: "slug", required: true, maxlength: 64, autocomplete: "off", autocapitalize: "none", spellcheck: "false",
-      pattern: "[a-z0-9-]{2,64}" }, t("orgs.slugHint")),
+    field(t("field.name"), { name: "name", required: true, ...limit.name, autocomplete: "off" }),
+    field(t("field.slug"), { name: "slug", required: true, ...limit.slug, autocomplete: "off", autocapitalize: "none",
+      spellcheck: "false" }, t("orgs.slugHint")),
     errors, h("div", { class: "actions" }, submit));
   form.elements.name.addEventListener("input", () => {
     if (!form.elements.slug.dataset.touched) {
       form.elements.slug.value = form.elements.name.value.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase()
-        .replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 64);
+        .replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, limit.slug.maxlength);
     }
   });
   form.elements.slug.addEventListener("input", () => { form.elements.slug.dataset.touched = "1"; });

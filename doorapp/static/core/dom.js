@@ -45,7 +45,7 @@ export function field(label, props = {}, hint) {
   return h("div", { class: "field" }, h("label", { for: id }, label), input, hint ? h("p", { class: "hint" }, hint) : null);
 }
 
-// The problem in the chosen language (i18n.js problemText), and every field message of a 422, in an alert box.
+// The problem in the chosen language (core/i18n.js problemText), and every field message of a 422, in an alert box.
 export function problemBox(error) {
   const box = h("div", { class: "alert error", role: "alert" }, problemText(error));
   const fields = fieldMessages(error);
@@ -76,13 +76,14 @@ export function formValues(form) {
   return Object.fromEntries(new FormData(form).entries());
 }
 
-// A modal dialog. ask({title, message, confirm, danger, input: {label, required, ...}, extra})
+// A modal dialog. ask({title, message, confirm, danger, input: {label, required, limits, ...}, extra}); `limits`
+// are the field's input attributes as core/openapi.js reads them
 // resolves to true / the input's value when confirmed, or null when cancelled.
 export function ask({ title, message, confirm = t("dialog.ok"), cancel = t("dialog.cancel"), danger = false, input, extra,
   action }) {
   return new Promise((resolve) => {
     const errorSlot = h("div");
-    const inputField = input ? field(input.label, { name: "value", required: input.required, maxlength: input.maxlength || 500,
+    const inputField = input ? field(input.label, { name: "value", required: input.required, ...input.limits,
       autocomplete: "off", value: input.value || "", placeholder: input.placeholder || "" }) : null;
     const ok = h("button", { type: "submit", class: danger ? "danger" : "primary", value: "ok" }, confirm);
     const cancelButton = cancel ? h("button", { type: "button", class: "secondary", onclick: () => dialog.close("") }, cancel) : null;

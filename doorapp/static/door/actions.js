@@ -1,0 +1,173 @@
+// What the door does (mixed into DoorScreen by screen.js): check in (with the ban override), undo with a
+// reason, link a guest let in by name, sync and finalize. Check-ins and undos go through core/queue.js.
+import { api } from "../core/api.js";
+import { ask, clear, formatTime, h, toast } from "../core/dom.js";
+import { problemText, t } from "../core/i18n.js";
+import { limits } from "../core/openapi.js";
+import * as queue from "../core/queue.js";
+import { orgPath } from "../core/session.js";
+import { confirmFinalize } from "../shared/finalize.js";
+import { named } from "../shared/names.js";
+
+export const actions = {
+  onQueue({ id, state, item, answer, problem }) {
+    if (item && item.meetup !== this.meetup.id) return;
+    if (state === "sent" && answer && answer.guest) {
+      this.patch(answer);
+      if (!this.live.has(id)) this.announce(answer.rsvp.has_arrived
+        ? t("door.sentNumbered", { action: describe(item), order: answer.rsvp.arrival_order }) : t("door.sent", { action: describe(item) }), "ok");
+    }
+    if (state === "refused" && !this.live.has(id)) this.announce(t("door.wasRefused", { action: describe(item), problem: problemText(problem) }), "error");
+    this.renderQueue();
+    this.renderCounters();
+    this.renderResults();
+  },
+
+  async act(entry) {
+    const { guest, rsvp } = entry;
+    if (this.meetup.is_finalized) return toast(t("door.finalizedClosed"), "error");
+    if (entry.pending) return this.announce(t("door.pendingWaiting", { guest: named(guest), what: t(`door.pending.${entry.pending}`) }), "warn");
+    if (rsvp.has_arrived) return this.announce(alreadyIn(guest, rsvp), "warn");
+    if (guest.is_banned) return this.override(guest, guest.ban_reason, (force) => this.checkIn(guest, force));
+    return this.checkIn(guest, false);
+  },
+
+  // A banned guest: nothing happens unless the door confirms. `then(true)` runs on "Check in anyway".
+  async override(guest, reason, then) {
+    const ok = await ask({
+      title: t("door.bannedTitle", { guest: named(guest) }),
+      message: h("div", { class: "ban-reason" }, h("strong", {}, t("common.reason")), " ", reason || t("door.noReason")),
+      confirm: t("door.checkInAnyway"), danger: true,
+    });
+    if (ok) await then(true);
+    else this.search.focus();
+  },
+
+  // Send one action through the queue; `done(answer)` on success. Refusals the door can act on at once
+  // (a ban, already in) are handled here; a lost answer leaves the action pending, never "nothing changed".
+  async send(action, done) {
+    const id = queue.randomKey();
+    this.sentQuery = this.search.value;
+    this.live.add(id);
+    const outcome = await queue.submit({ id, meetup: this.meetup.id, ...action });
+    this.live.delete(id);
+    if (outcome.state === "sent") return done(outcome.answer);
+    if (outcome.state === "waiting") { // no answer: it may have landed or not; the queue will know
+      this.nextGuest();
+      this.renderQueue();
+      this.renderCounters();
+      this.renderResults();
+      return this.announce(t("door.notConfirmed", { action: describe(action) }), "warn");
+    }
+    queue.dismiss(id); // refused while the door waited: handled here, not in "needs attention"
+    return outcome.problem;
+  },
+
+  async checkIn(guest, force) {
+    const problem = await this.send({ kind: "checkin", method: "POST", path: `${this.base}/guests/${guest.platform_user_id}/checkin`,
+      body: force ? { force: true } : {}, guest }, (entry) => this.checkedIn(entry, force));
+    if (problem) this.refused(problem, guest, (again) => this.checkIn(guest, again));
+    this.search.focus();
+  },
+
+  // Ready for the next guest: the search is emptied, unless the door has started typing for them meanwhile.
+  nextGuest() {
+    if (this.search.value === this.sentQuery) this.search.value = "";
+    this.flushSearch();
+  },
+
+  checkedIn(entry, force) {
+    this.patch(entry);
+    this.announce(t(force ? "door.checkedInForced" : "door.checkedIn", { guest: named(entry.guest), order: entry.rsvp.arrival_order }), "ok");
+    this.nextGuest();
+  },
+
+  refused(problem, guest, retry) {
+    if (problem.code === "guest_banned") return this.override(guest, problem.ban_reason, retry);
+    if (problem.code === "already_checked_in") this.announce(alreadyIn(guest, problem), "warn");
+    else {
+      const text = problemText(problem); // named, so the door knows which guest it was about
+      this.announce(text.includes(named(guest)) ? text : t("door.guestProblem", { guest: named(guest), problem: text }), "error");
+    }
+    this.poll();
+  },
+
+  async undo(entry) {
+    const { guest, rsvp } = entry;
+    const reason = await ask({
+      title: t("door.undoTitle", { guest: named(guest) }),
+      message: t("door.undoText", { order: rsvp.arrival_order, time: formatTime(rsvp.arrival_time) }),
+      input: { label: t("common.reasonLabel"), required: true, placeholder: t("door.undoPlaceholder"),
+        limits: (await limits("undo_check_in")).reason },
+      confirm: t("door.undoConfirm"),
+      danger: true,
+    });
+    if (reason) {
+      const problem = await this.send({ kind: "undo", method: "PATCH", path: `${this.base}/guests/${guest.platform_user_id}/undo-checkin`,
+        body: { reason }, guest }, (undone) => {
+        this.patch(undone);
+        this.announce(t("door.undone", { guest: named(guest) }), "warn");
+      });
+      if (problem) this.refused(problem, guest);
+    }
+    this.search.focus();
+  },
+
+  // A guest let in by name turns out to be on the platform: their entry and bans move to that account.
+  async link(guest) {
+    const linked = await ask({
+      title: t("door.linkTitle", { guest: named(guest) }),
+      message: t("door.linkText"),
+      input: { label: t("door.platformUsername"), required: true, limits: (await limits("link_local_guest")).username },
+      confirm: t("door.link"),
+      action: (username) => api.patch(orgPath(`/guests/${guest.platform_user_id}/link`), { username }),
+    });
+    if (linked) {
+      this.announce(t("door.linked", { name: guest.displayname, guest: named({ ...guest, is_local: false, username: linked }) }), "ok");
+      this.poll();
+    }
+    this.search.focus();
+  },
+
+  async sync(button) {
+    button.disabled = true;
+    clear(this.syncSlot, h("div", { class: "progress", role: "progressbar", "aria-label": t("sync.label") }, h("span")),
+      h("p", {}, t("sync.running")));
+    try {
+      const result = await api.post(`${this.base}/sync`, {});
+      clear(this.syncSlot, h("div", { class: "alert ok", role: "status" },
+        t("sync.done", result)));
+      this.floor = this.fetchId + 1;
+      this.etag = null;
+      await this.poll();
+    } catch (error) {
+      clear(this.syncSlot, h("div", { class: "alert error", role: "alert" }, problemText(error)));
+      if (error.code === "meetup_finalized") this.poll();
+    } finally {
+      button.disabled = false;
+    }
+  },
+
+  async setFinalized(finalize) {
+    const changed = await confirmFinalize(this.meetup, finalize, t(finalize ? "door.finalizeTitle" : "door.unfinalizeTitle"));
+    if (changed) {
+      this.meetup = changed;
+      this.renderHead();
+      this.renderResults();
+    }
+  },
+};
+
+// "already in, #N, by X at T": what the door needs to tell an arrived guest from a namesake.
+function alreadyIn(guest, arrival) {
+  const params = { guest: named(guest), order: arrival.arrival_order, time: formatTime(arrival.arrival_time) };
+  return arrival.checked_in_by ? t("door.alreadyInBy", { ...params, username: arrival.checked_in_by.username })
+    : t("door.alreadyIn", params);
+}
+
+export function describe(item) {
+  const who = named(item.guest);
+  const key = { checkin: "door.describe.checkin", undo: "door.describe.undo", walkin: "door.describe.walkin",
+    local: "door.describe.walkin" }[item.kind];
+  return key ? t(key, { guest: who }) : who;
+}

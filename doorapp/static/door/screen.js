@@ -1,0 +1,235 @@
+// The door screen of one meetup (#/orgs/{org_id}/meetups/{meetup_id}): live counters, search as you type,
+// keyboard check-in, ban override, undo with a reason, walk-ins and sync. The list is polled every second
+// with If-None-Match, so a check-in, finalize, ban or sync anywhere shows here within two seconds. Check-ins,
+// walk-ins and undos go through core/queue.js: a blip delays them, never loses or doubles them. The list as
+// last seen is kept in localStorage, so the door keeps working (and reloads, where a service worker keeps
+// the shell) while the network is down.
+//
+// This file holds the screen's state, its poll and its selection; the rest of the screen is one module per
+// concern, mixed into DoorScreen: view.js (what it draws), actions.js (check-in, undo, link, sync,
+// finalize), walkin.js (the walk-in dialog), keys.js (the keyboard shortcuts, one table) and list.js (the
+// list's rule: what a search finds and what Enter may act on).
+import { api } from "../core/api.js";
+import { clear, h } from "../core/dom.js";
+import { problemText, t } from "../core/i18n.js";
+import { doorHash, LAST_LIST as LAST, orgPath, session, setOrg } from "../core/session.js";
+import { actions } from "./actions.js";
+import { keyHandler } from "./keys.js";
+import { DoorList, idOf } from "./list.js";
+import { SHOWN, view } from "./view.js";
+import { walkIns } from "./walkin.js";
+
+const POLL_MS = 1000;
+
+// The meetup and its list as this device saw them last, when that was this meetup.
+function lastSeen(meetupId) {
+  try {
+    const last = JSON.parse(localStorage.getItem(LAST) || "null");
+    return last && last.meetup.id === meetupId ? last : null;
+  } catch {
+    return null;
+  }
+}
+
+// #/meetups/{meetup_id}, the door's address before it carried its org: the org is found (the current one
+// first, then the others this user can see) and the address replaced.
+export async function redirect(view, [meetupId], ctx) {
+  const orgs = [session.org, ...session.orgs.filter((o) => o !== session.org)].filter(Boolean);
+  for (const org of orgs) {
+    try {
+      await api.get(orgPath(`/meetups/${meetupId}`, org));
+      return ctx.redirect(doorHash(org.id, meetupId));
+    } catch (error) {
+      if (error.status === 0 && lastSeen(meetupId)) return ctx.redirect(doorHash(lastSeen(meetupId).meetup.org_id, meetupId));
+      if (error.status !== 404 && error.status !== 403) throw error;
+    }
+  }
+  notFound(view);
+}
+
+function notFound(view) {
+  view.append(h("section", { class: "panel" }, h("h1", {}, t("door.notFound")),
+    h("p", {}, t("door.notFoundText")),
+    h("a", { class: "button secondary", href: "#/meetups" }, t("door.backToMeetups"))));
+}
+
+export async function screen(view, [orgId, meetupId], ctx) {
+  const org = setOrg(orgId) || session.orgs.find((o) => o.id === orgId) || { id: orgId };
+  let meetup = null, last = null;
+  try {
+    meetup = await api.get(orgPath(`/meetups/${meetupId}`, org));
+  } catch (error) {
+    last = error.status === 0 ? lastSeen(meetupId) : null;
+    if (last) meetup = last.meetup;
+    else if (error.status !== 404 && error.status !== 403) throw error;
+  }
+  ctx.renderTop();
+  if (!meetup) return notFound(view);
+  new DoorScreen(view, meetup, ctx, last || lastSeen(meetupId)).start();
+}
+
+class DoorScreen {
+  constructor(view, meetup, ctx, last) {
+    this.view = view;
+    this.meetup = meetup;
+    this.ctx = ctx;
+    this.base = orgPath(`/meetups/${meetup.id}`, { id: meetup.org_id });
+    this.state = new DoorList();
+    this.etag = null;
+    this.loaded = false;
+    if (last) { // the list as last seen shows at once; the first poll replaces it
+      this.state.load(last.list);
+      this.etag = last.etag;
+      this.loaded = true;
+    }
+    this.filter = "all";
+    this.results = [];
+    this.selectedId = null;
+    this.chosen = false; // the selection was moved by the user (arrows, a tap): Enter acts on it
+    this.live = new Set(); // queue items this screen is waiting on (it tells their outcome itself)
+    this.fetchId = 0; // stale-response guard: answers to requests older than `floor` are dropped
+    this.floor = 0;
+    this.polling = false;
+    this.pollError = null;
+  }
+
+  start() {
+    document.title = t("door.pageTitle", { name: this.meetup.name });
+    document.body.dataset.screen = "door";
+    this.build();
+    this.renderCounters();
+    this.renderResults();
+    this.poll();
+    const timer = setInterval(() => this.poll(), POLL_MS);
+    const keys = keyHandler(this);
+    const visible = () => { if (!document.hidden) this.poll(); };
+    const queued = (event) => this.onQueue(event.detail);
+    const network = () => this.renderNetwork();
+    document.addEventListener("keydown", keys);
+    document.addEventListener("visibilitychange", visible);
+    window.addEventListener("door:queue", queued);
+    window.addEventListener("door:offline", network);
+    window.addEventListener("door:online", network);
+    this.ctx.leave.push(() => {
+      clearInterval(timer);
+      document.removeEventListener("keydown", keys);
+      document.removeEventListener("visibilitychange", visible);
+      window.removeEventListener("door:queue", queued);
+      window.removeEventListener("door:offline", network);
+      window.removeEventListener("door:online", network);
+      document.title = t("app.title");
+      delete document.body.dataset.screen;
+    });
+  }
+
+  // --- the list -------------------------------------------------------------------------------------
+
+  async poll() {
+    if (this.polling || !this.ctx.alive) return;
+    this.polling = true;
+    const id = ++this.fetchId;
+    try {
+      const answer = await api.get(`${this.base}/guests`, { etag: this.etag });
+      this.pollError = null;
+      if (id < this.floor || !this.ctx.alive || answer.notModified) return;
+      this.state.load(answer.data);
+      this.etag = answer.etag;
+      this.loaded = true;
+      this.keep(answer.data);
+      this.meetupChanged(answer.data.meetup);
+      this.renderCounters();
+      this.renderResults();
+    } catch (error) {
+      if (error.status === 404 && this.ctx.alive) this.ctx.navigate("#/meetups");
+      else if (error.status >= 400 && error.status !== 401 && this.pollError !== error.detail) {
+        this.pollError = error.detail; // say it once, not every second
+        this.announce(problemText(error), "error");
+      }
+      // a lost connection shows the banner (core/api.js); the next tick tries again
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  // The list as last seen, for a reload while the network is down (one meetup's list, a few hundred KB).
+  keep(list) {
+    try {
+      localStorage.setItem(LAST, JSON.stringify({ meetup: this.meetup, list, etag: this.etag }));
+    } catch {
+      // storage full: the open screen still works
+    }
+  }
+
+  // Finalize, unfinalize and syncs come with the list: every door sees them with the next poll.
+  meetupChanged(state) {
+    if (!state) return;
+    const m = this.meetup;
+    if (state.is_finalized === m.is_finalized && state.last_synced_at === m.last_synced_at) return;
+    this.meetup = { ...m, ...state };
+    this.renderHead();
+  }
+
+  // A change this screen made: show it at once, and drop poll answers that started before it.
+  patch(entry) {
+    this.floor = this.fetchId + 1;
+    this.state.put(entry);
+    this.renderCounters();
+    this.renderResults();
+  }
+
+  // Every keystroke searches at once: 2,000 guests take a few milliseconds (bench/door-screen).
+  flushSearch() {
+    this.selectedId = null;
+    this.chosen = false;
+    if (this.hinted) clear(this.last); // the namesakes' hint was about the search before this one
+    this.hinted = false;
+    this.renderResults();
+  }
+
+  setFilter(value) {
+    this.filter = value;
+    for (const chip of this.chips.children) chip.setAttribute("aria-checked", String(chip.dataset.filter === value));
+    this.renderResults();
+    this.search.focus();
+  }
+
+  select(id, chosen = false) {
+    this.selectedId = id;
+    this.chosen = chosen;
+    for (const li of this.list.children) li.setAttribute("aria-selected", String(li.dataset.guest === String(id)));
+  }
+
+  move(step) {
+    const shown = this.results.slice(0, SHOWN);
+    if (!shown.length) return;
+    const at = shown.findIndex((e) => idOf(e) === this.selectedId);
+    const next = at < 0 ? (step > 0 ? 0 : shown.length - 1) : Math.min(shown.length - 1, Math.max(0, at + step));
+    this.select(idOf(shown[next]), true);
+    this.list.children[next]?.scrollIntoView({ block: "nearest" });
+  }
+
+  selected() {
+    return this.results.find((e) => idOf(e) === this.selectedId) || null;
+  }
+
+  // Enter (the phone's Go): acts only on a clear choice: the exact username, the only result, or a row
+  // the user picked. With namesakes it moves the selection and says why, so nobody checks in the wrong one.
+  enter() {
+    const entry = this.chosen ? this.selected() : this.target;
+    if (entry) return this.act(entry);
+    const shown = this.results.slice(0, SHOWN);
+    if (!shown.length) return;
+    const next = (shown.findIndex((e) => idOf(e) === this.selectedId) + 1) % shown.length;
+    this.select(idOf(shown[next]));
+    this.list.children[next]?.scrollIntoView({ block: "nearest" });
+    this.announce(t("door.namesakes", { count: this.results.length }), "warn");
+    this.hinted = true;
+  }
+
+  announce(text, kind) {
+    this.hinted = false;
+    clear(this.last, h("div", { class: `alert ${kind}` }, text));
+  }
+}
+
+Object.assign(DoorScreen.prototype, view, actions, walkIns);

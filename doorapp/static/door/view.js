@@ -1,0 +1,170 @@
+// What the door screen draws (mixed into DoorScreen by screen.js): its head and actions, the counters, the
+// offline note, the queue's waiting and refused actions, and the list's rows.
+import { isOffline } from "../core/api.js";
+import { clear, formatDate, formatTime, h } from "../core/dom.js";
+import { formatNumber, problemText, t } from "../core/i18n.js";
+import * as queue from "../core/queue.js";
+import { isOrgAdmin } from "../core/session.js";
+import { describe } from "./actions.js";
+import { rowBadges } from "./badges.js";
+import { FILTERS, idOf } from "./list.js";
+import { shortName } from "../shared/names.js";
+
+export const SHOWN = 60; // rows rendered at once; typing narrows the rest down
+
+export const view = {
+  build() {
+    this.head = h("div", { class: "door-head" });
+    this.syncSlot = h("div", { class: "sync-slot", "aria-live": "polite" });
+    this.counters = h("div", { class: "counters", "aria-live": "polite" });
+    this.actions = h("div", { class: "actions", id: "door-actions" });
+    // on a phone the actions fold behind one button (css/app.css), so the counters keep their line
+    const toggle = h("button", { type: "button", class: "secondary menu-toggle", "aria-label": t("door.actions"),
+      "aria-expanded": "false", "aria-controls": "door-actions",
+      onclick: () => toggle.setAttribute("aria-expanded", String(this.actions.classList.toggle("open"))) }, "⋯");
+    this.actions.addEventListener("click", (event) => {
+      if (event.target.closest("button")) {
+        this.actions.classList.remove("open");
+        toggle.setAttribute("aria-expanded", "false");
+      }
+    });
+    this.menu = toggle;
+    this.network = h("div", { class: "network", role: "status" });
+    this.search = h("input", { type: "search", class: "door-search", placeholder: t("door.searchPlaceholder"),
+      autocomplete: "off", autocapitalize: "none", spellcheck: "false", enterkeyhint: "go",
+      "aria-label": t("door.searchLabel"), "aria-controls": "door-results" });
+    this.search.addEventListener("input", () => this.flushSearch());
+    this.chips = h("div", { class: "chips", role: "radiogroup", "aria-label": t("door.show") },
+      FILTERS.map(([value, key]) => h("button", { type: "button", class: "chip", role: "radio", dataset: { filter: value },
+        "aria-checked": String(value === this.filter), onclick: () => this.setFilter(value) }, t(key))));
+    this.attention = h("div", { class: "attention", "aria-live": "polite" });
+    this.last = h("div", { class: "last-action", "aria-live": "assertive" });
+    this.list = h("ul", { class: "results", id: "door-results", role: "listbox", "aria-label": t("door.guests") });
+    this.more = h("p", { class: "muted more" });
+    // on a phone the counters and the actions share one line (css/app.css), so results show above the keyboard
+    this.view.append(h("section", { class: "door" }, this.head, h("div", { class: "door-bar" }, this.counters, this.menu, this.actions),
+      this.syncSlot, this.network,
+      h("div", { class: "search-bar" }, this.search, this.chips), this.attention, this.last, this.list, this.more));
+    this.renderHead();
+    this.renderNetwork();
+    this.renderQueue();
+    this.search.focus();
+  },
+
+  renderHead() {
+    const m = this.meetup;
+    const action = (label, onclick) => h("button", { type: "button", class: "secondary", onclick }, label);
+    const actions = [];
+    if (!m.is_finalized) {
+      actions.push(action(t("door.addWalkIn"), () => this.walkIn()), action(t("door.syncRsvps"), (e) => this.sync(e.currentTarget)));
+    }
+    if (isOrgAdmin()) {
+      actions.push(m.is_finalized
+        ? action(t("meetup.unfinalize"), () => this.setFinalized(false))
+        : action(t("meetup.finalize"), () => this.setFinalized(true)));
+    }
+    clear(this.actions, actions);
+    clear(this.head,
+      h("a", { class: "back", href: "#/meetups", "aria-label": t("door.backToMeetups") }, "←"),
+      h("div", { class: "title" },
+        h("h1", {}, m.name),
+        h("p", { class: "muted" }, formatDate(m.date),
+          " · ", m.last_synced_at ? t("door.synced", { time: formatTime(m.last_synced_at) }) : t("door.neverSynced"))),
+      m.is_finalized ? h("div", { class: "alert info wide" }, t("door.finalizedNote")) : null);
+  },
+
+  renderCounters() {
+    const counts = this.state.tally();
+    const tile = (label, value, kind) => h("div", { class: `counter ${kind}`, dataset: { counter: kind } },
+      h("span", { class: "value" }, formatNumber(value)), h("span", { class: "label" }, label));
+    clear(this.counters, tile(t("counter.rsvps"), counts.rsvps, "rsvps"), tile(t("counter.arrived"), counts.arrived, "arrived"),
+      tile(t("counter.expected"), counts.expected, "expected"), tile(t("counter.walkins"), counts.walkins, "walkins"));
+  },
+
+  // Offline: say what still works, and whether a reload is safe (only where a service worker keeps the shell).
+  renderNetwork() {
+    if (!isOffline()) return clear(this.network);
+    const reload = window.isSecureContext && navigator.serviceWorker?.controller
+      ? t("door.reloadSafe")
+      : t("door.doNotReload");
+    clear(this.network, h("div", { class: "alert warn" },
+      h("strong", {}, t("door.noNetwork")), " ", t("door.offlineText"), " ", reload));
+  },
+
+  renderQueue() {
+    const items = queue.items(this.meetup.id);
+    this.state.pending(items.filter((i) => i.state === "waiting"));
+    const refused = items.filter((i) => i.state === "refused");
+    const others = items.filter((i) => i.state === "waiting" && !queue.mine(i));
+    const waiting = items.length - refused.length - others.length;
+    const makers = [...new Set(others.map((i) => `@${i.user}`))].join(", ");
+    clear(this.attention,
+      waiting ? h("div", { class: "alert info", dataset: { queue: "waiting" } },
+        t("door.queueWaiting", { count: waiting })) : null,
+      others.length ? h("div", { class: "alert warn", dataset: { queue: "others" } },
+        t("door.queueOthers", { count: others.length, makers })) : null,
+      refused.length ? h("div", { class: "alert error needs-attention" }, h("strong", {}, t("door.needsAttention")),
+        h("ul", {}, refused.map((item) => h("li", {}, t("door.refusedItem", { action: describe(item), problem: problemText(item.problem) }), " ",
+          h("button", { type: "button", class: "secondary small", onclick: () => queue.dismiss(item.id) }, t("door.dismiss")))))) : null);
+  },
+
+  renderResults() {
+    const query = this.search.value;
+    const { results, target } = this.state.query(query, this.filter);
+    this.results = results;
+    this.target = target;
+    const shown = results.slice(0, SHOWN);
+    if (!shown.some((e) => idOf(e) === this.selectedId)) {
+      this.selectedId = query.trim() && shown.length ? idOf(shown[0]) : null;
+      this.chosen = false;
+    }
+    clear(this.list, shown.map((entry) => this.row(entry)));
+    if (!this.loaded) this.more.textContent = t("door.loading");
+    else if (!this.state.entries.length) this.more.textContent = t("door.emptyList");
+    else if (!results.length) {
+      clear(this.more, t("door.noMatch"), " ",
+        this.meetup.is_finalized ? t("door.noMatchFinalized")
+          : h("button", { type: "button", class: "secondary", onclick: () => this.walkIn() }, t("door.addAsWalkIn", { name: query.trim() })));
+    }
+    else if (results.length > SHOWN) this.more.textContent = t("door.showing", { shown: SHOWN, count: results.length });
+    else this.more.textContent = "";
+  },
+
+  row(entry) {
+    const { guest, rsvp } = entry;
+    const selected = idOf(entry) === this.selectedId;
+    const classes = ["row"];
+    if (guest.is_banned) classes.push("banned");
+    if (rsvp.has_arrived) classes.push("arrived");
+    if (rsvp.cancelled_rsvp) classes.push("cancelled");
+    if (entry.pending) classes.push("pending");
+    let state;
+    if (entry.pending) {
+      state = h("div", { class: "state" }, h("span", { class: "badge pending" }, t("door.pending")), " ",
+        t("door.pendingText", { what: t(`door.pending.${entry.pending}`), time: formatTime(entry.pendingAt) }));
+    } else if (rsvp.has_arrived) {
+      state = h("div", { class: "state" }, h("span", { class: "badge arrived" }, `#${rsvp.arrival_order}`),
+        " ", t("door.arrivedAt", { time: formatTime(rsvp.arrival_time) }),
+        rsvp.checked_in_by ? [" · ", t("door.letInBy", { username: rsvp.checked_in_by.username })] : "");
+    } else {
+      state = h("div", { class: "state" }, rsvp.cancelled_rsvp ? t("door.rsvpCancelled") : t("counter.expected"));
+    }
+    const closed = this.meetup.is_finalized || Boolean(entry.pending);
+    const button = rsvp.has_arrived
+      ? h("button", { type: "button", class: "secondary", disabled: closed, onclick: () => this.undo(entry) }, t("door.undo"))
+      : h("button", { type: "button", class: guest.is_banned ? "danger" : "primary", disabled: closed,
+        onclick: () => this.act(entry) }, guest.is_banned ? t("door.checkInBanned") : t("door.checkIn"));
+    return h("li", { class: classes.join(" "), role: "option", "aria-selected": String(selected),
+      dataset: { guest: idOf(entry) },
+      onclick: (event) => { if (event.target.tagName !== "BUTTON") this.select(idOf(entry), true); } },
+    h("div", { class: "who" },
+      h("span", { class: "name" }, shortName(guest)),
+      h("span", { class: "username" }, guest.is_local ? t("guest.notOnPlatform") : "@" + guest.username),
+      rsvp.is_walkin ? h("span", { class: "tag" }, t("door.walkInTag")) : null,
+      rowBadges(entry)),
+    guest.is_banned ? h("div", { class: "ban" }, h("strong", {}, t("door.banned")), " ", guest.ban_reason || "") : null,
+    state,
+    h("div", { class: "act" }, button, guest.is_local && !entry.pending && isOrgAdmin()
+      ? h("button", { type: "button", class: "secondary", onclick: () => this.link(guest) }, t("door.linkButton")) : null));
+  },
+};

@@ -1,0 +1,15 @@
+// A guest's outcome of a meetup as a badge (the summary, a guest's history).
+import { h } from "../core/dom.js";
+import { t } from "../core/i18n.js";
+
+// Outcome -> [catalogue key, badge class]; an outcome this version does not know is shown as it comes.
+const OUTCOMES = {
+  ATTENDED: ["outcome.attended", "ok"], WALK_IN: ["outcome.walkIn", "ok"], NO_SHOW: ["outcome.noShow", "danger"],
+  EXCUSED_ABSENCE: ["outcome.excused", "warn"], CANCELLED: ["outcome.cancelled", ""], WAITLIST: ["outcome.waitlist", ""],
+  NOT_CHECKED_IN: ["outcome.notCheckedIn", ""], UPCOMING: ["counter.expected", ""],
+};
+
+export function outcomeBadge(outcome) {
+  const [key, kind] = OUTCOMES[outcome] || [null, ""];
+  return h("span", { class: `badge ${kind}`, dataset: { outcome } }, key ? t(key) : outcome);
+}
