@@ -21,7 +21,7 @@ try:
 except ImportError:  # Windows
     fcntl = None
 
-from peewee import Case, DatabaseProxy, Model, SqliteDatabase, fn
+from peewee import Case, DatabaseProxy, Model, OperationalError, SqliteDatabase, fn
 
 from doorapp.errors import ApiError
 
@@ -37,6 +37,7 @@ PRAGMAS = {
 }
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 MIGRATION_LOCK = 0x646F6F72  # pg_advisory_xact_lock key of migrations ("door")
+NAMED_LOCKS = 0x646F6F72  # the first of queue_on()'s two-part advisory lock keys (a space of its own)
 db = DatabaseProxy()
 _write_lock = threading.Lock()  # serialises this process's SQLite writers
 _lock_file = {}  # path and fd of the SQLite database's lock file (_writers_turn), open while it is in use
@@ -124,6 +125,35 @@ def write():
             yield
 
 
+# What a writer that lost a race to another transaction is told: the unique index it filled was filled
+# (and committed) by the other one meanwhile, or PostgreSQL ended it to break a deadlock or keep a
+# serializable order. SQLite's unique and primary-key codes count too: the same request on either engine.
+RACES = {"23505", "40001", "40P01", 1555, 2067}  # PostgreSQL's SQLSTATEs; SQLite's extended result codes
+TRIES = 3
+
+
+def race_lost(error):
+    """True when `error` (peewee's, or the driver's it wraps) says another transaction won a race."""
+    original = getattr(error, "orig", error)  # peewee keeps the driver's error it wraps there
+    return (getattr(original, "sqlstate", None) or getattr(original, "sqlite_errorcode", None)) in RACES
+
+
+def decided(act):
+    """act() -- a request's transactions -- run again when it lost a race (race_lost): its work rolled
+    back, and the run again sees the winner's committed row, so its own check answers as it does when the
+    two come one after the other (409 ..._exists, _taken), and a handler cannot get it wrong by forgetting.
+    A check-then-insert is decided once the other commits; a deadlock may need another turn. Lost every
+    time: OperationalError, which the request chain answers as 503 service_unavailable (try again)."""
+    for _ in range(TRIES):
+        try:
+            return act()
+        except Exception as error:  # told apart by race_lost; anything else goes on
+            if not race_lost(error):
+                raise
+            lost = error
+    raise OperationalError(f"lost {TRIES} races in a row: {lost}") from lost
+
+
 @contextmanager
 def _writers_turn():
     """The SQLite database's writers' turn among processes: an exclusive flock on `<database>.lock`. The
@@ -156,6 +186,15 @@ def _forget_lock_file():
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_lock_file)
+
+
+def queue_on(*names):
+    """Inside a write transaction: wait until every other transaction that queued on one of `names` has
+    ended, so a count read now stays true until this one commits (PostgreSQL's transaction-scoped advisory
+    locks, taken in one order; SQLite's writers take turns anyway)."""
+    if not is_sqlite():
+        for name in sorted(set(names)):
+            db.execute_sql("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (NAMED_LOCKS, name))
 
 
 @contextmanager

@@ -146,7 +146,8 @@ def error_codes(route):
     """Every problem code this route can answer: those its declaration implies (rule, parameters, body,
     Idempotency-Key) and those it declares as its handler's (`errors=`, kept true by a test)."""
     config = route.config
-    codes = set(config["errors"]) | {"service_unavailable"}  # the database is locked or gone
+    # serialize's own answer: the database is locked or gone, or a writer lost its race every time (transact)
+    codes = set(config["errors"]) | {"service_unavailable"}
     rule = config["auth"]
     if not rule.public:
         codes |= {"not_authenticated", "invalid_token", "account_pending", "account_disabled"}

@@ -11,7 +11,7 @@ from peewee import InterfaceError, OperationalError
 from doorapp import access, bodies, idempotency
 from doorapp.api import PATH_PARAMS
 from doorapp.bodies import INT64
-from doorapp.db import db, drop_connection, write
+from doorapp.db import db, decided, drop_connection, write
 from doorapp.errors import ApiError, invalid, log, validation_error
 
 MAX_BODY = 64 * 1024
@@ -83,9 +83,14 @@ def once(handler):
 def transact(tx, reader, prepare, act):
     """The stage that opens the request's transaction: none for `tx=False` (the handler opens its own), one
     read snapshot for readers; a writer does its reads (authorize, parse) first and only then takes its
-    turn to write (db.write()), so the write lock is held for the handler alone."""
-    if not tx:
-        return lambda args: act(*prepare(args))
+    turn to write (db.write()), so the write lock is held for the handler alone.
+    A writer (and a `tx=False` handler) that lost a race to another process's transaction runs once more
+    and answers as if it came second (db.decided: its check now sees the winner's row, 409); lost every
+    time, it is 503 service_unavailable, which serialize answers for every route."""
+
+    def own(args):
+        user, args = prepare(args)
+        return decided(lambda: act(user, args))
 
     def read(args):
         with db.atomic():
@@ -93,10 +98,16 @@ def transact(tx, reader, prepare, act):
 
     def change(args):
         user, args = prepare(args)
-        with write():
-            return act(user, args)
+        return decided(lambda: _written(act, user, args))
 
+    if not tx:
+        return own
     return read if reader else change
+
+
+def _written(act, user, args):
+    with write():
+        return act(user, args)
 
 
 def serialize(status, produces, run):
@@ -110,7 +121,7 @@ def serialize(status, produces, run):
         except ApiError as error:
             return error.response()
         except (OperationalError, InterfaceError) as error:  # locked past busy_timeout, a lost file or
-            return unavailable(error).response()  # server: not the client's fault
+            return unavailable(error).response()  # server, races lost every time: not the client's fault
         if result is None:
             return b""
         if produces != "application/json":

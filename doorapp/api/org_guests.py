@@ -98,6 +98,8 @@ def link_local_guest(org_id, platform_user_id, body, user):
             raise ApiError(
                 409, "already_on_list", f"{guest.username} is already on a list {local.displayname} is on."
             )
+        if not moved[0]:  # another admin linked them meanwhile (the UPDATE waited for it): 404 as after it
+            found_local(org_id, platform_user_id)
         audit.record(
             AuditType.GUEST_LINKED,
             user,

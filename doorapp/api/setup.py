@@ -79,7 +79,7 @@ def create_first_admin(body):
             403, "invalid_setup_code", "The setup code is wrong; it is printed where Door was started."
         )
     password_hash = access.hash_secret(body.password)
-    with write():
+    with exclusive():  # one at a time on every engine: two first admins of other names are no unique race
         if User.site_admin_exists():
             raise ApiError(409, "already_set_up", "Door is already set up; sign in instead.")
         user = User.create_named(body.username, password_hash, role="SITE_ADMIN", is_approved=True)
