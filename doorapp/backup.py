@@ -8,6 +8,7 @@ and restore").
 """
 
 import logging
+import os
 import sqlite3
 import threading
 import time
@@ -109,8 +110,22 @@ def due(database_path, folder):
     return last_finalized(database_path) > last_finalized(backups[-1])
 
 
+# Held while a chore's job has the database open. `serve --workers` forks its workers from the process that
+# runs the chores, and a fork must wait for it: a child forked while a SQLite connection is open inherits
+# SQLite's record of that connection's file locks and shared-memory index, and its own connections then read
+# an old snapshot (a user create-admin just made is refused), are told the database is locked (503), or
+# overwrite other processes' commits.
+_chore_running = threading.Lock()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(
+        before=_chore_running.acquire,
+        after_in_parent=_chore_running.release,
+        after_in_child=_chore_running.release,
+    )
+
+
 class Periodic(threading.Thread):
-    """A thread of `serve` that runs `job` every `every` seconds until stop()."""
+    """A thread of `serve` that runs `job` every `every` seconds until stop(); never during a fork."""
 
     def __init__(self, name, every, job):
         super().__init__(name=name, daemon=True)
@@ -118,7 +133,8 @@ class Periodic(threading.Thread):
 
     def run(self):
         while not self.stopping.wait(self.every):
-            self.job()
+            with _chore_running:
+                self.job()
 
     def stop(self):
         """Stop; a job in progress may finish (a backup of a door-sized database: well under a second)."""
