@@ -17,7 +17,7 @@ from peewee import (
     UUIDField,
 )
 
-from doorapp.db import BaseModel, Prepared, utcnow
+from doorapp.db import BaseModel, Prepared, queue_on, utcnow
 from doorapp.errors import ApiError
 from doorapp.search import name_filter
 
@@ -225,6 +225,7 @@ class Failure(BaseModel):
         """Inside a write transaction: (None, the new rows' ids) after counting one attempt against each key,
         or (the first full key's oldest attempt time, None) when a key has `limit` attempts in `window`."""
         now = utcnow()
+        queue_on(*keys)  # two processes counting one key at once must not both find room for one more
         cls.delete().where(cls.at < now - window).execute()
         for key in keys:
             recent = cls.select().where(cls.key == key, cls.at > now - window)
