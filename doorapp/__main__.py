@@ -302,6 +302,7 @@ def phones_line(access):
 
 def create_admin(config, args):
     from doorapp.api.setup import create_site_admin
+    from doorapp.db import decided
     from doorapp.errors import ApiError
 
     _app(config)
@@ -314,7 +315,7 @@ def create_admin(config, args):
     else:
         raise SystemExit("No terminal to ask for the password: use --password-stdin.")
     try:
-        user = create_site_admin(args.username, password)
+        user = decided(lambda: create_site_admin(args.username, password))  # a name taken meanwhile: 409
     except ApiError as error:
         messages = [e["msg"] for e in error.extensions.get("errors", [])] or [error.detail]
         raise SystemExit(f"Could not create {args.username!r}: {' '.join(messages)}") from None

@@ -48,7 +48,8 @@ def prepare_sync(meetup, event, profiles):
     """The sync's bulk inserts as [(sql, params)], built before the write lock is taken (building them is
     most of the work of a large sync). Chunks of 500 rows stay under the databases' parameter limits."""
     now = utcnow()
-    guests = [(p.platform_user_id, p.username, p.displayname) for p in profiles.values()]
+    # One order of row locks for every sync: two syncs sharing guests wait for each other, not deadlock.
+    guests = sorted((p.platform_user_id, p.username, p.displayname) for p in profiles.values())
     rsvps = [
         (r.platform_user_id, r.joined_at or now, r.waitlisted, r.guests)
         for r in event.rsvps

@@ -166,7 +166,8 @@ def remove_member(org_id, user_id, user):
     """Remove a user from the organization."""
     membership = _membership(org_id, user_id)
     _not_self(membership, user, "remove")
-    membership.delete_instance()
+    if not membership.delete_instance():  # another admin removed them meanwhile (the DELETE waited for it)
+        _membership(org_id, user_id)  # 404 as after it
     record(
         AuditType.MEMBER_REMOVED,
         user,
