@@ -10,6 +10,9 @@ import pytest
 import requests
 from doors import PASSWORD, Door, codes, cpu_load, doorapp, environment, sign_in, statuses
 from helpers import at_once
+from peewee import OperationalError
+
+from doorapp.db import TRIES, decided
 
 N = 10
 EVENT = "https://demo.door.invalid/night-owls/board-games"  # the demo platform's event of 5 RSVPs
@@ -497,3 +500,43 @@ def test_one_name_given_to_create_admin_four_times_at_once_is_one_account(door, 
     assert all("is taken" in m.stderr and "Traceback" not in m.stderr for m in made if m.returncode)
     staff = requests.get(f"{door.url}/staff/", headers=root, timeout=30).json()
     assert sum(u["username"] == name for u in staff["users"]) == 1
+
+
+# --- the mechanism: db.decided --------------------------------------------------------------------------
+
+
+class Lost(Exception):
+    sqlstate = "23505"  # unique_violation, as psycopg tells it
+
+
+def test_a_race_lost_runs_once_more_and_a_race_lost_every_time_is_unavailable_not_a_500():
+    tries = []
+
+    def second_wins():
+        tries.append(1)
+        if len(tries) == 1:
+            raise Lost("duplicate key value violates unique constraint")
+        return "answered as if second"
+
+    assert decided(second_wins) == "answered as if second" and len(tries) == 2
+    tries.clear()
+
+    def always_lost():
+        tries.append(1)
+        raise Lost("duplicate key value violates unique constraint")
+
+    with pytest.raises(OperationalError):  # serialize answers it 503 service_unavailable
+        decided(always_lost)
+    assert len(tries) == TRIES
+
+
+def test_any_other_error_is_not_run_again():
+    tries = []
+
+    def broken():
+        tries.append(1)
+        raise ValueError("not a race")
+
+    with pytest.raises(ValueError):
+        decided(broken)
+    assert len(tries) == 1
