@@ -3,7 +3,9 @@ Fixtures are built here, in each format's real column names and value shapes, wi
 
 import csv
 import io
+import socket
 import zipfile
+from urllib.parse import urlsplit
 
 import pytest
 from helpers import events
@@ -326,3 +328,25 @@ def test_a_hundred_thousand_rows_is_refused_whole(door, org):
     data = ("Name\n" + "".join(f"P{i}\n" for i in range(100_000))).encode()
     reply = post(door, org, data, "huge.csv", status=422).json
     assert reply["code"] == "unreadable_file" and "20,000 rows" in reply["detail"]
+
+
+def announce(live_server, path, length, sent=1024):
+    """Send headers announcing `length` bytes and `sent` of them: the first line of the answer."""
+    address = urlsplit(live_server)
+    with socket.create_connection((address.hostname, address.port), timeout=10) as sock:
+        sock.sendall(
+            f"POST {path} HTTP/1.1\r\nHost: door\r\nContent-Type: multipart/form-data; boundary=b\r\n"
+            f"Content-Length: {length}\r\n\r\n".encode()
+            + b"x" * sent
+        )
+        sock.shutdown(socket.SHUT_WR)
+        answer = b"".join(iter(lambda: sock.recv(4096), b""))
+    return answer.split(b"\r\n", 1)[0]
+
+
+def test_waitress_takes_5_mib_for_the_import_route_only(live_server, org):
+    imports = f"/organizations/{org.id}/meetups/import"
+    assert announce(live_server, imports, 6 * 1024 * 1024).startswith(b"HTTP/1.1 413")
+    assert announce(live_server, f"/organizations/{org.id}/meetups/", 100 * 1024).startswith(b"HTTP/1.1 413")
+    # 100 KiB announced to the import route gets past waitress (the app answers: no token, 401)
+    assert announce(live_server, imports, 100 * 1024, 100 * 1024).startswith(b"HTTP/1.1 401")
