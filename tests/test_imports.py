@@ -312,10 +312,21 @@ def test_bad_rows_are_problems_not_refusals(door, org):
     assert report["added"] == 2 and report["rows"] == 7
 
 
-def test_lone_surrogates_in_utf16_are_a_problem_row(door, org):
-    data = "Name\nIda\n".encode("utf-16-le") + b"\x00\xd8\n\x00" + "Zoe\n".encode("utf-16-le")
-    report = post(door, org, b"\xff\xfe" + data, "a.txt").json["import"]
-    assert report["added"] >= 2
+@pytest.mark.parametrize(
+    "data",
+    [
+        "Name\nJosé\n".encode() + b"Bad\xed\xa0\x80Name\n" + "Zoë\n".encode(),  # an encoded lone surrogate
+        b"\xff\xfe"
+        + "Name\nJosé\n".encode("utf-16-le")
+        + b"B\x00\x00\xd8d\x00\n\x00"
+        + "Zoë\n".encode("utf-16-le"),
+    ],
+    ids=["utf8", "utf16"],
+)
+def test_lone_surrogates_are_a_problem_row(door, org, data):
+    reply = post(door, org, data, "a.csv").json
+    assert [p["row"] for p in reply["import"]["problems"]] == [3]
+    assert sorted(listed(reply["meetup"])) == ["José", "Zoë"]
 
 
 def test_ten_thousand_columns(door, org):

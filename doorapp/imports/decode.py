@@ -56,10 +56,10 @@ def decode(data):
         return data[3:].decode("utf-8", errors="replace")
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return data.decode("utf-16", errors="replace")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        text = data.decode(_encoding(data), errors="replace")
+    text = data.decode("utf-8", errors="replace")
+    if "\ufffd" in text and not any(c > "\x7f" and c != "\ufffd" for c in text):
+        text = data.decode(_encoding(data), errors="replace")  # no UTF-8 at all: a legacy code page
+    # else UTF-8, maybe with a few broken bytes (an encoded surrogate): U+FFFD marks them, row by row
     if text.count("\x00") > len(text) // 10:  # binary, or UTF-16 without its mark
         raise Unreadable(f"The file is not text or a spreadsheet. {UPLOAD}")
     return text

@@ -168,8 +168,8 @@ def read_row(kind, roles, row, number):
         raise ValueError("No name in this row; it was left out.")
     if CONTROL.search(name):
         raise ValueError("The name holds control characters; this row was left out.")
-    if name.encode("utf-8", errors="ignore").decode() != name:  # a lone surrogate
-        raise ValueError("The name is not valid text; this row was left out.")
+    if "\ufffd" in name or name.encode("utf-8", errors="ignore").decode() != name:  # a lone surrogate
+        raise ValueError("The name holds bytes that are not text; this row was left out.")
     if len(name) > MAX_NAME:
         raise ValueError(f"The name is longer than {MAX_NAME} characters; this row was left out.")
     raw_status = fold(_cell(row, roles.get("status")))
