@@ -361,3 +361,42 @@ def test_waitress_takes_5_mib_for_the_import_route_only(live_server, org):
     assert announce(live_server, f"/organizations/{org.id}/meetups/", 100 * 1024).startswith(b"HTTP/1.1 413")
     # 100 KiB announced to the import route gets past waitress (the app answers: no token, 401)
     assert announce(live_server, imports, 100 * 1024, 100 * 1024).startswith(b"HTTP/1.1 401")
+
+
+# --- the command line: doorapp import ---------------------------------------------------------------------
+
+
+def cli(tmp_path, config, capsys, *args):
+    """`doorapp import` in this process, on the test's data folder: (exit status, what it printed)."""
+    from doorapp.__main__ import main
+
+    try:
+        status = main(["import", *map(str, args), "--data-dir", str(config.data_dir)])
+    except SystemExit as stop:
+        status = stop.code
+    return status, capsys.readouterr().out
+
+
+def test_the_command_line_creates_previews_and_updates(tmp_path, config, org, capsys):
+    path = tmp_path / "attendees.xls"
+    path.write_bytes(meetup_xls())
+    new = [path, "--org", "night-owls", "--name", "Owls", "--date", "2026-11-21T19:00+01:00"]
+    status, out = cli(tmp_path, config, capsys, *new, "--preview")
+    assert status == 0 and "added: 4" in out and "nothing was stored" in out
+    status, out = cli(tmp_path, config, capsys, *new)
+    assert status == 0 and "format: meetup" in out and "added: 4" in out
+    meetup_id = out.split("meetup: ")[1].split()[0]
+    status, out = cli(tmp_path, config, capsys, path, "--org", "night-owls", "--meetup", meetup_id)
+    assert status == 0 and "added: 0" in out and "unchanged: 5" in out
+    assert [e.details["added"] for e in events("MEETUP_IMPORTED")] == [4, 0]
+    assert events("MEETUP_IMPORTED")[0].actor_id is None
+
+
+def test_the_command_line_says_what_is_wrong(tmp_path, config, org, capsys):
+    photo = tmp_path / "photo.jpg"
+    photo.write_bytes(b"\xff\xd8\xff\xe0" + bytes(100))
+    new = [photo, "--org", "night-owls", "--name", "x"]
+    assert "JPEG picture" in str(cli(tmp_path, config, capsys, *new, "--date", "2026-11-21")[0])
+    assert "slug" in str(cli(tmp_path, config, capsys, photo, "--org", "nobody", "--meetup", "x")[0])
+    assert "UUID" in str(cli(tmp_path, config, capsys, photo, "--org", "night-owls", "--meetup", "x")[0])
+    assert "--date" in str(cli(tmp_path, config, capsys, photo, "--org", "night-owls", "--name", "x")[0])

@@ -8,6 +8,7 @@ import zipfile
 
 import charset_normalizer
 
+MAX_BODY_FILE = 5 * 1024 * 1024  # what the API takes (uploads.MAX_UPLOAD), and the command line
 MAX_ROWS = 20_000  # a meetup's list; a file with more rows is refused as a whole
 MAX_CELL = 5 * 1024 * 1024  # the csv module's per-field limit (its default, 128 KiB, fails the whole file)
 MAX_XLSX_EXPANDED = 64 * 1024 * 1024  # what an .xlsx may unpack to (a zip bomb unpacks to gigabytes)

@@ -54,8 +54,9 @@ def _created(org_id, meetup_id, create, user):
 
 
 def report_of(sheet, counts):
-    """The report of API.md's Imports, with what a preview shows besides: the columns used (and the other
-    name columns there were), how many rows are expected, waitlisted and not expected, the first rows."""
+    """The import's report (docs/api.md, "Guest lists from files"), with what a preview shows besides: the
+    columns used (and the other name columns there were), how many rows are expected, waitlisted and not
+    expected, the first rows."""
     added, updated, cancelled = counts["inserted"], counts["updated"], counts["cancelled"]
     problems = sheet.problems[:MAX_PROBLEMS]
     if len(sheet.problems) > MAX_PROBLEMS:
