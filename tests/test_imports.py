@@ -8,7 +8,8 @@ import zipfile
 from urllib.parse import urlsplit
 
 import pytest
-from helpers import events
+import requests
+from helpers import ENGINES, at_once, auth, events
 from openpyxl import Workbook
 
 from doorapp.models import Guest, MeetupGuest
@@ -400,3 +401,24 @@ def test_the_command_line_says_what_is_wrong(tmp_path, config, org, capsys):
     assert "slug" in str(cli(tmp_path, config, capsys, photo, "--org", "nobody", "--meetup", "x")[0])
     assert "UUID" in str(cli(tmp_path, config, capsys, photo, "--org", "night-owls", "--meetup", "x")[0])
     assert "--date" in str(cli(tmp_path, config, capsys, photo, "--org", "night-owls", "--name", "x")[0])
+
+
+# --- two imports of one meetup at once ----------------------------------------------------------------------
+
+
+@ENGINES
+def test_simultaneous_imports_of_one_meetup_never_duplicate_an_entry(live_server, door, org, staff):
+    meetup = post(door, org, meetup_xls(PEOPLE[:2])).json["meetup"]
+    newer = meetup_csv([*PEOPLE, *((f"Newcomer {i}", 30_000_000 + i, "Yes", 0) for i in range(200))])
+    address = f"{live_server}{url(org, meetup)}"
+
+    def send(i):
+        files = {"file": ("newer.csv", newer)}
+        return requests.post(address, files=files, headers=auth(staff), timeout=60)
+
+    replies = at_once(4, send)
+    assert [r.status_code for r in replies] == [200] * 4
+    assert sum(r.json()["import"]["added"] for r in replies) == 202  # 2 of PEOPLE (Wei answered No) and 200 newcomers
+    query = MeetupGuest.select().where(MeetupGuest.meetup == meetup["id"])
+    assert query.count() == 204 and len({e.guest_id for e in query}) == 204
+    assert Guest.select().count() == 204
