@@ -1,4 +1,4 @@
-"""The command line: doorapp serve | create-admin | backup (README: "Command line")."""
+"""The command line: doorapp serve | create-admin | backup | import (README: "Command line")."""
 
 import argparse
 import contextlib
@@ -25,6 +25,10 @@ EXAMPLES = [
     ("serve --host 0.0.0.0", "let phones on the venue network in"),
     ("create-admin alice", "an approved SITE_ADMIN (asks for the password)"),
     ("backup backups/", "an online copy of the database, safe while serving"),
+    (
+        "import list.xls --org owls --name 'Owls #12' --date 2026-11-21T19:00",
+        "a meetup from a guest list file",
+    ),
 ]
 EPILOG = (
     f"""settings (environment variables; flags override them):
@@ -89,7 +93,14 @@ def parser():
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     backup.add_argument("dest", help="a file, or a folder to put a dated file in")
-    for command in (serve, admin, backup):
+    from doorapp.imports.cli import add_arguments
+
+    importer = commands.add_parser(
+        "import", help="fill or update a meetup's list from a guest list file", epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )  # fmt: skip
+    add_arguments(importer)
+    for command in (serve, admin, backup, importer):
         command.add_argument("--data-dir", help=f"data folder (DOOR_DATA_DIR; default {DATA})")
     return top
 
@@ -108,7 +119,8 @@ def main(argv=None):
         port=getattr(args, "port", None),
     )
     try:
-        return {"serve": serve, "create-admin": create_admin, "backup": backup}[args.command](config, args)
+        commands = {"serve": serve, "create-admin": create_admin, "backup": backup, "import": import_file}
+        return commands[args.command](config, args)
     except peewee.OperationalError as error:  # locked by another program past the busy timeout, or unreadable
         raise SystemExit(
             f"Door could not use its database ({error}). If another program holds it (a backup, "
@@ -321,6 +333,13 @@ def create_admin(config, args):
         raise SystemExit(f"Could not create {args.username!r}: {' '.join(messages)}") from None
     print(f"Created site admin {user.username!r}.")
     return 0
+
+
+def import_file(config, args):
+    from doorapp.imports.cli import run
+
+    _app(config)
+    return run(config, args)
 
 
 def backup(config, args):

@@ -20,6 +20,7 @@ from doorapp.api import (  # noqa: F401 (importing a module registers its routes
     events,
     guests,
     health,
+    imports,
     meetup_guests,
     meetups,
     openapi,

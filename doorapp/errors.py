@@ -52,6 +52,7 @@ CODES = {
     "body_too_large": 413,
     "unsupported_media_type": 415,
     "validation_error": 422,
+    "unreadable_file": 422,
     "idempotency_key_reused": 422,
     "rate_limited": 429,
     "internal_error": 500,

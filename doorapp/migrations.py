@@ -88,6 +88,15 @@ def m0007_door_list_versions():
     add_columns(Org, "door_lists_version")
 
 
+def m0009_meetups_from_files():
+    """A meetup imported from a file may have no platform URL (""): (org, platform_url) stays unique only
+    among meetups that have one."""
+    db.execute_sql("DROP INDEX IF EXISTS meetup_org_id_platform_url")
+    db.execute(
+        Meetup.index(Meetup.org, Meetup.platform_url, unique=True, where=SQL("platform_url <> ''")).safe(True)
+    )
+
+
 MIGRATIONS = [
     m0001_initial,
     m0002_door_list_order,
@@ -96,6 +105,7 @@ MIGRATIONS = [
     m0005_sessions,
     m0006_usernames,
     m0007_door_list_versions,
+    m0009_meetups_from_files,
 ]
 
 

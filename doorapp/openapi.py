@@ -52,6 +52,9 @@ PROBLEM = {
 }
 
 
+MEDIA = {"form": "application/x-www-form-urlencoded", "multipart": "multipart/form-data"}
+
+
 def build(app):
     paths = {}
     for route in app.routes:
@@ -124,8 +127,11 @@ def _operation(route):
     if parameters:
         operation["parameters"] = parameters
     if config["body"]:
-        media = "application/x-www-form-urlencoded" if config["media"] == "form" else "application/json"
+        media = MEDIA.get(config["media"], "application/json")
         schema = json_schema(config["body"])
+        if config["media"] == "multipart":  # the file beside the form's fields (doorapp.uploads)
+            schema["properties"]["file"] = {"type": "string", "format": "binary"}
+            schema["required"] = [*schema.get("required", []), "file"]
         operation["requestBody"] = {
             "required": bool(schema.get("required")),
             "content": {media: {"schema": schema}},

@@ -8,7 +8,7 @@ import uuid
 from bottle import request, response
 from peewee import InterfaceError, OperationalError
 
-from doorapp import access, bodies, idempotency
+from doorapp import access, bodies, idempotency, uploads
 from doorapp.api import PATH_PARAMS
 from doorapp.bodies import INT64
 from doorapp.db import db, decided, drop_connection, write
@@ -58,10 +58,13 @@ def parse(config, wants_user):
     """The stage that reads the body and query string into their dataclasses (400, 413, 415, 422); it runs
     after authorize, so a stranger learns nothing from a 422."""
     body, query, form = config["body"], config["query"], config["media"] == "form"
+    upload = config["media"] == "multipart"  # a file (uploads.read_upload) as `upload`, its form as `body`
 
     def read(user, args):
-        if form:
-            data = read_form()
+        if form or upload:
+            data = read_form() if form else uploads.read_upload()
+            if upload:
+                data, args["upload"] = data
             if body:
                 args["body"] = bodies.parse(body, data, strings=True)
         elif body:

@@ -1,14 +1,17 @@
 """waitress as Door runs it; `doorapp serve`, the tests and the benchmarks make their server here."""
 
+import copy
 import ctypes
 import json
 
 import waitress
 from waitress.channel import HTTPChannel
+from waitress.parser import HTTPRequestParser
 from waitress.task import ErrorTask
 
 from doorapp.errors import code_for_status, problem
 from doorapp.plugin import MAX_BODY
+from doorapp.uploads import MAX_UPLOAD_BODY, UPLOAD_PATH
 
 
 class ProblemTask(ErrorTask):
@@ -32,8 +35,20 @@ class ProblemTask(ErrorTask):
         self.write(body)
 
 
+class Parser(HTTPRequestParser):
+    """Every body is refused past MAX_BODY by its Content-Length, as its headers arrive, except an import's
+    file (uploads.UPLOAD_PATH), which may be up to MAX_UPLOAD_BODY."""
+
+    def parse_header(self, header_plus):
+        super().parse_header(header_plus)
+        if self.command == "POST" and UPLOAD_PATH.fullmatch(self.path):
+            self.adj = copy.copy(self.adj)
+            self.adj.max_request_body_size = MAX_UPLOAD_BODY + 1
+
+
 class Channel(HTTPChannel):
     error_task_class = ProblemTask
+    parser_class = Parser
 
 
 def return_large_blocks():

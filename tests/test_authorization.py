@@ -42,6 +42,8 @@ SPEC_ROLES = {
     ("GET", "/organizations/<org_id>/meetups/"): "org_member",
     ("GET", "/organizations/<org_id>/meetups/<meetup_id>"): "org_member",
     ("POST", "/organizations/<org_id>/meetups/<meetup_id>/sync"): "org_member",
+    ("POST", "/organizations/<org_id>/meetups/import"): "org_member",  # docs/api.md: guest lists from files
+    ("POST", "/organizations/<org_id>/meetups/<meetup_id>/import"): "org_member",
     ("GET", "/organizations/<org_id>/meetups/<meetup_id>/guests"): "org_member",
     ("PATCH", "/organizations/<org_id>/meetups/<meetup_id>/finalize"): "org_admin",
     ("PATCH", "/organizations/<org_id>/meetups/<meetup_id>/unfinalize"): "org_admin",

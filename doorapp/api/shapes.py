@@ -92,7 +92,7 @@ def meetup_json(meetup, counts=None):
         "org_id": str(meetup.org_id),
         "name": meetup.name,
         "date": iso(meetup.date),
-        "platform_url": meetup.platform_url,
+        "platform_url": meetup.platform_url or None,  # a meetup from a file may have none
         "is_finalized": meetup.is_finalized,
         "finalized_at": iso(meetup.finalized_at),
         "created_at": iso(meetup.created_at),

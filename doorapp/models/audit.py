@@ -33,6 +33,7 @@ class AuditType(StrEnum):
     # a guest let in by name was linked to a platform account (the event's guest: the platform one)
     GUEST_LINKED = "GUEST_LINKED"
     NO_SHOW_EXCUSED = "NO_SHOW_EXCUSED"  # an admin excused a guest's absence, with a reason
+    MEETUP_IMPORTED = "MEETUP_IMPORTED"  # a meetup's list was filled or updated from a file
 
 
 class Moves(StrEnum):
@@ -71,6 +72,9 @@ EVENTS = {
     AuditType.ORG_UPDATED: Event(Moves.NOTHING, ("changes",)),  # {field: {old, new}}
     AuditType.GUEST_LINKED: Event(Moves.ORG, ("local_id", "entries", "bans")),  # the moved counts
     AuditType.NO_SHOW_EXCUSED: Event(Moves.ORG),
+    AuditType.MEETUP_IMPORTED: Event(
+        Moves.IN_CHANGE, ("file", "format", "rows", "added", "updated", "cancelled", "unchanged", "problems")
+    ),
 }
 
 

@@ -56,9 +56,10 @@ class Guest(BaseModel):
 
     @classmethod
     def upsert(cls, rows):
-        """The insert of guests [(platform_user_id, username, displayname)] that refreshes known ones."""
+        """The insert of guests [(platform_user_id, username, displayname, is_local)] that refreshes known
+        ones' names (a known guest stays local or not)."""
         return cls.insert_many(
-            rows, fields=[cls.platform_user_id, cls.username, cls.displayname]
+            rows, fields=[cls.platform_user_id, cls.username, cls.displayname, cls.is_local]
         ).on_conflict(conflict_target=[cls.platform_user_id], preserve=[cls.username, cls.displayname])
 
     @classmethod

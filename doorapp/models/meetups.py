@@ -4,6 +4,7 @@ door lists that doors poll. (The guests on a meetup's list: meetup_guests.)"""
 import uuid
 
 from peewee import (
+    SQL,
     BooleanField,
     CharField,
     DateTimeField,
@@ -32,8 +33,7 @@ class Meetup(BaseModel):
     last_arrival_order = IntegerField(default=0)  # per-meetup counter: arrival numbers are never reused
     door_list_version = IntegerField(default=0)  # +1 with each change of this meetup's door list
 
-    class Meta:
-        indexes = ((("org", "platform_url"), True),)
+    # (org, platform_url) is unique where there is a URL: a meetup from a file may have none ("")
 
     @classmethod
     def open(cls, org_id, meetup_id):
@@ -93,6 +93,8 @@ class Meetup(BaseModel):
             == 1
         )
 
+
+Meetup.add_index(Meetup.index(Meetup.org, Meetup.platform_url, unique=True, where=SQL("platform_url <> ''")))
 
 # A check-in's number, and a door's poll: SQL text built once (see Prepared).
 _NEXT_ARRIVAL = Prepared(

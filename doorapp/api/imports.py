@@ -1,0 +1,106 @@
+"""/organizations/<org_id>/meetups/.../import: a meetup's guest list from a file the organizer downloaded
+(Meetup's attendee list, Luma's guests, a spreadsheet), created or updated with a sync's semantics, or
+previewed (`?preview=true`: the same work, rolled back). The reading is doorapp.imports'."""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from bottle import response
+
+from doorapp.access import org_member
+from doorapp.api import adapter, endpoint
+from doorapp.api.shapes import meetup_json
+from doorapp.bodies import moment, text
+from doorapp.db import get_or_404
+from doorapp.errors import ApiError, invalid, validation_error
+from doorapp.imports import Unreadable, read
+from doorapp.imports.store import store
+from doorapp.models import Org
+
+COLUMNS_DOC = (
+    "The header of the name column to use, or of the first-name and last-name columns separated by a "
+    "comma, when the preview picked others (its `other_name_columns`)."
+)
+
+
+@dataclass
+class ImportQuery:
+    preview: bool = False
+
+
+@dataclass
+class NewImportForm:
+    name: str | None = text(max_length=255, default=None, doc="The meetup's name.")
+    date: datetime | None = moment("When the meetup starts (ISO 8601).")
+    platform_url: str | None = text(max_length=1024, default=None, doc="The event's page, if it has one.")
+    columns: str | None = text(max_length=1024, default=None, doc=COLUMNS_DOC)
+
+
+@dataclass
+class ImportForm:
+    columns: str | None = text(max_length=1024, default=None, doc=COLUMNS_DOC)
+
+
+def sheet_of(upload, columns):
+    """The upload read as a guest list; 422 unreadable_file, saying what was found, when it is not one."""
+    try:
+        return read(upload.data, [c for c in columns.split(",") if c.strip()] if columns else None)
+    except Unreadable as error:
+        raise ApiError(422, "unreadable_file", error.args[0], file=upload.filename) from None
+
+
+def answer(meetup, report):
+    return {"import": report} if meetup is None else {"meetup": meetup_json(meetup), "import": report}
+
+
+def meetup_ids():
+    """Whether a Meetup member in a file is the running adapter's guest of the same id."""
+    return adapter().name == "meetup"
+
+
+@endpoint(
+    "POST",
+    "/organizations/<org_id>/meetups/import",
+    auth=org_member,
+    body=NewImportForm,
+    query=ImportQuery,
+    media="multipart",
+    status=201,
+    tx=False,
+    errors=("duplicate_meetup", "meetup_finalized", "not_found", "unreadable_file"),
+)
+def import_meetup(org_id, body, query, upload, user):
+    """Create a meetup from a guest list file (Meetup's attendee export, Luma's guest CSV, a spreadsheet);
+    `?preview=true` answers the report and stores nothing."""
+    get_or_404(Org, org_id, "organization")
+    missing = [invalid(("body", f), "missing", "Required.") for f in ("name", "date") if not getattr(body, f)]
+    if missing:
+        raise validation_error(missing)
+    sheet = sheet_of(upload, body.columns)
+    create = {"name": body.name, "date": body.date, "platform_url": body.platform_url}
+    meetup, report = store(
+        org_id, sheet, user, upload.filename, meetup_ids(), create=create, preview=query.preview
+    )
+    if query.preview:
+        response.status = 200  # nothing was created
+    return answer(meetup, report)
+
+
+@endpoint(
+    "POST",
+    "/organizations/<org_id>/meetups/<meetup_id>/import",
+    auth=org_member,
+    body=ImportForm,
+    query=ImportQuery,
+    media="multipart",
+    tx=False,
+    errors=("duplicate_meetup", "meetup_finalized", "not_found", "unreadable_file"),
+)
+def import_meetup_update(org_id, meetup_id, body, query, upload, user):
+    """Update a meetup's list from a newer file of the same event, as a sync would (check-ins untouched,
+    nothing stored unless the whole file reads); `?preview=true` answers the report and stores nothing."""
+    sheet = sheet_of(upload, body.columns)
+    meetup, report = store(
+        org_id, sheet, user, upload.filename, meetup_ids(), meetup_id=meetup_id, preview=query.preview
+    )
+    return answer(meetup, report)

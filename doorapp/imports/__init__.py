@@ -1,0 +1,75 @@
+"""Guest lists from files: the exports organizers download (Meetup's attendee list, Luma's guests, any
+spreadsheet), read into entries (decode: bytes to cells; formats: cells to entries), and who each entry
+is. It knows nothing of HTTP: the API (api/imports.py) and the command line call read() and store."""
+
+import hashlib
+from dataclasses import dataclass
+
+from doorapp.imports.decode import MAX_ROWS, Unreadable, table
+from doorapp.imports.formats import EXPECTED, NOT_EXPECTED, WAITLISTED, NoHeader, Sheet, recognise
+from doorapp.platforms import Rsvp
+
+__all__ = ["MAX_ROWS", "Unreadable", "Sheet", "read", "guest_id", "as_rsvps"]
+LOCAL_IDS = (
+    2**53 - 1
+)  # local guests' ids are -1 .. -2**53 (Guest.create_local): JavaScript holds them exactly
+
+
+@dataclass(frozen=True)
+class Profile:
+    platform_user_id: int
+    username: str
+    displayname: str
+    is_local: bool
+
+
+def read(data, name_columns=None):
+    """The Sheet of a file's bytes; Unreadable when it is no guest list."""
+    rows = table(data)
+    try:
+        return recognise(rows, name_columns)
+    except NoHeader as error:
+        if error.args:
+            raise Unreadable(error.args[0]) from None
+        top = next((r for r in rows if any(c.strip() for c in r)), [])
+        seen = ", ".join(c.strip()[:30] for c in top[:6] if c.strip()) or "nothing"
+        raise Unreadable(
+            f"No column of names was found (the first row holds: {seen}). A guest list needs a column "
+            "headed Name or Nombre, or First Name and Last Name."
+        ) from None
+
+
+def guest_id(entry, meetup_ids):
+    """(guest id, is_local) of an entry. A Meetup member is the `meetup` adapter's guest of the same id
+    when `meetup_ids` (that adapter runs); anyone else gets a local guest id derived from who they are in
+    the file, so the same or a newer file finds the same guest, and platform look-ups by id never do."""
+    if entry.member_id is not None and meetup_ids:
+        return entry.member_id, False
+    digest = hashlib.sha256(entry.key.encode("utf-8", "surrogatepass")).digest()
+    return -1 - int.from_bytes(digest[:8], "big") % LOCAL_IDS, True
+
+
+def as_rsvps(sheet, meetup_ids, known):
+    """(the RSVPs of the entries expected or waitlisted, {guest id: Profile} of them), as a sync takes
+    them. `known` is Guest.profiles_of(their ids): a known guest keeps the username the platform gave."""
+    rsvps, profiles = [], {}
+    for entry in sheet.entries:
+        if entry.status == NOT_EXPECTED:
+            continue
+        gid, local = guest_id(entry, meetup_ids)
+        username = known.get(gid, ("", ""))[0]
+        profiles[gid] = Profile(gid, username, entry.name, local)
+        rsvps.append(Rsvp(gid, entry.rsvp_time, entry.status == WAITLISTED, entry.guests))
+    return tuple(rsvps), profiles
+
+
+def ids_of(sheet, meetup_ids):
+    return [guest_id(e, meetup_ids)[0] for e in sheet.entries]
+
+
+def tally(sheet):
+    """{expected, waitlisted, not_expected}: how many of the file's entries are each."""
+    found = {EXPECTED: 0, WAITLISTED: 0, NOT_EXPECTED: 0}
+    for entry in sheet.entries:
+        found[entry.status] += 1
+    return found

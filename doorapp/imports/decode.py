@@ -1,0 +1,140 @@
+"""A file's bytes as a table of text cells: CSV or TSV in any encoding Excel saves, or an .xlsx workbook's
+first sheet. What is not a table (a photo, a PDF, an old binary .xls, a broken or over-expanding .xlsx) is
+Unreadable, with a sentence that says what was found and what to upload instead."""
+
+import csv
+import io
+import zipfile
+
+import charset_normalizer
+
+MAX_BODY_FILE = 5 * 1024 * 1024  # what the API takes (uploads.MAX_UPLOAD), and the command line
+MAX_ROWS = 20_000  # a meetup's list; a file with more rows is refused as a whole
+MAX_CELL = 5 * 1024 * 1024  # the csv module's per-field limit (its default, 128 KiB, fails the whole file)
+MAX_XLSX_EXPANDED = 64 * 1024 * 1024  # what an .xlsx may unpack to (a zip bomb unpacks to gigabytes)
+MAX_XLSX_RATIO = 200  # and by how much any one part may expand
+UPLOAD = (
+    "Upload the attendee list as downloaded: Meetup's .xls or .csv, Luma's guest CSV, or a spreadsheet "
+    "saved as .csv or .xlsx."
+)
+SIGNATURES = (  # (leading bytes, what they are)
+    (b"\xff\xd8\xff", "a JPEG picture"),
+    (b"\x89PNG", "a PNG picture"),
+    (b"GIF8", "a GIF picture"),
+    (b"RIFF", "a picture or sound file"),
+    (b"%PDF", "a PDF document"),
+    (b"\xd0\xcf\x11\xe0", "an old binary Excel workbook (save it as .xlsx or CSV)"),
+    (b"\x1f\x8b", "a compressed (gzip) file"),
+)
+HEIC = (b"ftypheic", b"ftypheix", b"ftypmif1", b"ftypavif")
+
+csv.field_size_limit(MAX_CELL)
+
+
+class Unreadable(Exception):
+    """The file is not a guest list; args[0] says what was found, in a sentence a person can act on."""
+
+
+def table(data):
+    """The file's rows, each a list of strings (blank rows included, so that row numbers are the file's)."""
+    if not data.strip():
+        raise Unreadable(f"The file is empty. {UPLOAD}")
+    if data.startswith(b"PK\x03\x04"):
+        return xlsx_rows(data)
+    found = next((what for start, what in SIGNATURES if data.startswith(start)), None)
+    if found is None and data[4:12] in HEIC:
+        found = "a phone photo (HEIC)"
+    if found:
+        raise Unreadable(f"This is {found}, not a guest list. {UPLOAD}")
+    return text_rows(decode(data))
+
+
+def decode(data):
+    """The text of a CSV or TSV file: UTF-8 (with or without a byte-order mark), UTF-16 (with one, as
+    Excel's "Unicode text" saves it), or whatever charset-normalizer finds (Windows-1252 from Excel in
+    Western locales, most often)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        return data[3:].decode("utf-8", errors="replace")
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", errors="replace")
+    text = data.decode("utf-8", errors="replace")
+    if "\ufffd" in text and not any(c > "\x7f" and c != "\ufffd" for c in text):
+        text = data.decode(_encoding(data), errors="replace")  # no UTF-8 at all: a legacy code page
+    # else UTF-8, maybe with a few broken bytes (an encoded surrogate): U+FFFD marks them, row by row
+    if text.count("\x00") > len(text) // 10:  # binary, or UTF-16 without its mark
+        raise Unreadable(f"The file is not text or a spreadsheet. {UPLOAD}")
+    return text
+
+
+def _encoding(data):
+    """charset-normalizer's guess, preferring Windows-1252 when it is among the fits: a short Spanish list
+    reads as well in Central European cp1250 (Núñez as Núńez), but Excel saves cp1252 in Western locales."""
+    matches = list(charset_normalizer.from_bytes(data[:200_000]))
+    if not matches:
+        raise Unreadable(f"The file is not text or a spreadsheet. {UPLOAD}")
+    fits = [m.encoding for m in matches]
+    return "cp1252" if "cp1252" in fits else fits[0]
+
+
+def text_rows(text):
+    """CSV or TSV rows, separated by commas, semicolons or tabs: the one of them the first lines hold most of
+    outside quotes decides. Quoted fields may hold separators and line breaks."""
+    head = "\n".join(text.splitlines()[:20])
+    counts = {sep: _count_outside_quotes(head, sep) for sep in ("\t", ";", ",")}
+    separator = max(counts, key=counts.get)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=separator)
+    rows = []
+    try:
+        for row in reader:
+            rows.append(row)
+            if len(rows) > MAX_ROWS + 20:
+                raise Unreadable(f"The file has more than {MAX_ROWS:,} rows; a guest list has fewer.")
+    except csv.Error as error:
+        raise Unreadable(f"Line {reader.line_num} of the file cannot be read as CSV ({error}).") from None
+    return rows
+
+
+def _count_outside_quotes(text, separator):
+    return sum(part.count(separator) for part in text.split('"')[::2])
+
+
+def xlsx_rows(data):
+    """The first sheet of an .xlsx workbook, as text cells, read in openpyxl's streaming mode after the
+    archive's sizes are checked (no part may unpack past the limits)."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        parts = archive.infolist()
+    except (zipfile.BadZipFile, ValueError):
+        raise Unreadable(f"The file looks like an .xlsx workbook but is damaged. {UPLOAD}") from None
+    expanded = sum(p.file_size for p in parts)
+    if expanded > MAX_XLSX_EXPANDED or any(
+        p.file_size > MAX_XLSX_RATIO * max(p.compress_size, 1) + 1024 * 1024 for p in parts
+    ):
+        raise Unreadable("The workbook unpacks to far more than a guest list; save it as CSV and try again.")
+    if not any(p.filename.startswith("xl/worksheets/") for p in parts):
+        raise Unreadable(f"The file is a zip archive, not an .xlsx workbook. {UPLOAD}")
+    return _sheet(data)
+
+
+def _sheet(data):
+    from openpyxl import load_workbook  # only imports pay for it
+
+    try:
+        book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+        rows = []
+        for values in book.worksheets[0].iter_rows(values_only=True):
+            rows.append(["" if v is None else _cell_text(v) for v in values])
+            if len(rows) > MAX_ROWS + 20:
+                raise Unreadable(f"The workbook has more than {MAX_ROWS:,} rows; a guest list has fewer.")
+        book.close()
+        return rows
+    except Unreadable:
+        raise
+    except Exception:  # openpyxl raises many kinds (KeyError, XML errors, ValueError) for a damaged file
+        raise Unreadable(f"The file looks like an .xlsx workbook but cannot be read. {UPLOAD}") from None
+
+
+def _cell_text(value):
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)

@@ -1,0 +1,217 @@
+"""Which export a table is, recognised from its header row (never the file's name), and its rows as guest
+entries: Meetup's attendee exports, Luma's guest CSV, or any sheet with a name column ("table").
+
+A row that cannot be used is a problem (its 1-based row number and why), never a refusal of the file."""
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+HEADER_SEARCH = 20  # rows above the header: a title, a date, blank rows
+MAX_NAME = 255
+MAX_GUESTS = 99
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+MEETUP_MEMBER = re.compile(r"(?:^user\s+|/members/)(\d{1,19})/?$")
+
+# Header words (compared folded: lower case, no accents, single spaces) of each role in a "table".
+FULL_NAME = ("name", "full name", "nombre completo", "nombre y apellidos", "guest", "attendee", "invitado")
+FIRST_NAME = ("first name", "firstname", "given name", "first", "nombre", "nombres")
+LAST_NAME = ("last name", "lastname", "surname", "family name", "last", "apellidos", "apellido")
+ID = ("id", "user id", "member id", "guest id", "api_id", "guest_id", "identificador", "socio", "dni")
+EMAIL = ("email", "e-mail", "email address", "correo", "correo electronico", "mail")
+STATUS = ("status", "rsvp", "approval_status", "estado", "asistencia", "response", "respuesta")
+GUESTS = ("guests", "plus ones", "+1", "invitados", "acompanantes", "acompanante")
+
+EXPECTED, WAITLISTED, NOT_EXPECTED = "expected", "waitlisted", "not_expected"
+STATUSES = {
+    EXPECTED: ("", "yes", "si", "approved", "going", "attending", "confirmed", "confirmado", "y", "1"),
+    WAITLISTED: ("waitlist", "waitlisted", "waiting", "lista de espera", "en espera", "espera"),
+    NOT_EXPECTED: (
+        "no",
+        "n",
+        "0",
+        "declined",
+        "pending_approval",
+        "invited",
+        "not going",
+        "cancelled",
+        "canceled",
+        "cancelado",
+        "rechazado",
+    ),
+}
+STATUS_OF = {word: status for status, words in STATUSES.items() for word in words}
+
+
+@dataclass
+class Entry:
+    row: int
+    key: str  # who this is: "<format>:<id in the file>", or "name:<name>|<e-mail>" without an id
+    name: str
+    status: str = EXPECTED
+    guests: int = 0
+    rsvp_time: datetime | None = None
+    member_id: int | None = None  # a Meetup member's id (the `meetup` adapter's guest id)
+
+
+@dataclass
+class Sheet:
+    format: str
+    columns: dict  # role -> the header text used for it (name: a list of one or two)
+    entries: list = field(default_factory=list)
+    problems: list = field(default_factory=list)  # [{row, message}]
+    choices: list = field(default_factory=list)  # other name columns the person may pick instead
+
+
+class NoHeader(Exception):
+    """No row near the top names the guests' column."""
+
+
+def fold(text):
+    text = unicodedata.normalize("NFKD", str(text)).encode("ascii", "ignore").decode()
+    return " ".join(text.lower().split())
+
+
+def header_row(rows):
+    """(index of the header row, its folded cells): the first of the top rows with a name column."""
+    for index, row in enumerate(rows[:HEADER_SEARCH]):
+        cells = [fold(c) for c in row]
+        if any(c in FULL_NAME or c in FIRST_NAME for c in cells):
+            return index, cells
+    raise NoHeader
+
+
+def recognise(rows, name_columns=None):
+    """The Sheet of `rows`. `name_columns`, when given, are the header texts of the name column (or of the
+    first-name and last-name columns) chosen by the person instead of the guessed ones."""
+    index, cells = header_row(rows)
+    if "user id" in cells and "rsvp" in cells and "name" in cells:
+        kind = "meetup"
+    elif "api_id" in cells and "approval_status" in cells and "name" in cells:
+        kind = "luma"
+    else:
+        kind = "table"
+    roles, choices = roles_of(kind, rows[index], cells, name_columns)
+    sheet = Sheet(kind, {r: _header(rows[index], c) for r, c in roles.items()}, choices=choices)
+    seen = {}
+    for number, row in enumerate(rows[index + 1 :], start=index + 2):
+        if not any(cell.strip() for cell in row):
+            continue
+        try:
+            entry = read_row(kind, roles, row, number)
+        except ValueError as problem:
+            sheet.problems.append({"row": number, "message": problem.args[0]})
+            continue
+        if entry.key in seen:
+            message = f"The same guest as row {seen[entry.key]}; this row was left out."
+            sheet.problems.append({"row": number, "message": message})
+            continue
+        seen[entry.key] = number
+        sheet.entries.append(entry)
+    return sheet
+
+
+def _header(row, columns):
+    return [row[c] for c in columns] if isinstance(columns, tuple) else row[columns]
+
+
+def roles_of(kind, row, cells, chosen):
+    """{role: column index (name: a tuple of one or two)} and the other name columns there were."""
+    find = {c: i for i, c in reversed(list(enumerate(cells))) if c}
+
+    def pick(words):
+        return next((find[w] for w in words if w in find), None)
+
+    options = name_options(kind, find, pick, chosen)
+    roles = {"name": options[0]}
+    for role, words in (("id", ID), ("email", EMAIL), ("status", STATUS), ("guests", GUESTS)):
+        column = pick(("user id",) if kind == "meetup" and role == "id" else words)
+        if column is not None:
+            roles[role] = column
+    extra = {"meetup": (("profile", "url of member profile"), ("rsvp_time", "rsvped on"))}
+    extra["luma"] = (("rsvp_time", "created_at"),)
+    for role, header in extra.get(kind, ()):
+        if header in find:
+            roles[role] = find[header]
+    return roles, [[row[c] for c in option] for option in options[1:]]
+
+
+def name_options(kind, find, pick, chosen):
+    """The ways to read a name, best first: (full name,), (first, last); the person's choice leads."""
+    full, first, last = pick(FULL_NAME), pick(FIRST_NAME), pick(LAST_NAME)
+    if kind == "luma":
+        full = find["name"]
+    options = [(full,)] if full is not None else []
+    if first is not None and last is not None and first != full:
+        options.append((first, last))
+    elif first is not None and full is None:
+        options.append((first,))
+    if chosen:
+        by_text = tuple(find.get(fold(c)) for c in chosen)
+        if None in by_text:
+            raise NoHeader(f"The file has no column named {', '.join(chosen)}.")
+        options.insert(0, by_text)
+    elif kind == "table" and len(options) == 2 and len(options[1]) == 2:
+        options.reverse()  # "Nombre" and "Apellidos" beside a "Name" of something else: the pair is surer
+    return options
+
+
+def _cell(row, column):
+    return row[column].strip() if column is not None and column < len(row) else ""
+
+
+def read_row(kind, roles, row, number):
+    """The Entry of one data row; ValueError(message) when it cannot be one."""
+    name = " ".join(_cell(row, c) for c in roles["name"] if _cell(row, c))
+    if not name:
+        raise ValueError("No name in this row; it was left out.")
+    if CONTROL.search(name):
+        raise ValueError("The name holds control characters; this row was left out.")
+    if "\ufffd" in name or name.encode("utf-8", errors="ignore").decode() != name:  # a lone surrogate
+        raise ValueError("The name holds bytes that are not text; this row was left out.")
+    if len(name) > MAX_NAME:
+        raise ValueError(f"The name is longer than {MAX_NAME} characters; this row was left out.")
+    raw_status = fold(_cell(row, roles.get("status")))
+    if raw_status not in STATUS_OF:
+        raise ValueError(f"Unknown status {_cell(row, roles['status'])[:40]!r}; this row was left out.")
+    entry = Entry(number, "", name, STATUS_OF[raw_status], _guests(_cell(row, roles.get("guests"))))
+    entry.rsvp_time = _moment(_cell(row, roles.get("rsvp_time")))
+    entry.key = _key(kind, roles, row, entry)
+    return entry
+
+
+def _key(kind, roles, row, entry):
+    if kind == "meetup":
+        for role in ("id", "profile"):
+            found = MEETUP_MEMBER.search(_cell(row, roles.get(role)))
+            if found and int(found.group(1)) < 2**63:
+                entry.member_id = int(found.group(1))
+                return f"meetup:{entry.member_id}"
+    own = _cell(row, roles.get("id"))
+    if own and kind != "meetup":
+        return f"{kind}:{own[:200]}"
+    email = _cell(row, roles.get("email")).lower()
+    return f"name:{fold(entry.name)}|{email[:200]}"
+
+
+def _guests(text):
+    if not text:
+        return 0
+    if not text.isdigit() or int(text) > MAX_GUESTS:
+        raise ValueError(f"Guests must be a number from 0 to {MAX_GUESTS}; this row was left out.")
+    return int(text)
+
+
+def _moment(text):
+    """Meetup's MM/DD/YYYY, or an ISO 8601 timestamp (Luma's); None for anything else."""
+    for pattern in ("%m/%d/%Y", "%m/%d/%Y %H:%M", "%Y-%m-%d %H:%M:%S"):
+        try:
+            return datetime.strptime(text, pattern)
+        except ValueError:
+            pass
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment.replace(tzinfo=None) - (moment.utcoffset() or timedelta(0))

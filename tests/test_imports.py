@@ -1,0 +1,433 @@
+"""POST .../meetups/import and .../meetups/<id>/import: guest lists from the files organizers download.
+Fixtures are built here, in each format's real column names and value shapes, with invented people."""
+
+import csv
+import io
+import socket
+import zipfile
+from urllib.parse import urlsplit
+
+import pytest
+import requests
+from helpers import ENGINES, at_once, auth, events
+from openpyxl import Workbook
+
+from doorapp.models import Guest, MeetupGuest
+
+MEETUP_XLS_HEADER = [
+    "Name", "User ID", "Title", "Event Host", "RSVP", "Guests", "RSVPed on", "Joined Group on",
+    "URL of Member Profile", "Notes",
+]  # fmt: skip
+LUMA_HEADER = [
+    "api_id", "name", "first_name", "last_name", "email", "phone_number", "created_at", "approval_status",
+    "checked_in_at", "ticket_name", "What do you hope to learn?",
+]  # fmt: skip
+PEOPLE = [  # (name, member id, RSVP, guests)
+    ("Ana García", 12537919, "Yes", 1),
+    ("Tomás O'Neill, Jr.", 20000002, "Yes", 0),
+    ('=HYPERLINK("http://x")', 20000003, "Waitlist", 0),
+    ("Wei Zhang", 20000004, "No", 0),
+    ("Priya Raman", 20000005, "Yes", 2),
+]
+
+
+def meetup_xls(people=PEOPLE, bom=True):
+    """Meetup's older export: tab-separated text named .xls."""
+    lines = ["\t".join(MEETUP_XLS_HEADER)]
+    for name, member, rsvp, guests in people:
+        url = f"https://www.meetup.com/members/{member}/"
+        lines.append(f"{name}\tuser {member}\t\tNo\t{rsvp}\t{guests}\t11/20/2026\t03/14/2024\t{url}\t")
+    return (("\ufeff" if bom else "") + "\r\n".join(lines) + "\r\n").encode("utf-8")
+
+
+def meetup_csv(people=PEOPLE):
+    """Meetup's newer CSV: quoted names with commas, an event question whose answers span lines."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["Name", "User ID", "RSVP", "Guests", "RSVPed on", "What brings you here?"])
+    for name, member, rsvp, guests in people:
+        writer.writerow([name, f"user {member}", rsvp, guests, "11/19/2026", "Line one\nline two, too"])
+    return ("\ufeff" + out.getvalue()).encode("utf-8")
+
+
+def luma_csv():
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(LUMA_HEADER)
+    for i, (first, last, status) in enumerate(
+        [("Lena", "Fischer", "approved"), ("Omar", "Haddad", "waitlist"), ("Jo", "Kim", "declined"),
+         ("Ravi", "Shah", "pending_approval"), ("Mia", "Rossi", "invited"), ("Sam", "Lee", "approved")]
+    ):  # fmt: skip
+        writer.writerow(
+            [f"gst-{i:04d}aBcD", f"{first} {last}", first, last, f"{first.lower()}@example.org", "",
+             "2026-11-18T09:30:00.000Z", status, "", "Standard", "Rust"]
+        )  # fmt: skip
+    return out.getvalue().encode("utf-8")
+
+
+def xlsx(rows):
+    book = Workbook()
+    sheet = book.active
+    for row in rows:
+        sheet.append(row)
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def url(org, meetup=None, preview=False):
+    where = f"{meetup['id']}/" if meetup else ""
+    return f"/organizations/{org.id}/meetups/{where}import" + ("?preview=true" if preview else "")
+
+
+def post(client, org, data, filename="attendees.xls", meetup=None, preview=False, status=None, **fields):
+    if meetup is None:
+        fields = {"name": "Night Owls #12", "date": "2026-11-21T19:00:00Z", **fields}
+    expected = status or (200 if preview or meetup else 201)
+    return client.post(
+        url(org, meetup, preview), {**fields}, upload_files=[("file", filename, data)], status=expected
+    )
+
+
+def listed(meetup):
+    """{displayname: (cancelled, waitlisted, guests_count, arrived)} of the meetup's list."""
+    rows = MeetupGuest.select(MeetupGuest, Guest).join(Guest).where(MeetupGuest.meetup == meetup["id"])
+    return {
+        r.guest.displayname: (r.cancelled_rsvp, r.waitlisted, r.guests_count, r.has_arrived) for r in rows
+    }
+
+
+def test_a_meetup_xls_creates_a_meetup_with_its_list(door, org):
+    reply = post(door, org, meetup_xls()).json
+    assert reply["meetup"]["name"] == "Night Owls #12" and reply["meetup"]["platform_url"] is None
+    report = reply["import"]
+    assert {k: report[k] for k in ("format", "rows", "added", "updated", "cancelled", "unchanged")} == {
+        "format": "meetup", "rows": 5, "added": 4, "updated": 0, "cancelled": 0, "unchanged": 1,
+    }  # fmt: skip
+    assert (report["expected"], report["waitlisted"], report["not_expected"]) == (3, 1, 1)
+    assert report["problems"] == [] and report["columns"]["name"] == ["Name"]
+    assert listed(reply["meetup"]) == {
+        "Ana García": (False, False, 1, False),
+        "Tomás O'Neill, Jr.": (False, False, 0, False),
+        '=HYPERLINK("http://x")': (False, True, 0, False),  # kept as typed
+        "Priya Raman": (False, False, 2, False),
+    }
+    [event] = events("MEETUP_IMPORTED")
+    assert event.details == {
+        "file": "attendees.xls", "format": "meetup", "rows": 5, "added": 4, "updated": 0, "cancelled": 0,
+        "unchanged": 1, "problems": 0,
+    }  # fmt: skip
+    assert [e.event_type for e in events()][-2:] == ["MEETUP_CREATED", "MEETUP_IMPORTED"]
+
+
+def test_imported_guests_are_kept_apart_from_platform_lookups(door, org):
+    post(door, org, meetup_xls())
+    guest = Guest.get(Guest.displayname == "Ana García")
+    assert guest.is_local and guest.platform_user_id < 0  # the demo platform runs, not Meetup's
+    door.get(f"/guests/{guest.platform_user_id}", status=404)
+
+
+def test_a_meetup_row_is_the_meetup_adapters_member(door, org, monkeypatch):
+    monkeypatch.setattr("doorapp.api.imports.meetup_ids", lambda: True)
+    post(door, org, meetup_csv())
+    guest = Guest.get_by_id(12537919)
+    assert (guest.displayname, guest.is_local) == ("Ana García", False)
+
+
+def test_preview_stores_nothing(door, org):
+    report = post(door, org, meetup_csv(), "export.csv", preview=True).json
+    assert list(report) == ["import"] and report["import"]["added"] == 4
+    assert report["import"]["first_rows"][0] == {
+        "row": 2,
+        "name": "Ana García",
+        "status": "expected",
+        "guests": 1,
+    }
+    assert door.get(f"/organizations/{org.id}/meetups/").json["total"] == 0
+    assert events("MEETUP_IMPORTED") == [] and Guest.select().count() == 0
+
+
+def test_a_newer_file_updates_the_list_like_a_sync(door, org):
+    meetup = post(door, org, meetup_xls()).json["meetup"]
+    ana = Guest.get(Guest.displayname == "Ana García").platform_user_id
+    door.post_json(f"/organizations/{org.id}/meetups/{meetup['id']}/guests/{ana}/checkin", {}, status=200)
+    newer = [
+        ("Ana García", 12537919, "No", 1),  # answered No after arriving: cancelled, still checked in
+        ('=HYPERLINK("http://x")', 20000003, "Yes", 0),  # off the waitlist
+        ("Wei Zhang", 20000004, "Yes", 0),  # changed their mind
+        ("Priya Raman", 20000005, "Yes", 3),  # one more guest
+    ]  # Tomás is gone
+    preview = post(door, org, meetup_xls(newer), meetup=meetup, preview=True).json["import"]
+    assert (preview["added"], preview["updated"], preview["cancelled"]) == (1, 2, 2)
+    report = post(door, org, meetup_xls(newer), meetup=meetup).json["import"]
+    assert (report["added"], report["updated"], report["cancelled"]) == (1, 2, 2)
+    assert listed(meetup) == {
+        "Ana García": (True, False, 1, True),
+        "Tomás O'Neill, Jr.": (True, False, 0, False),
+        '=HYPERLINK("http://x")': (False, False, 0, False),
+        "Wei Zhang": (False, False, 0, False),
+        "Priya Raman": (False, False, 3, False),
+    }
+    again = post(door, org, meetup_xls(newer), meetup=meetup).json["import"]
+    assert (again["added"], again["updated"], again["cancelled"], again["unchanged"]) == (0, 0, 0, 4)
+    assert Guest.select().count() == 5
+
+
+def test_a_luma_csv(door, org):
+    reply = post(door, org, luma_csv(), "guests.csv").json
+    assert reply["import"]["format"] == "luma"
+    assert (reply["import"]["expected"], reply["import"]["waitlisted"], reply["import"]["not_expected"]) == (
+        2,
+        1,
+        3,
+    )
+    assert sorted(listed(reply["meetup"])) == ["Lena Fischer", "Omar Haddad", "Sam Lee"]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        "Nombre;Apellidos;Correo electrónico;Estado\r\nJosé;Núñez;jose@example.es;Sí\r\n"
+        "María;Peña Ibáñez;maria@example.es;\r\nÁlvaro;Gómez;;lista de espera\r\n".encode("cp1252"),
+        "Nombre\tApellidos\r\nJosé\tNúñez\r\nMaría\tPeña Ibáñez\r\nÁlvaro\tGómez\r\n".encode("utf-16"),
+    ],
+    ids=["spanish-excel-cp1252-semicolons", "utf16-tabs"],
+)
+def test_spreadsheets_saved_by_excel(door, org, data):
+    reply = post(door, org, data, "lista.csv").json
+    assert reply["import"]["format"] == "table"
+    assert reply["import"]["columns"]["name"] == ["Nombre", "Apellidos"]
+    assert sorted(listed(reply["meetup"])) == ["José Núñez", "María Peña Ibáñez", "Álvaro Gómez"]
+
+
+def test_an_xlsx_with_a_title_row(door, org):
+    data = xlsx(
+        [["Book club, November"], [], ["First Name", "Last Name", "Email"], ["Ida", "Lund", "i@x.se"]]
+    )
+    reply = post(door, org, data, "club.xlsx").json
+    assert reply["import"]["columns"]["name"] == ["First Name", "Last Name"]
+    assert reply["import"]["problems"] == [] and list(listed(reply["meetup"])) == ["Ida Lund"]
+
+
+def test_ambiguous_name_columns_can_be_chosen(door, org):
+    data = b"Name,First Name,Last Name\nTeam Blue,Ida,Lund\n"
+    report = post(door, org, data, "x.csv", preview=True).json["import"]
+    assert report["columns"]["name"] == ["First Name", "Last Name"] and report["other_name_columns"] == [
+        ["Name"]
+    ]
+    chosen = post(door, org, data, "x.csv", preview=True, columns="Name").json["import"]
+    assert chosen["first_rows"][0]["name"] == "Team Blue"
+
+
+def test_an_imported_name_stays_text_in_the_csv_export(boss, org):
+    meetup = post(boss, org, meetup_xls()).json["meetup"]
+    text = boss.get(f"/organizations/{org.id}/meetups/{meetup['id']}/export").body.decode("utf-8-sig")
+    assert "'=HYPERLINK" in text
+
+
+def test_update_of_a_finalized_meetup_is_refused(door, boss, org):
+    meetup = post(door, org, meetup_xls()).json["meetup"]
+    boss.patch(f"/organizations/{org.id}/meetups/{meetup['id']}/finalize", status=200)
+    assert post(door, org, meetup_xls(), meetup=meetup, status=409).json["code"] == "meetup_finalized"
+
+
+def test_name_and_date_are_required_without_a_platform_url(door, org):
+    reply = door.post(url(org), upload_files=[("file", "a.csv", b"Name\nIda\n")], status=422).json
+    assert [e["loc"] for e in reply["errors"]] == [["body", "name"], ["body", "date"]]
+
+
+def test_a_file_is_required(door, org):
+    reply = door.post(
+        url(org), {"name": "x", "date": "2026-11-21"}, content_type="multipart/form-data", status=422
+    )
+    assert reply.json["errors"][0]["loc"] == ["body", "file"]
+
+
+def test_strangers_cannot_import(client, org):
+    client.post(url(org), upload_files=[("file", "a.csv", b"Name\nIda\n")], status=401)
+
+
+# --- hostile and careless files -----------------------------------------------------------------------
+
+
+def zip_bomb():
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("[Content_Types].xml", "<Types/>")
+        archive.writestr("xl/worksheets/sheet1.xml", b"\0" * (200 * 1024 * 1024))
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        (b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + bytes(range(256)) * 40, "JPEG picture"),
+        (b"\x89PNG\r\n\x1a\n" + bytes(2000), "PNG picture"),
+        (b"", "empty"),
+        (b"   \r\n\r\n", "empty"),
+        (b"PK\x03\x04 broken", "damaged"),
+        (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600), "old binary Excel"),
+        (b"%PDF-1.7\n", "PDF"),
+        (bytes(range(256)) * 40, "not text"),
+        (b"colour,size\nred,4\n", "No column of names"),
+    ],
+    ids=["photo", "png", "empty", "blank", "broken-xlsx", "old-xls", "pdf", "binary", "no-name-column"],
+)
+def test_a_file_that_is_no_guest_list_is_a_clear_422(door, org, data, words):
+    reply = post(door, org, data, "upload.bin", status=422).json
+    assert reply["code"] == "unreadable_file" and words in reply["detail"]
+    assert "Upload" in reply["detail"] or "column" in reply["detail"]
+
+
+def test_a_zip_bomb_xlsx_is_refused_unopened(door, org):
+    data = zip_bomb()
+    assert len(data) < 1024 * 1024
+    reply = post(door, org, data, "bomb.xlsx", status=422).json
+    assert "unpacks" in reply["detail"]
+
+
+def test_a_file_over_5_mib_is_413(door, org):
+    data = b"Name\n" + b"x" * (5 * 1024 * 1024)
+    assert post(door, org, data, "big.csv", status=413).json["code"] == "body_too_large"
+
+
+def test_other_bodies_keep_64_kib(door, org):
+    reply = door.post_json(f"/organizations/{org.id}/meetups/", {"platform_url": "x" * 70_000}, status=413)
+    assert reply.json["code"] == "body_too_large"
+
+
+def test_bad_rows_are_problems_not_refusals(door, org):
+    rows = [
+        "Name,Guests",
+        "Ida Lund,1",
+        "Nul\x00Byte,0",
+        "," ,
+        "Eve,lots",
+        "x" * 300 + ",0",
+        "Ida Lund,1",
+        "Big Cell," + "9" * (1024 * 1024),
+        "Zoe,0",
+    ]  # fmt: skip
+    report = post(door, org, "\n".join(rows).encode(), "a.csv").json["import"]
+    assert [p["row"] for p in report["problems"]] == [3, 5, 6, 7, 8]
+    assert report["added"] == 2 and report["rows"] == 7
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        "Name\nJosé\n".encode() + b"Bad\xed\xa0\x80Name\n" + "Zoë\n".encode(),  # an encoded lone surrogate
+        b"\xff\xfe"
+        + "Name\nJosé\n".encode("utf-16-le")
+        + b"B\x00\x00\xd8d\x00\n\x00"
+        + "Zoë\n".encode("utf-16-le"),
+    ],
+    ids=["utf8", "utf16"],
+)
+def test_lone_surrogates_are_a_problem_row(door, org, data):
+    reply = post(door, org, data, "a.csv").json
+    assert [p["row"] for p in reply["import"]["problems"]] == [3]
+    assert sorted(listed(reply["meetup"])) == ["José", "Zoë"]
+
+
+def test_ten_thousand_columns(door, org):
+    header = ",".join(["Name", *(f"Q{i}" for i in range(10_000))])
+    data = (header + "\n" + "Ida" + "," * 10_000 + "\n").encode()
+    assert post(door, org, data, "wide.csv").json["import"]["added"] == 1
+
+
+def test_a_ten_thousand_row_export_is_read_whole(door, org):
+    people = [(f"Member {i}", 40_000_000 + i, "Yes", 0) for i in range(10_000)]
+    data = meetup_csv(people)
+    assert len(data) > 500 * 1024  # past bottle's default in-memory limit for a form part
+    assert post(door, org, data, "big.csv").json["import"]["added"] == 10_000
+
+
+def test_a_hundred_thousand_rows_is_refused_whole(door, org):
+    data = ("Name\n" + "".join(f"P{i}\n" for i in range(100_000))).encode()
+    reply = post(door, org, data, "huge.csv", status=422).json
+    assert reply["code"] == "unreadable_file" and "20,000 rows" in reply["detail"]
+
+
+def announce(live_server, path, length, sent=1024):
+    """Send headers announcing `length` bytes and `sent` of them: the first line of the answer."""
+    address = urlsplit(live_server)
+    with socket.create_connection((address.hostname, address.port), timeout=10) as sock:
+        sock.sendall(
+            f"POST {path} HTTP/1.1\r\nHost: door\r\nContent-Type: multipart/form-data; boundary=b\r\n"
+            f"Content-Length: {length}\r\n\r\n".encode()
+            + b"x" * sent
+        )
+        sock.shutdown(socket.SHUT_WR)
+        answer = b"".join(iter(lambda: sock.recv(4096), b""))
+    return answer.split(b"\r\n", 1)[0]
+
+
+def test_waitress_takes_5_mib_for_the_import_route_only(live_server, org):
+    imports = f"/organizations/{org.id}/meetups/import"
+    assert announce(live_server, imports, 6 * 1024 * 1024).startswith(b"HTTP/1.1 413")
+    assert announce(live_server, f"/organizations/{org.id}/meetups/", 100 * 1024).startswith(b"HTTP/1.1 413")
+    # 100 KiB announced to the import route gets past waitress (the app answers: no token, 401)
+    assert announce(live_server, imports, 100 * 1024, 100 * 1024).startswith(b"HTTP/1.1 401")
+
+
+# --- the command line: doorapp import ---------------------------------------------------------------------
+
+
+def cli(tmp_path, config, capsys, *args):
+    """`doorapp import` in this process, on the test's data folder: (exit status, what it printed)."""
+    from doorapp.__main__ import main
+
+    try:
+        status = main(["import", *map(str, args), "--data-dir", str(config.data_dir)])
+    except SystemExit as stop:
+        status = stop.code
+    return status, capsys.readouterr().out
+
+
+def test_the_command_line_creates_previews_and_updates(tmp_path, config, org, capsys):
+    path = tmp_path / "attendees.xls"
+    path.write_bytes(meetup_xls())
+    new = [path, "--org", "night-owls", "--name", "Owls", "--date", "2026-11-21T19:00+01:00"]
+    status, out = cli(tmp_path, config, capsys, *new, "--preview")
+    assert status == 0 and "added: 4" in out and "nothing was stored" in out
+    status, out = cli(tmp_path, config, capsys, *new)
+    assert status == 0 and "format: meetup" in out and "added: 4" in out
+    meetup_id = out.split("meetup: ")[1].split()[0]
+    status, out = cli(tmp_path, config, capsys, path, "--org", "night-owls", "--meetup", meetup_id)
+    assert status == 0 and "added: 0" in out and "unchanged: 5" in out
+    assert [e.details["added"] for e in events("MEETUP_IMPORTED")] == [4, 0]
+    assert events("MEETUP_IMPORTED")[0].actor_id is None
+
+
+def test_the_command_line_says_what_is_wrong(tmp_path, config, org, capsys):
+    photo = tmp_path / "photo.jpg"
+    photo.write_bytes(b"\xff\xd8\xff\xe0" + bytes(100))
+    new = [photo, "--org", "night-owls", "--name", "x"]
+    assert "JPEG picture" in str(cli(tmp_path, config, capsys, *new, "--date", "2026-11-21")[0])
+    assert "slug" in str(cli(tmp_path, config, capsys, photo, "--org", "nobody", "--meetup", "x")[0])
+    assert "UUID" in str(cli(tmp_path, config, capsys, photo, "--org", "night-owls", "--meetup", "x")[0])
+    assert "--date" in str(cli(tmp_path, config, capsys, photo, "--org", "night-owls", "--name", "x")[0])
+
+
+# --- two imports of one meetup at once ----------------------------------------------------------------------
+
+
+@ENGINES
+def test_simultaneous_imports_of_one_meetup_never_duplicate_an_entry(live_server, door, org, staff):
+    meetup = post(door, org, meetup_xls(PEOPLE[:2])).json["meetup"]
+    newer = meetup_csv([*PEOPLE, *((f"Newcomer {i}", 30_000_000 + i, "Yes", 0) for i in range(200))])
+    address = f"{live_server}{url(org, meetup)}"
+
+    def send(i):
+        files = {"file": ("newer.csv", newer)}
+        return requests.post(address, files=files, headers=auth(staff), timeout=60)
+
+    replies = at_once(4, send)
+    assert [r.status_code for r in replies] == [200] * 4
+    assert (
+        sum(r.json()["import"]["added"] for r in replies) == 202
+    )  # 2 of PEOPLE (Wei answered No) and 200 newcomers
+    query = MeetupGuest.select().where(MeetupGuest.meetup == meetup["id"])
+    assert query.count() == 204 and len({e.guest_id for e in query}) == 204
+    assert Guest.select().count() == 204
