@@ -1,0 +1,115 @@
+"""The second hardening round, tried through `doorapp serve --workers 2` on SQLite and PostgreSQL: a guest
+let in by name stays in the organization whose door let them in."""
+
+from datetime import datetime
+
+import pytest
+import requests
+from helpers import DOORAPP, ENGINES, SECRET, auth, served
+
+from doorapp.app import create_app
+from doorapp.config import Config
+from doorapp.db import db
+from doorapp.models import Ban, Guest, Meetup, MeetupGuest, Membership, Org, User
+
+pytestmark = ENGINES
+
+
+@pytest.fixture
+def two_orgs(tmp_path, database_url):
+    """A data folder with orgs A and B (a meetup each) and mia: member of A, ADMIN of B; then
+    (the server's settings, the data, mia's headers)."""
+    data_dir = tmp_path / "data"
+    create_app(Config(data_dir=data_dir, secret_key=SECRET, database_url=database_url))
+    made = {}
+    for name in ("a", "b"):
+        org = Org.create(name=f"Org {name}", slug=f"org-{name}")
+        made[name] = Meetup.create(
+            org=org, name=name, date=datetime(2026, 12, 5), platform_url=f"https://x/y/{name}"
+        )
+    mia = User.create(username="mia", password_hash="x", is_approved=True)
+    Membership.create(org=made["a"].org_id, user=mia, role="STAFF")
+    Membership.create(org=made["b"].org_id, user=mia, role="ADMIN")
+    headers = auth(mia)
+    db.close()
+    settings = {"DOOR_SECRET_KEY": SECRET, **({"DATABASE_URL": database_url} if database_url else {})}
+    command = (DOORAPP, "serve", "--workers", "2", "--port", "0", "--data-dir", data_dir)
+    return command, settings, made, headers
+
+
+def reopen(command, settings):
+    """The served database, opened in this process to look at it."""
+    create_app(Config(data_dir=command[-1], secret_key=SECRET, database_url=settings.get("DATABASE_URL")))
+
+
+def test_a_guest_let_in_by_name_is_not_found_by_any_other_organization(two_orgs):
+    command, settings, meetups, headers = two_orgs
+    a, b = meetups["a"], meetups["b"]
+    with served(*command, env=settings) as door:
+        url = f"{door.url}/organizations"
+        at_a = f"{url}/{a.org_id}/meetups/{a.id}"
+        local = requests.post(
+            f"{at_a}/local-walkins", json={"displayname": "Ana"}, headers=headers, timeout=30
+        )
+        assert local.status_code == 201, local.text
+        local_id = local.json()["guest"]["platform_user_id"]
+        version = requests.get(f"{at_a}/guests", headers=headers, timeout=30).headers["ETag"]
+        in_b = f"{url}/{b.org_id}"
+        tries = [
+            ("post", f"{in_b}/meetups/{b.id}/guests/{local_id}/add-walkin", {}),
+            ("post", f"{in_b}/meetups/{b.id}/guests/{local_id}/checkin", {}),
+            ("patch", f"{in_b}/meetups/{b.id}/guests/{local_id}/excuse", {"reason": "x"}),
+            ("patch", f"{in_b}/guests/{local_id}/ban", {"reason": "Loud"}),
+            ("patch", f"{in_b}/guests/{local_id}/unban", None),
+            ("patch", f"{in_b}/guests/{local_id}/link", {"username": "bobby_tables"}),
+            ("get", f"{in_b}/guests/{local_id}/history", None),
+            ("get", f"{in_b}/events/guests/{local_id}", None),
+        ]
+        for method, path, body in tries:
+            reply = requests.request(method, path, json=body, headers=headers, timeout=30)
+            assert (reply.status_code, reply.json()["code"]) == (404, "not_found"), (path, reply.text)
+        assert requests.get(f"{at_a}/guests", headers=headers, timeout=30).headers["ETag"] == version
+        # at A's own door it is a guest like any other
+        mine = requests.get(f"{url}/{a.org_id}/guests/{local_id}/history", headers=headers, timeout=30)
+        assert mine.status_code == 403  # mia is no ADMIN of A: the rule first, as for every guest
+        assert door.stop() == 0
+    reopen(command, settings)
+    assert [e.meetup_id for e in MeetupGuest.select().where(MeetupGuest.guest == local_id)] == [a.id]
+    assert str(Guest.get_by_id(local_id).org_id) == str(a.org_id)
+    db.close()
+
+
+def test_linking_moves_only_the_path_organizations_entries_and_bans(two_orgs):
+    """A guest crossed into another org before this round (B's list and ban, kept by the migration's
+    owner rule) is linked by its own org A: only A's entry and ban move, and A's door lists move on."""
+    command, settings, meetups, headers = two_orgs
+    a, b = meetups["a"], meetups["b"]
+    reopen(command, settings)
+    local = Guest.create_local("Ana", a.org_id)
+    for meetup in (a, b):
+        MeetupGuest.create(meetup=meetup, guest=local, is_walkin=True)
+    for meetup in (a, b):
+        Ban.create(org=meetup.org_id, guest=local, reason=f"in {meetup.name}")
+    Membership.update(role="ADMIN").where(Membership.org == a.org_id).execute()
+    db.close()
+    with served(*command, env={**settings, "PLATFORM": "demo"}) as door:
+        at_a = f"{door.url}/organizations/{a.org_id}"
+        lists = {m.name: f"{door.url}/organizations/{m.org_id}/meetups/{m.id}/guests" for m in (a, b)}
+        before = {n: requests.get(u, headers=headers, timeout=30).headers["ETag"] for n, u in lists.items()}
+        linked = requests.patch(
+            f"{at_a}/guests/{local.platform_user_id}/link",
+            json={"username": "bobby_tables"},
+            headers=headers,
+            timeout=30,
+        )
+        after = {n: requests.get(u, headers=headers, timeout=30).headers["ETag"] for n, u in lists.items()}
+        assert door.stop() == 0
+    assert linked.status_code == 200, linked.text
+    assert after["a"] != before["a"] and after["b"] == before["b"]
+    reopen(command, settings)
+    platform_id = linked.json()["platform_user_id"]
+    owners = {str(e.meetup.org_id): e.guest_id for e in MeetupGuest.select()}
+    bans = {str(ban.org_id): ban.guest_id for ban in Ban.select()}
+    db.close()
+    assert owners == {str(a.org_id): platform_id, str(b.org_id): local.platform_user_id}
+    assert bans == owners
