@@ -2,6 +2,7 @@
 
 import calendar
 import functools
+import hashlib
 import hmac
 import ipaddress
 import threading
@@ -242,13 +243,21 @@ def _trusted(address, networks):
     return any(ip in net for net in networks)
 
 
+def bounded_key(key):
+    """A rate-limit key as stored: one longer than 100 characters (a sign-in name or forwarded address of
+    any length) is kept as its prefix and SHA-256, so it fits the key column on every engine."""
+    if len(key) <= 100:
+        return key
+    return f"{key.split(':', 1)[0]}:sha256:{hashlib.sha256(key.encode('utf-8', 'surrogatepass')).hexdigest()}"
+
+
 def reserve_attempt(*keys, limit=MAX_FAILURES, what="failed attempts"):
     """Count an attempt against each key *before* it is verified, or 429 when a key already has
     `limit` within the window. Reserving in the same write transaction as the count is what keeps
     parallel guesses within the limit (checking, verifying, then recording let 40 parallel guesses through).
     Returns the reservation; forgive() takes it back when the attempt succeeds."""
     with write():
-        oldest, reservation = Failure.reserve(keys, limit, WINDOW)
+        oldest, reservation = Failure.reserve([bounded_key(key) for key in keys], limit, WINDOW)
     if reservation is None:
         retry = max(1, int((oldest + WINDOW - utcnow()).total_seconds()) + 1)
         raise ApiError(

@@ -113,3 +113,33 @@ def test_linking_moves_only_the_path_organizations_entries_and_bans(two_orgs):
     db.close()
     assert owners == {str(a.org_id): platform_id, str(b.org_id): local.platform_user_id}
     assert bans == owners
+
+
+def test_control_characters_and_long_names_are_422_or_counted_never_a_500(two_orgs):
+    """NUL before sign-in and in names and reasons, on both engines: 422 `control_characters`; a sign-in
+    name of 400 characters is an ordinary wrong sign-in (its rate-limit key fits the column)."""
+    command, settings, meetups, headers = two_orgs
+    b = meetups["b"]
+    with served(*command, env=settings) as door:
+        at_b = f"{door.url}/organizations/{b.org_id}"
+        sends = [
+            ("post", "/auth/token", {"data": {"username": "a\x00b", "password": "x"}}, None),
+            ("post", "/auth/verify-recovery-code", {"json": {"username": "a\x00b", "code": "1"}}, None),
+            ("post", "/auth/register", {"json": {"username": "ann", "password": "a\x00" * 8}}, None),
+            ("get", "/guests/by-username/a%00b", {}, headers),
+            ("post", f"{at_b}/meetups/{b.id}/local-walkins", {"json": {"displayname": "A\x00na"}}, headers),
+            ("patch", f"{at_b}/guests/1/ban", {"json": {"reason": "Loud\x1b[2J"}}, headers),
+            ("post", f"{at_b}/meetups/", {"json": {"platform_url": "https://x/\x00"}}, headers),
+            ("get", "/guests/", {"params": {"q": "a\x00"}}, headers),
+        ]
+        for method, path, send, auth_headers in sends:
+            url = path if path.startswith("http") else door.url + path
+            reply = requests.request(method, url, headers=auth_headers, timeout=30, **send)
+            rules = [e["ctx"].get("rule") for e in reply.json().get("errors", [])]
+            assert (reply.status_code, rules) == (422, ["control_characters"]), (path, reply.text)
+        long = requests.post(
+            f"{door.url}/auth/token", data={"username": "n" * 400, "password": "x"}, timeout=30
+        )
+        assert (long.status_code, long.json()["code"]) == (401, "invalid_credentials")
+        assert door.stop() == 0
+    assert not [line for line in door.log if "Traceback" in line or " 500 " in line]
