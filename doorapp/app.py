@@ -32,7 +32,7 @@ from doorapp.api import (  # noqa: F401 (importing a module registers its routes
     users,
 )
 from doorapp.db import connect, database_for, db
-from doorapp.errors import render_problem
+from doorapp.errors import ApiError, render_problem
 from doorapp.migrations import migrate
 from doorapp.paths import private_dir, private_file
 from doorapp.plugin import ApiPlugin
@@ -66,12 +66,19 @@ def create_app(config, before_upgrade=None):
 
     @app.hook("before_request")
     def start_request():
-        with contextlib.suppress(OperationalError):  # answered per route: /health says so, others answer 503
-            db.connect(reuse_if_open=True)
-        path = request.environ.get("PATH_INFO", "").encode("latin-1", "replace")  # PEP 3333's bytes-as-str
-        request.environ["door.raw_path"] = quote(path, safe="/:@!$&'()*+,;=-._~")
+        readable_headers(request.environ)
         sent = request.get_header("X-Request-ID", "")
         request.environ["door.request_id"] = sent if _REQUEST_ID.fullmatch(sent) else uuid.uuid4().hex
+        path = request.environ.get("bottle.raw_path", "").encode(
+            "latin-1", "replace"
+        )  # PEP 3333's bytes-as-str
+        request.environ["door.raw_path"] = quote(path, safe="/:@!$&'()*+,;=-._~")
+        if not utf8(path):  # Bottle would drop the bytes: /organizations/%FF would be /organizations/
+            raise ApiError(
+                400, "bad_request", "The path is not UTF-8 text (an invalid percent-escape)."
+            ).response()
+        with contextlib.suppress(OperationalError):  # answered per route: /health says so, others answer 503
+            db.connect(reuse_if_open=True)
 
     @app.hook("after_request")
     def finish_request():
@@ -91,6 +98,25 @@ def create_app(config, before_upgrade=None):
         )
 
     return app
+
+
+def utf8(data):
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def readable_headers(environ):
+    """Headers whose bytes are no UTF-8 made readable, once for every reader: Bottle decodes a header as
+    UTF-8 when it is read and would fail the request with a 500; each byte that is not becomes U+FFFD,
+    which no header Door reads accepts (a bad token, a key or address of the wrong form)."""
+    for name, value in environ.items():
+        if name.startswith("HTTP_") and isinstance(value, str):
+            data = value.encode("latin-1", "replace")  # PEP 3333: the header's bytes as Latin-1 text
+            if not utf8(data):
+                environ[name] = data.decode("utf-8", "replace").encode().decode("latin-1")
 
 
 def open_database(config):

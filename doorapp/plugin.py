@@ -113,6 +113,8 @@ def serialize(status, produces, run):
             return unavailable(error).response()  # server: not the client's fault
         except DataError as error:  # a value the database refuses (a text too long for its column...)
             return refused(error).response()
+        except Exception:  # a bug: answered here, so the log line says 500 and the answer keeps its id
+            return crashed().response()
         if result is None:
             return b""
         if produces != "application/json":
@@ -135,6 +137,14 @@ def unavailable(error):
         "The database is unavailable; try again in a moment.",
         headers={"Retry-After": "1"},
     )
+
+
+def crashed():
+    """500 for a request that failed unexpectedly; its traceback is logged with the request's id."""
+    drop_connection()
+    log.exception("request %s failed", request.environ.get("door.request_id"))
+    message = "Something went wrong on the server; it has been logged. Please try again."
+    return ApiError(500, "internal_error", message)
 
 
 def refused(error):

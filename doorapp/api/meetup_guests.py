@@ -63,12 +63,13 @@ def door_time(body):
         return {}
     try:
         moment = datetime.fromisoformat(body.door_time)
-    except ValueError:
+        moment = moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else None
+    except (ValueError, OverflowError):  # OverflowError: 9999-12-31T23:59:59-01:00 is past the calendar
         moment = None
-    if moment is None or moment.tzinfo is None:
+    if moment is None:
         problem = invalid(("body", "door_time"), "datetime", "Must be an ISO 8601 time with an offset.")
         raise validation_error([problem])
-    return {"door_time": iso(moment.astimezone(UTC).replace(tzinfo=None))}
+    return {"door_time": iso(moment)}
 
 
 def named(guest):
