@@ -137,16 +137,41 @@ def secret_key(config):
             raise SystemExit("DOOR_SECRET_KEY must be at least 32 bytes long.")
         return config.secret_key
     path = Path(config.data_dir) / "secret.key"
+    if not path.exists():
+        write_key(path)
+    return read_key(path)
+
+
+KEY_FORM = re.compile(r"[A-Za-z0-9_-]{64}\n?")  # secrets.token_urlsafe(48): 384 random bits
+
+
+def read_key(path):
+    """The signing key in `path`, accepted only in the form write_key() gives it (64 URL-safe characters):
+    anything else (NUL bytes, binary, a short or empty key) stops Door with one line, never the key."""
+    data = path.read_bytes()
+    if not KEY_FORM.fullmatch(data.decode("latin-1")):
+        raise SystemExit(
+            f"{path} holds no signing key of the form Door writes (64 letters, digits, - or _). Delete "
+            f"the file and start Door again to make a new one (everyone signs in again)."
+        )
+    return data.decode().strip()
+
+
+def write_key(path):
+    """A new random key in `path` (mode 0600), durably: written and synced under a name of its own, then
+    linked into place, which fails when another process was first (its key is kept)."""
+    draft = path.with_name(f"{path.name}.{os.getpid()}.new")
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        key = path.read_text().strip()
-        if len(key.encode()) < 32:  # an empty key would make logins fail, a short one forgeable tokens
-            raise SystemExit(
-                f"{path} holds no signing key of 32 bytes or more. Delete the file and "
-                f"start Door again to make a new one (everyone signs in again)."
-            ) from None
-        return key
-    with os.fdopen(fd, "w") as file:
-        file.write(secrets.token_urlsafe(48))
-    return path.read_text().strip()
+        with os.fdopen(os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as file:
+            file.write(secrets.token_urlsafe(48).encode() + b"\n")
+            file.flush()
+            os.fsync(file.fileno())
+        with contextlib.suppress(FileExistsError):
+            os.link(draft, path)
+        folder = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
+    finally:
+        os.unlink(draft)
