@@ -5,7 +5,7 @@ from datetime import datetime
 
 import pytest
 import requests
-from helpers import DOORAPP, ENGINES, SECRET, auth, served
+from helpers import DOORAPP, ENGINES, PASSWORD, SECRET, auth, served
 
 from doorapp.app import create_app
 from doorapp.config import Config
@@ -143,3 +143,42 @@ def test_control_characters_and_long_names_are_422_or_counted_never_a_500(two_or
         assert (long.status_code, long.json()["code"]) == (401, "invalid_credentials")
         assert door.stop() == 0
     assert not [line for line in door.log if "Traceback" in line or " 500 " in line]
+
+
+def test_a_demoted_site_admin_is_signed_out_and_cannot_promote_themselves_back(two_orgs):
+    command, settings, _, _ = two_orgs
+    reopen(command, settings)
+    boss = User.create(username="boss", password_hash="x", is_approved=True, role="SITE_ADMIN")
+    vic = User.create(username="vic", password_hash="x", is_approved=True, role="SITE_ADMIN")
+    boss_headers, vic_headers = auth(boss), auth(vic)
+    db.close()
+    with served(*command, env=settings) as door:
+        demoted = requests.patch(
+            f"{door.url}/staff/{vic.id}/role", json={"role": "USER"}, headers=boss_headers, timeout=30
+        )
+        back = requests.patch(
+            f"{door.url}/staff/{vic.id}/role", json={"role": "SITE_ADMIN"}, headers=vic_headers, timeout=30
+        )
+        assert door.stop() == 0
+    assert demoted.status_code == 200 and (back.status_code, back.json()["code"]) == (401, "invalid_token")
+
+
+@pytest.mark.parametrize(
+    ("name", "status"),
+    [("r\u043e\u043et", 422), ("p\u0430ypal", 422), ("\u0410\u043b\u0435\u043a\u0441\u0435\u0439", 201)]
+    + [
+        ("\u5c71\u7530\u305f\u308d\u3046", 201),
+        ("\u0391\u03b8\u03b7\u03bd\u03ac", 201),
+        ("zo\u00eb_99", 201),
+    ],
+)
+def test_a_username_mixing_scripts_is_refused_one_in_its_own_script_welcome(two_orgs, name, status):
+    command, settings, _, _ = two_orgs
+    with served(*command, env=settings) as door:
+        reply = requests.post(
+            f"{door.url}/auth/register", json={"username": name, "password": PASSWORD}, timeout=30
+        )
+        assert door.stop() == 0
+    assert reply.status_code == status, reply.text
+    if status == 422:
+        assert reply.json()["errors"][0]["ctx"] == {"rule": "username_confusable"}
