@@ -1,12 +1,14 @@
 """The second hardening round, tried through `doorapp serve --workers 2` on SQLite and PostgreSQL: a guest
 let in by name stays in the organization whose door let them in."""
 
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 
 import pytest
 import requests
 from helpers import DOORAPP, ENGINES, PASSWORD, SECRET, auth, served
 
+from doorapp import access
 from doorapp.app import create_app
 from doorapp.config import Config
 from doorapp.db import db
@@ -182,3 +184,60 @@ def test_a_username_mixing_scripts_is_refused_one_in_its_own_script_welcome(two_
     assert reply.status_code == status, reply.text
     if status == 422:
         assert reply.json()["errors"][0]["ctx"] == {"rule": "username_confusable"}
+
+
+def sign_in(url, username, password=PASSWORD, client="203.0.113.1"):
+    return requests.post(
+        f"{url}/auth/token",
+        data={"username": username, "password": password},
+        headers={"X-Forwarded-For": client},
+        timeout=30,
+    )
+
+
+@pytest.fixture
+def ann(two_orgs):
+    """Two workers behind a trusted proxy, and ann, who signs in with PASSWORD: (the server's command,
+    settings)."""
+    command, settings, _, _ = two_orgs
+    reopen(command, settings)
+    User.create(username="ann", password_hash=access.hash_secret(PASSWORD), is_approved=True)
+    db.close()
+    return command, {**settings, "DOOR_TRUSTED_PROXIES": "127.0.0.1"}
+
+
+def test_right_passwords_count_too_and_wrong_current_ones_never_lock_the_sign_in(ann):
+    command, settings = ann
+    with served(*command, env=settings) as door:
+        token = sign_in(door.url, "ann").json()["access_token"]
+        headers = {"Authorization": f"Bearer {token}"}
+        wrong = {"current_password": "not it at all", "new_password": "a brand new password for ann"}
+        changes = [
+            requests.patch(f"{door.url}/auth/password", json=wrong, headers=headers, timeout=30).status_code
+            for _ in range(11)
+        ]
+        assert changes == [401] * 10 + [429]
+        signed_in = [sign_in(door.url, "ann").status_code for _ in range(29)]  # 30 with the first
+        assert signed_in == [200] * 29
+        over = sign_in(door.url, "ann")
+        other_address = sign_in(door.url, "ann", client="203.0.113.2")
+        assert door.stop() == 0
+    assert over.status_code == 429 and "Retry-After" in over.headers
+    assert other_address.status_code == 429  # per username too
+
+
+def test_a_flood_of_sign_ins_waits_a_bounded_time_for_the_hasher_then_gets_429(ann):
+    command, settings = ann
+    with served(*command, env=settings) as door:
+
+        def flood(n):
+            reply = sign_in(door.url, "ann", client=f"198.51.100.{n}")
+            return reply.status_code, reply.elapsed.total_seconds(), reply.json().get("detail", "")
+
+        with ThreadPoolExecutor(48) as pool:
+            answers = list(pool.map(flood, range(48)))
+        assert door.stop() == 0
+    assert max(seconds for _, seconds, _ in answers) < 10
+    assert any(status == 429 and "busy checking passwords" in detail for status, _, detail in answers), (
+        answers
+    )
