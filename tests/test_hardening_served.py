@@ -241,3 +241,18 @@ def test_a_flood_of_sign_ins_waits_a_bounded_time_for_the_hasher_then_gets_429(a
     assert any(status == 429 and "busy checking passwords" in detail for status, _, detail in answers), (
         answers
     )
+
+
+def test_platform_look_ups_of_unknown_names_are_limited_per_account(ann):
+    command, settings = ann
+    with served(*command, env=settings) as door:
+        headers = {"Authorization": f"Bearer {sign_in(door.url, 'ann').json()['access_token']}"}
+
+        def look_up(name):
+            return requests.post(f"{door.url}/guests/", json={"username": name}, headers=headers, timeout=30)
+
+        found = look_up("bobby_tables")
+        misses = [look_up(f"nobody_at_all_{n}").status_code for n in range(31)]
+        assert door.stop() == 0
+    assert found.status_code == 201  # a look-up that finds someone is not counted
+    assert misses == [404] * 30 + [429]
