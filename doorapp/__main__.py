@@ -122,9 +122,18 @@ def main(argv=None):
         commands = {"serve": serve, "create-admin": create_admin, "backup": backup, "import": import_file}
         return commands[args.command](config, args)
     except peewee.OperationalError as error:  # locked by another program past the busy timeout, or unreadable
+        said = " ".join(str(error).split())  # psycopg's reasons span lines; the log wants one
+        where = "the database DATABASE_URL names" if config.database_url else "its database"
         raise SystemExit(
-            f"Door could not use its database ({error}). If another program holds it (a backup, "
+            f"Door could not use {where} ({said}). If another program holds it (a backup, "
             f"a database browser), try again when it is done; nothing was changed."
+        ) from None
+    except OSError as error:  # the data folder: under a regular file, read-only, not ours
+        if error.filename is None:
+            raise
+        raise SystemExit(
+            f"Door cannot use {error.filename}: {error.strerror}. Choose a folder it can write with "
+            f"--data-dir or DOOR_DATA_DIR."
         ) from None
 
 

@@ -2,6 +2,7 @@
 
 import calendar
 import functools
+import hashlib
 import hmac
 import ipaddress
 import threading
@@ -27,10 +28,38 @@ hasher = PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1)
 # Sign-ins wait their turn; of requests for a new account (anyone can make them) at most two are let in to
 # wait, and the others are refused before they cost anything, so the server's threads stay free for the door.
 _hashing, _newcomers = threading.Semaphore(1), threading.Semaphore(2)
+# Of the server's 8 threads at most 3 wait for the hashing slot, each at most HASH_WAIT seconds; the others
+# get 429 at once, so sign-ins (right passwords too) never hold every thread while a door checks in.
+_waiting, HASH_WAIT = threading.Semaphore(3), 2.0
+
+
+def _busy():
+    return ApiError(
+        429,
+        "rate_limited",
+        "Door is busy checking passwords; try again in a moment.",
+        headers={"Retry-After": "1"},
+    )
+
+
+@contextmanager
+def hashing_slot():
+    """The one password-hashing slot, waited for a bounded time by a bounded number of threads, else 429."""
+    if not _waiting.acquire(blocking=False):
+        raise _busy()
+    try:
+        if not _hashing.acquire(timeout=HASH_WAIT):
+            raise _busy()
+    finally:
+        _waiting.release()
+    try:
+        yield
+    finally:
+        _hashing.release()
 
 
 def hash_secret(secret):
-    with _hashing:
+    with hashing_slot():
         return hasher.hash(secret)
 
 
@@ -59,7 +88,7 @@ def _dummy_hash():
 
 def verify_secret(stored_hash, secret):
     """True when `secret` matches; an absent hash costs the same time as a wrong secret."""
-    with _hashing:
+    with hashing_slot():
         try:
             return hasher.verify(stored_hash or _dummy_hash(), secret) and stored_hash is not None
         except (VerificationError, InvalidHashError):
@@ -215,7 +244,7 @@ any_org_admin = Rule(
 
 # --- rate limits: failures kept in the database so they hold across restarts and processes ----------
 
-WINDOW, MAX_FAILURES = timedelta(minutes=5), 10
+WINDOW, MAX_FAILURES, MAX_SIGN_INS = timedelta(minutes=5), 10, 30
 
 
 def client_address(trusted_proxies):
@@ -242,13 +271,21 @@ def _trusted(address, networks):
     return any(ip in net for net in networks)
 
 
+def bounded_key(key):
+    """A rate-limit key as stored: one longer than 100 characters (a sign-in name or forwarded address of
+    any length) is kept as its prefix and SHA-256, so it fits the key column on every engine."""
+    if len(key) <= 100:
+        return key
+    return f"{key.split(':', 1)[0]}:sha256:{hashlib.sha256(key.encode('utf-8', 'surrogatepass')).hexdigest()}"
+
+
 def reserve_attempt(*keys, limit=MAX_FAILURES, what="failed attempts"):
     """Count an attempt against each key *before* it is verified, or 429 when a key already has
     `limit` within the window. Reserving in the same write transaction as the count is what keeps
     parallel guesses within the limit (checking, verifying, then recording let 40 parallel guesses through).
     Returns the reservation; forgive() takes it back when the attempt succeeds."""
     with write():
-        oldest, reservation = Failure.reserve(keys, limit, WINDOW)
+        oldest, reservation = Failure.reserve([bounded_key(key) for key in keys], limit, WINDOW)
     if reservation is None:
         retry = max(1, int((oldest + WINDOW - utcnow()).total_seconds()) + 1)
         raise ApiError(

@@ -33,7 +33,7 @@ from doorapp.api import (  # noqa: F401 (importing a module registers its routes
     users,
 )
 from doorapp.db import connect, database_for, db
-from doorapp.errors import render_problem
+from doorapp.errors import ApiError, render_problem
 from doorapp.migrations import migrate
 from doorapp.paths import private_dir, private_file
 from doorapp.plugin import ApiPlugin
@@ -67,12 +67,19 @@ def create_app(config, before_upgrade=None):
 
     @app.hook("before_request")
     def start_request():
-        with contextlib.suppress(OperationalError):  # answered per route: /health says so, others answer 503
-            db.connect(reuse_if_open=True)
-        path = request.environ.get("PATH_INFO", "").encode("latin-1", "replace")  # PEP 3333's bytes-as-str
-        request.environ["door.raw_path"] = quote(path, safe="/:@!$&'()*+,;=-._~")
+        readable_headers(request.environ)
         sent = request.get_header("X-Request-ID", "")
         request.environ["door.request_id"] = sent if _REQUEST_ID.fullmatch(sent) else uuid.uuid4().hex
+        path = request.environ.get("bottle.raw_path", "").encode(
+            "latin-1", "replace"
+        )  # PEP 3333's bytes-as-str
+        request.environ["door.raw_path"] = quote(path, safe="/:@!$&'()*+,;=-._~")
+        if not utf8(path):  # Bottle would drop the bytes: /organizations/%FF would be /organizations/
+            raise ApiError(
+                400, "bad_request", "The path is not UTF-8 text (an invalid percent-escape)."
+            ).response()
+        with contextlib.suppress(OperationalError):  # answered per route: /health says so, others answer 503
+            db.connect(reuse_if_open=True)
 
     @app.hook("after_request")
     def finish_request():
@@ -94,6 +101,25 @@ def create_app(config, before_upgrade=None):
     return app
 
 
+def utf8(data):
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def readable_headers(environ):
+    """Headers whose bytes are no UTF-8 made readable, once for every reader: Bottle decodes a header as
+    UTF-8 when it is read and would fail the request with a 500; each byte that is not becomes U+FFFD,
+    which no header Door reads accepts (a bad token, a key or address of the wrong form)."""
+    for name, value in environ.items():
+        if name.startswith("HTTP_") and isinstance(value, str):
+            data = value.encode("latin-1", "replace")  # PEP 3333: the header's bytes as Latin-1 text
+            if not utf8(data):
+                environ[name] = data.decode("utf-8", "replace").encode().decode("latin-1")
+
+
 def open_database(config):
     """Bind the models to the configured database: PostgreSQL, or a SQLite file (<data dir>/door.db)."""
     path = config.database_path
@@ -112,16 +138,41 @@ def secret_key(config):
             raise SystemExit("DOOR_SECRET_KEY must be at least 32 bytes long.")
         return config.secret_key
     path = Path(config.data_dir) / "secret.key"
+    if not path.exists():
+        write_key(path)
+    return read_key(path)
+
+
+KEY_FORM = re.compile(r"[A-Za-z0-9_-]{64}\n?")  # secrets.token_urlsafe(48): 384 random bits
+
+
+def read_key(path):
+    """The signing key in `path`, accepted only in the form write_key() gives it (64 URL-safe characters):
+    anything else (NUL bytes, binary, a short or empty key) stops Door with one line, never the key."""
+    data = path.read_bytes()
+    if not KEY_FORM.fullmatch(data.decode("latin-1")):
+        raise SystemExit(
+            f"{path} holds no signing key of the form Door writes (64 letters, digits, - or _). Delete "
+            f"the file and start Door again to make a new one (everyone signs in again)."
+        )
+    return data.decode().strip()
+
+
+def write_key(path):
+    """A new random key in `path` (mode 0600), durably: written and synced under a name of its own, then
+    linked into place, which fails when another process was first (its key is kept)."""
+    draft = path.with_name(f"{path.name}.{os.getpid()}.new")
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        key = path.read_text().strip()
-        if len(key.encode()) < 32:  # an empty key would make logins fail, a short one forgeable tokens
-            raise SystemExit(
-                f"{path} holds no signing key of 32 bytes or more. Delete the file and "
-                f"start Door again to make a new one (everyone signs in again)."
-            ) from None
-        return key
-    with os.fdopen(fd, "w") as file:
-        file.write(secrets.token_urlsafe(48))
-    return path.read_text().strip()
+        with os.fdopen(os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as file:
+            file.write(secrets.token_urlsafe(48).encode() + b"\n")
+            file.flush()
+            os.fsync(file.fileno())
+        with contextlib.suppress(FileExistsError):
+            os.link(draft, path)
+        folder = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
+    finally:
+        os.unlink(draft)

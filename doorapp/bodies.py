@@ -24,6 +24,11 @@ from doorapp.errors import Invalid, invalid, validation_error
 INT64 = (-(2**63), 2**63 - 1)  # what the database stores; larger numbers are 422, never an overflow
 _SPACED_OFFSET = re.compile(r" (\d\d(:?\d\d)?)$")  # a `+` sent unencoded in a query arrives as a space
 _MOMENT = "Must be an ISO 8601 timestamp such as 2026-11-21T19:04:05Z, or a date."
+# NUL and the other C0 and C1 controls (and DEL): no text of Door's holds them, and PostgreSQL stores no NUL.
+# Tab, line feed and carriage return stay allowed in bodies (free text, such as a reason, has lines).
+CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_BODY_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_DIGITS = re.compile(r"\s*-?[0-9]{1,19}\s*")  # str.isdigit() takes "²" and "①", which int() refuses
 
 
 def text(max_length=None, min_length=1, pattern=None, default=MISSING, strip=True, doc=None, normalize=None):
@@ -85,7 +90,7 @@ def _string_schema(kind, meta):
 
 
 def _integer(value, meta, form):
-    if form and isinstance(value, str) and value.strip().lstrip("-").isdigit():
+    if form and isinstance(value, str) and _DIGITS.fullmatch(value):
         value = int(value)
     if not isinstance(value, int) or isinstance(value, bool):
         raise Invalid("type", "Must be a whole number.", expected="integer")
@@ -225,10 +230,20 @@ def _plan(cls):
     return plan
 
 
+def refuse_controls(value, controls=CONTROLS):
+    """Invalid `control_characters` when a text (or a list of them) holds a control character."""
+    texts = value if isinstance(value, list) else [value]
+    if any(isinstance(t, str) and controls.search(t) for t in texts):
+        message = "Must not contain control characters (such as NUL)."
+        raise Invalid("invalid", message, rule="control_characters")
+
+
 def parse(cls, data, where="body", strings=False):
     """An instance of the dataclass `cls` from a JSON object, or (strings=True) a form or query dict whose
-    values are all strings; else one 422 naming every bad field, located at `where`."""
+    values are all strings; else one 422 naming every bad field, located at `where`. Every text of a body,
+    form or query passes refuse_controls() here first."""
     values, errors = {}, []
+    controls = CONTROLS if where == "query" else _BODY_CONTROLS
     for f, nullable, parser in _plan(cls):
         value = data.get(f.name)
         if value is None:
@@ -238,6 +253,7 @@ def parse(cls, data, where="body", strings=False):
                 errors.append(invalid((where, f.name), "missing", "Field required."))
             continue
         try:
+            refuse_controls(value, controls)
             values[f.name] = parser(value, f.metadata, strings or where == "query")
         except Invalid as error:
             errors.append(error.at((where, f.name)))

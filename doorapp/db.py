@@ -56,27 +56,31 @@ def database_for(url, sqlite_path):
         raise SystemExit(
             "DATABASE_URL names PostgreSQL, but its driver is not installed: pip install 'doorapp[postgres]'."
         ) from None
-    parts = urlsplit(url)
+    name, options = postgres_options(url)
+    # Pooled: a connection is reused across requests; one found broken is replaced, not kept.
+    return PooledPsycopg3Database(name, max_connections=32, stale_timeout=300, timeout=10, **options)
+
+
+def postgres_options(url):
+    """(database name, connection options) of a postgresql:// URL. The user and password are everything
+    before the last "@", so a password holding "#", "/" or "?" works unencoded as well as percent-encoded;
+    a URL that still cannot be read is refused in one line that never shows it."""
+    userinfo, _, rest = url.split("://", 1)[1].rpartition("@")
+    try:
+        parts = urlsplit(f"postgresql://{rest}")
+        port = parts.port
+    except ValueError:
+        raise SystemExit(
+            "DATABASE_URL is no postgresql://USER:PASSWORD@HOST:PORT/NAME address (check its host and port)."
+        ) from None
+    user, _, password = userinfo.partition(":")
     options = {
         key: unquote(value)
         for key, value in (pair.split("=", 1) for pair in parts.query.split("&") if "=" in pair)
     }
-    options.update(
-        {
-            key: value
-            for key, value in (
-                ("host", parts.hostname),
-                ("port", parts.port),
-                ("user", parts.username and unquote(parts.username)),
-                ("password", parts.password and unquote(parts.password)),
-            )
-            if value
-        }
-    )
-    # Pooled: a connection is reused across requests; one found broken is replaced, not kept.
-    return PooledPsycopg3Database(
-        unquote(parts.path.lstrip("/")), max_connections=32, stale_timeout=300, timeout=10, **options
-    )
+    given = {"host": parts.hostname, "port": port, "user": unquote(user), "password": unquote(password)}
+    options.update({key: value for key, value in given.items() if value})
+    return unquote(parts.path.lstrip("/")), options
 
 
 def connect(database):

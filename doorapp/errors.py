@@ -166,6 +166,7 @@ def render_problem(error):
     else:
         detail = str(error.body) if isinstance(error.body, str) and error.body else HTTPStatus(status).phrase
     response.content_type = "application/problem+json"
+    response.headers["X-Request-ID"] = request.environ.get("door.request_id", "-")  # a crash: found by it
     response.headers["Cache-Control"] = "no-store"  # rendered after the after_request hook has looked
     if status == 401:
         response.headers["WWW-Authenticate"] = "Bearer"

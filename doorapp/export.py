@@ -3,13 +3,15 @@
 UTF-8 with a byte-order mark: Excel reads a CSV without one in the computer's legacy code page (Ångström
 becomes Ã…ngstrÃ¶m), and with it as UTF-8; LibreOffice, Numbers and Google Sheets take the mark as well.
 A header row, CRLF line ends (RFC 4180). Names come from an outside platform, so a text cell that a
-spreadsheet would run as a formula (one starting with = + - @, tab or carriage return) gets a leading `'`,
+spreadsheet would run as a formula (one whose first visible character folds to = + - @, or starting with tab
+or carriage return) gets a leading `'`,
 which spreadsheets show as text (OWASP's CSV injection advice); Door's own numbers are left as numbers.
 """
 
 import csv
 import io
 import re
+import unicodedata
 
 from bottle import response
 
@@ -17,10 +19,20 @@ CSV = "text/csv; charset=utf-8"
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
+def formula_like(text):
+    """True when a spreadsheet could read `text` as a formula: it starts with a tab or carriage return, or
+    its first visible character (past invisible format marks, spaces and controls: a zero-width space, a
+    byte-order or bidi mark) folds under NFKC to = + - @ (fullwidth ＝ ＋ ＠, small ﹦ included)."""
+    if text.startswith(FORMULA_START):
+        return True
+    visible = next((c for c in text if unicodedata.category(c) not in ("Cf", "Cc", "Zs")), "")
+    return unicodedata.normalize("NFKC", visible).startswith(FORMULA_START)
+
+
 def cell(value):
     if value is None:
         return ""
-    if isinstance(value, str) and value.startswith(FORMULA_START):
+    if isinstance(value, str) and formula_like(value):
         return "'" + value
     return value
 

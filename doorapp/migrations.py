@@ -39,15 +39,15 @@ def add_columns(model, *names):
     migrator, table = SchemaMigrator.from_database(db.obj), model._meta.table_name
     present = {column.name for column in db.get_columns(table)}
     for name in names:
-        if name in present:  # m0001 makes tables from today's models
-            continue
         field = copy(model._meta.fields[name])
+        if field.column_name in present:  # m0001 makes tables from today's models
+            continue
         if not field.null:
             default = field.default
             field.constraints = [
                 SQL("DEFAULT " + (str(default).upper() if isinstance(default, bool) else str(int(default))))
             ]
-        migrator.alter_add_column(table, name, field, allow_not_null=True).run()
+        migrator.alter_add_column(table, field.column_name, field, allow_not_null=True).run()
 
 
 def m0003_door_offline():
@@ -88,6 +88,19 @@ def m0007_door_list_versions():
     add_columns(Org, "door_lists_version")
 
 
+def m0008_local_guests_org():
+    """A guest let in by name belongs to the org whose door let them in: the org of their first list."""
+    add_columns(Guest, "org")
+    first = (
+        MeetupGuest.select(Meetup.org)
+        .join(Meetup)
+        .where(MeetupGuest.guest == Guest.platform_user_id)
+        .order_by(MeetupGuest.id)
+        .limit(1)
+    )
+    Guest.update(org=first).where(Guest.is_local, Guest.org.is_null()).execute()
+
+
 def m0009_meetups_from_files():
     """A meetup imported from a file may have no platform URL (""): (org, platform_url) stays unique only
     among meetups that have one."""
@@ -105,6 +118,7 @@ MIGRATIONS = [
     m0005_sessions,
     m0006_usernames,
     m0007_door_list_versions,
+    m0008_local_guests_org,
     m0009_meetups_from_files,
 ]
 

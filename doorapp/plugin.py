@@ -6,13 +6,13 @@ import re
 import uuid
 
 from bottle import request, response
-from peewee import InterfaceError, OperationalError
+from peewee import DataError, InterfaceError, OperationalError
 
 from doorapp import access, bodies, idempotency, uploads
 from doorapp.api import PATH_PARAMS
 from doorapp.bodies import INT64
 from doorapp.db import db, decided, drop_connection, write
-from doorapp.errors import ApiError, invalid, log, validation_error
+from doorapp.errors import ApiError, Invalid, invalid, log, validation_error
 
 MAX_BODY = 64 * 1024
 DIGITS = re.compile(r"-?[0-9]+")
@@ -125,6 +125,10 @@ def serialize(status, produces, run):
             return error.response()
         except (OperationalError, InterfaceError) as error:  # locked past busy_timeout, a lost file or
             return unavailable(error).response()  # server, races lost every time: not the client's fault
+        except DataError as error:  # a value the database refuses (a text too long for its column...)
+            return refused(error).response()
+        except Exception:  # a bug: answered here, so the log line says 500 and the answer keeps its id
+            return crashed().response()
         if result is None:
             return b""
         if produces != "application/json":
@@ -149,18 +153,37 @@ def unavailable(error):
     )
 
 
+def crashed():
+    """500 for a request that failed unexpectedly; its traceback is logged with the request's id."""
+    drop_connection()
+    log.exception("request %s failed", request.environ.get("door.request_id"))
+    message = "Something went wrong on the server; it has been logged. Please try again."
+    return ApiError(500, "internal_error", message)
+
+
+def refused(error):
+    """422 for a value the database refused that no rule caught first (each such case wants a rule)."""
+    log.warning("request %s: the database refused a value: %s", request.environ.get("door.request_id"), error)
+    message = "A value is not one the database can store."
+    return validation_error([invalid(("body",), "invalid", message, rule="storable")])
+
+
 def path_args(args):
-    """Path parameters converted by PATH_PARAMS; every bad one at once as a 422."""
+    """Path parameters converted by PATH_PARAMS; every bad one at once as a 422 (control characters
+    included: bodies.refuse_controls)."""
     converted, errors = {}, []
     for name, raw in args.items():
         kind = PATH_PARAMS[name]
         try:
+            bodies.refuse_controls(raw)
             if kind is int and not DIGITS.fullmatch(raw):  # int() takes "+5", "1_000", other scripts' digits
                 raise ValueError
             value = kind(raw)
             if kind is int and not INT64[0] <= value <= INT64[1]:
                 raise ValueError
             converted[name] = str(value) if kind is uuid.UUID else value
+        except Invalid as error:
+            errors.append(error.at(("path", name)))
         except ValueError:
             loc = ("path", name)
             errors.append(

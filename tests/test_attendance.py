@@ -6,7 +6,8 @@ import io
 from datetime import datetime, timedelta
 
 import pytest
-from helpers import assert_query_count, create_meetup, events
+import requests
+from helpers import assert_query_count, auth, create_meetup, events
 
 from doorapp.db import iso
 from doorapp.export import FORMULA_START
@@ -349,3 +350,19 @@ def test_the_summary_takes_as_many_queries_for_2000_guests_as_for_one(door, meet
     with assert_query_count(len(statements)):
         summary = door.get(f"{base(meetup)}/summary").json
     assert summary["counts"]["arrived"] == 1000 and summary["guests"][0]["checked_in_by"] == "tom"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["\u200b=1+1", "\ufeff=1+1", "\u202e=1+1", "\uff1d1+1", "\uff0b1", "\uff201", "\ufe661+1", " =1+1"],
+)
+def test_a_formula_behind_invisible_marks_or_in_wide_forms_is_neutralised(
+    live_server, boss_user, meetup, name
+):
+    """Through waitress: a name whose first visible character folds (NFKC) to = + - @ gets its `'`."""
+    guest = Guest.create(platform_user_id=4242, username="sly", displayname=name)
+    MeetupGuest.create(meetup=meetup, guest=guest, rsvp_time=datetime(2026, 11, 20, 10))
+    url = f"{live_server}/organizations/{meetup.org_id}/meetups/{meetup.id}/export"
+    reply = requests.get(url, headers=auth(boss_user), timeout=30)
+    rows = list(csv.reader(io.StringIO(reply.content.decode("utf-8-sig"), newline="")))
+    assert [row[2] for row in rows if row[0] == "4242"] == ["'" + name]

@@ -232,7 +232,7 @@ def test_only_a_local_guest_of_this_organization_can_be_linked(door, boss, meetu
         date=utcnow(),
         platform_url="https://demo.door.invalid/night-owls/board-games",
     )
-    theirs = Guest.create_local("Not Yours")
+    theirs = Guest.create_local("Not Yours", elsewhere.org_id)
     MeetupGuest.create(meetup=elsewhere, guest=theirs, is_walkin=True)
     for guest_id in (guest.platform_user_id, -12345, theirs.platform_user_id):
         reply = boss.patch_json(

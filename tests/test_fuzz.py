@@ -8,6 +8,8 @@ import os
 import re
 from urllib.parse import quote
 
+import requests
+from helpers import ENGINES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from webob import Request
@@ -175,3 +177,49 @@ def test_no_hostile_input_makes_a_server_error(app, client, org, meetup, guest, 
     run()
     assert len(sent) >= REQUESTS and not failures, "\n".join(failures)
     assert sum(200 <= status < 300 for status in sent) > REQUESTS / 10  # many got past validation to act
+
+
+CONTROLS = ["\x00", "\x01", "\x1b", "\x1f", "\x7f", "\x85", "\x9f"]
+
+
+@ENGINES
+def test_a_control_character_in_any_field_or_parameter_is_422_on_every_engine(
+    app, live_server, org, meetup, guest, make_user
+):
+    """Each route of the document, through waitress: a NUL (or another C0/C1 control) in each of its text
+    body fields, form fields, query parameters and path parameters is 422 `control_characters` there."""
+    requests.get(f"{live_server}/openapi.json", timeout=30)  # builds the document route_cases reads
+    root = make_user("sweeper", site_admin=True, org=org, role="ADMIN")
+    token = access.issue_token(app.config["door.config"].secret_key, root, 60)
+    ids = {
+        "org_id": org.id,
+        "meetup_id": meetup.id,
+        "user_id": root.id,
+        "staff_id": root.id,
+        "username": "bob",
+    }
+    ids |= {"platform_user_id": guest.platform_user_id, "guest_id": guest.platform_user_id, "username": "b"}
+    refused, failures = 0, []
+    for number, (method, rule, query, body, media) in enumerate(route_cases(app)):
+        bad = f"a{CONTROLS[number % len(CONTROLS)]}b"
+        params = {name: ids[name] for name in re.findall(r"<(\w+)>", rule)}
+        sent = [("path", name, {**params, name: bad}, {}, {}) for name in params]
+        sent += [("query", name, params, {name: bad}, {}) for name in query]
+        sent += [("body", name, params, {}, {name: bad}) for name in body]
+        for where, name, values, query_values, fields in sent:
+            path = re.sub(r"<(\w+)>", lambda m, v=values: quote(str(v[m.group(1)]), safe=""), rule)
+            send = {"data": fields} if media == "application/x-www-form-urlencoded" else {"json": fields}
+            reply = requests.request(
+                method,
+                live_server + path,
+                params=query_values,
+                headers={"Authorization": f"Bearer {token}"},
+                timeout=30,
+                **send,
+            )
+            problems = reply.json().get("errors", []) if reply.status_code == 422 else []
+            wanted = {"loc": [where, name], "type": "invalid", "ctx": {"rule": "control_characters"}}
+            if not any(wanted.items() <= p.items() for p in problems):
+                failures.append(f"{method} {path} {where} {name}: {reply.status_code} {reply.text[:200]}")
+            refused += 1
+    assert refused > 140 and not failures, "\n".join(failures)

@@ -12,7 +12,7 @@ import requests
 from helpers import ENGINES, at_once, auth, events
 from openpyxl import Workbook
 
-from doorapp.models import Guest, MeetupGuest
+from doorapp.models import Guest, MeetupGuest, Org
 
 MEETUP_XLS_HEADER = [
     "Name", "User ID", "Title", "Event Host", "RSVP", "Guests", "RSVPed on", "Joined Group on",
@@ -125,6 +125,24 @@ def test_imported_guests_are_kept_apart_from_platform_lookups(door, org):
     guest = Guest.get(Guest.displayname == "Ana García")
     assert guest.is_local and guest.platform_user_id < 0  # the demo platform runs, not Meetup's
     door.get(f"/guests/{guest.platform_user_id}", status=404)
+
+
+def test_imported_guests_belong_to_the_importing_org(door, org, make_user, as_user):
+    """A guest read from a file is let in at the importing org's door and nowhere else: the same file
+    imported by another org makes guests of its own, and that org gets 404 for the first org's."""
+    meetup = post(door, org, meetup_xls()).json["meetup"]
+    ana = Guest.get(Guest.displayname == "Ana García")
+    entry = f"/organizations/{org.id}/meetups/{meetup['id']}/guests/{ana.platform_user_id}"
+    assert door.post_json(entry + "/checkin", {}).json["rsvp"]["arrival_order"] == 1
+    other = Org.create(name="Early Birds", slug="early-birds")
+    theirs = as_user(make_user("bea", org=other, role="ADMIN"))
+    their_meetup = post(theirs, other, meetup_xls()).json["meetup"]
+    assert Guest.select().where(Guest.displayname == "Ana García").count() == 2
+    stranger = f"/organizations/{other.id}/meetups/{their_meetup['id']}/guests/{ana.platform_user_id}"
+    theirs.post_json(stranger + "/add-walkin", {}, status=404)
+    theirs.patch_json(
+        f"/organizations/{other.id}/guests/{ana.platform_user_id}/ban", {"reason": "x"}, status=404
+    )
 
 
 def test_a_meetup_row_is_the_meetup_adapters_member(door, org, monkeypatch):

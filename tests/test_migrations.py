@@ -10,9 +10,9 @@ from helpers import DOORAPP, PASSWORD, door_env, served
 from doorapp import access
 from doorapp.app import create_app, open_database
 from doorapp.config import Config
-from doorapp.db import db
+from doorapp.db import db, utcnow
 from doorapp.migrations import MIGRATIONS, Migration, m0001_initial, migrate
-from doorapp.models import Org, User
+from doorapp.models import Guest, Meetup, MeetupGuest, Org, User
 
 
 def m0001_data_folder(data_dir):
@@ -191,5 +191,24 @@ def test_doors_started_at_once_on_one_postgresql_database_migrate_it_once(postgr
     create_app(Config(data_dir=tmp_path, database_url=url))
     assert sorted(m.name for m in Migration.select()) == [m.__name__ for m in MIGRATIONS]
     assert User.select().count() == 4
+    db.close_all()
+    postgres.drop(url)
+
+
+def test_m0008_gives_each_guest_let_in_by_name_the_org_of_its_first_list(postgres, tmp_path):
+    url = postgres.database()
+    create_app(Config(data_dir=tmp_path, database_url=url))
+    first, second = Org.create(name="A", slug="a"), Org.create(name="B", slug="b")
+    meetups = [
+        Meetup.create(org=org, name=org.name, date=utcnow(), platform_url=f"https://x/{org.slug}")
+        for org in (first, second)
+    ]
+    local = Guest.create_local("Ana", first.id)
+    for meetup in meetups:
+        MeetupGuest.create(meetup=meetup, guest=local, is_walkin=True)
+    db.execute_sql("ALTER TABLE guest DROP COLUMN org_id")
+    db.execute_sql("DELETE FROM migration WHERE name = 'm0008_local_guests_org'")
+    assert migrate() == ["m0008_local_guests_org"]
+    assert Guest.get_by_id(local.platform_user_id).org_id == first.id
     db.close_all()
     postgres.drop(url)

@@ -69,7 +69,12 @@ def register_user(body):
 )
 def issue_token(body):
     """Sign in (OAuth 2.0 password flow, form-encoded username and password); returns a bearer JWT."""
-    attempt = access.reserve_attempt(f"login-user:{body.username}", f"login-addr:{client_address()}")
+    address = client_address()
+    attempt = access.reserve_attempt(f"login-user:{body.username}", f"login-addr:{address}")
+    # right passwords count too (never forgiven), so a loop of them cannot keep the hasher busy
+    access.reserve_attempt(
+        f"signin-user:{body.username}", f"signin-addr:{address}", limit=access.MAX_SIGN_INS, what="sign-ins"
+    )
     user = User.named(body.username)
     if not access.verify_secret(user and user.password_hash, body.password):
         raise ApiError(401, "invalid_credentials", "The username or password is wrong.")
@@ -100,7 +105,9 @@ class PasswordChange:
 )
 def change_password(body, user):
     """Change your own password. Your other sessions end; the answer is a new token for this one."""
-    attempt = access.reserve_attempt(f"login-user:{user.username}")  # a stolen session guessing the password
+    # a stolen session guessing the password: counted on a key of the account's own, which never locks
+    # its sign-in (login-user:) out
+    attempt = access.reserve_attempt(f"password-user:{user.id}", what="wrong current passwords")
     if not access.verify_secret(user.password_hash, body.current_password):
         raise ApiError(401, "invalid_credentials", "The current password is wrong.")
     access.forgive(attempt)

@@ -79,7 +79,7 @@ def list_meetup_events(org_id, meetup_id, query):
 def list_guest_events(org_id, guest_id, query):
     """Events about one guest in the organization, plus the guest's registration; newest first, paged."""
     get_or_404(Org, org_id, "organization")
-    get_or_404(Guest, guest_id, "guest")
+    Guest.seen_by(org_id, guest_id)
     return events_page(org_id, query, orgless=True, guest=guest_id)
 
 

@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-from doorapp import platforms
+from doorapp import access, platforms
 from doorapp.access import signed_in
 from doorapp.api import adapter, endpoint
 from doorapp.api.shapes import guest_json
@@ -56,12 +56,13 @@ def list_guests(query):
     body=GuestIn,
     status=201,
     tx=False,
-    errors=(*platforms.ERRORS, "guest_exists"),
+    errors=(*platforms.ERRORS, "guest_exists", "rate_limited"),
 )
 def create_guest(body, user):
-    """Register a guest by platform username; the profile is read from the platform."""
+    """Register a guest by platform username; the profile is read from the platform. Look-ups that find
+    nobody are limited to 30 per 5 minutes per account (each spends the organizer's platform quota)."""
     refuse_existing(Guest.get_or_none(Guest.username == body.username, ~Guest.is_local))
-    profile = adapter().profile(body.username)  # no transaction is open while the platform answers
+    profile = looked_up(user, body.username)  # no transaction is open while the platform answers
     with write():
         refuse_existing(Guest.of_platform(profile.platform_user_id))
         guest = Guest.create(
@@ -71,6 +72,20 @@ def create_guest(body, user):
         )
         audit.record(AuditType.GUEST_CREATED, user, guest=guest)
     return guest_json(guest)
+
+
+def looked_up(user, username):
+    """The platform's profile of `username`; a look-up that finds nobody counts against the account."""
+    what = "look-ups of names the platform does not know"
+    attempt = access.reserve_attempt(f"lookup-user:{user.id}", limit=30, what=what)
+    try:
+        profile = adapter().profile(username)
+    except ApiError as error:
+        if error.code != "platform_user_not_found":
+            access.forgive(attempt)
+        raise
+    access.forgive(attempt)
+    return profile
 
 
 @endpoint("GET", "/guests/<platform_user_id>", auth=signed_in, errors=("not_found",))

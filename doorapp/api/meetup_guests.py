@@ -63,12 +63,13 @@ def door_time(body):
         return {}
     try:
         moment = datetime.fromisoformat(body.door_time)
-    except ValueError:
+        moment = moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else None
+    except (ValueError, OverflowError):  # OverflowError: 9999-12-31T23:59:59-01:00 is past the calendar
         moment = None
-    if moment is None or moment.tzinfo is None:
+    if moment is None:
         problem = invalid(("body", "door_time"), "datetime", "Must be an ISO 8601 time with an offset.")
         raise validation_error([problem])
-    return {"door_time": iso(moment.astimezone(UTC).replace(tzinfo=None))}
+    return {"door_time": iso(moment)}
 
 
 def named(guest):
@@ -83,7 +84,7 @@ def door_entry(org_id, meetup_id, platform_user_id):
     entry = MeetupGuest.at_door(org_id, meetup_id, platform_user_id)
     if entry is None:
         Meetup.open(org_id, meetup_id)
-        guest = get_or_404(Guest, platform_user_id, "guest")
+        guest = Guest.seen_by(org_id, platform_user_id)
         raise ApiError(
             404, "not_on_list", f"{named(guest)} is not on this meetup's list; add them as a walk-in."
         )
@@ -159,7 +160,7 @@ def add_walkin(org_id, meetup_id, platform_user_id, body, user):
     With `check_in`, a guest banned in this organization is refused before anything is added (409
     guest_banned) unless `force` is true, so a door that declines the override leaves no trace."""
     meetup = Meetup.open(org_id, meetup_id)
-    guest = get_or_404(Guest, platform_user_id, "guest")
+    guest = Guest.seen_by(meetup.org_id, platform_user_id)
     ban = Ban.active(meetup.org_id, guest.platform_user_id)
     if ban and body.check_in and not body.force:
         refuse_banned(guest, ban)
@@ -202,7 +203,7 @@ def add_local_walkin(org_id, meetup_id, body, user):
     They get a guest of their own (`is_local`, a negative id, no username) that the door list, check-in,
     undo, bans and the audit log treat like any guest; `/guests/` lookups never return them."""
     meetup = Meetup.open(org_id, meetup_id)
-    guest = Guest.create_local(body.displayname)
+    guest = Guest.create_local(body.displayname, meetup.org_id)
     MeetupGuest.add_walkin(meetup.id, guest.platform_user_id)
     return let_in(meetup, guest, user, door_time(body), check_in=True)
 
@@ -289,7 +290,7 @@ def excuse_no_show(org_id, meetup_id, platform_user_id, body, user):
     entry = MeetupGuest.at_door(org_id, meetup_id, platform_user_id)
     if entry is None:
         get_or_404(Meetup, meetup_id, "meetup", org=org_id)
-        guest = get_or_404(Guest, platform_user_id, "guest")
+        guest = Guest.seen_by(org_id, platform_user_id)
         raise ApiError(404, "not_on_list", f"{guest.username} is not on this meetup's list.")
     if entry.outcome not in ("NO_SHOW", "EXCUSED_ABSENCE"):
         raise ApiError(409, "not_a_no_show", f"{entry.guest.username} is no no-show: {entry.outcome}.")

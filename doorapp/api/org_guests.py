@@ -43,7 +43,7 @@ def list_banned_guests(org_id):
 )
 def ban_guest(org_id, platform_user_id, body, user):
     """Ban a guest in this organization. A reason is required."""
-    org, guest = get_or_404(Org, org_id, "organization"), get_or_404(Guest, platform_user_id, "guest")
+    org, guest = get_or_404(Org, org_id, "organization"), Guest.seen_by(org_id, platform_user_id)
     if not Ban.impose(org.id, guest.platform_user_id, body.reason, user):
         raise ApiError(409, "already_banned", f"{guest.username} is already banned here.")
     audit.record(AuditType.BAN, user, org=org, guest=guest, reason=body.reason)
@@ -58,7 +58,7 @@ def ban_guest(org_id, platform_user_id, body, user):
 )
 def unban_guest(org_id, platform_user_id, user):
     """Lift a guest's ban in this organization."""
-    org, guest = get_or_404(Org, org_id, "organization"), get_or_404(Guest, platform_user_id, "guest")
+    org, guest = get_or_404(Org, org_id, "organization"), Guest.seen_by(org_id, platform_user_id)
     ban = Ban.active(org.id, guest.platform_user_id)
     if ban is None or not Ban.lift(ban):
         raise ApiError(409, "not_banned", f"{guest.username} is not banned here.")
@@ -93,7 +93,7 @@ def link_local_guest(org_id, platform_user_id, body, user):
                 displayname=profile.displayname,
             )
             audit.record(AuditType.GUEST_CREATED, user, guest=guest)
-        moved = link_guest(local, guest)
+        moved = link_guest(org_id, local, guest)
         if moved is None:
             raise ApiError(
                 409, "already_on_list", f"{guest.username} is already on a list {local.displayname} is on."
@@ -139,7 +139,7 @@ def get_guest_history(org_id, platform_user_id):
 
     `repeat_no_show` counts no-shows at the organization's last 5 meetups only; an excused absence does not
     count, and the mark never bans anyone by itself."""
-    org, guest = get_or_404(Org, org_id, "organization"), get_or_404(Guest, platform_user_id, "guest")
+    org, guest = get_or_404(Org, org_id, "organization"), Guest.seen_by(org_id, platform_user_id)
     meetups = [
         {
             "meetup_id": str(e.meetup.id),

@@ -114,12 +114,15 @@ def _org_to_join(body):
     "PATCH", "/staff/<user_id>/role", auth=site_admin, body=RoleIn, errors=("cannot_modify_self", "not_found")
 )
 def change_staff_role(user_id, body, user):
-    """Change the global role (USER or SITE_ADMIN); it takes effect at the user's next sign-in."""
+    """Change the global role (USER or SITE_ADMIN); it takes effect at the user's next sign-in. A
+    demotion ends every session of the account at once (its tokens get 401), as a disable does."""
     target = (
         get_or_404(User, user_id, "user")
         if body.role == "SITE_ADMIN"
         else _other_user(user_id, user, "demote")
     )
+    if target.role == "SITE_ADMIN" and body.role != "SITE_ADMIN":  # the role is in its tokens: end them
+        target.sessions_since = User.session_start()
     target.role = body.role
     target.save()
     return user_json(target)

@@ -21,6 +21,7 @@ class Profile:
     username: str
     displayname: str
     is_local: bool
+    org_id: object = None  # a local guest's org (Guest.org): the org that imported them
 
 
 def read(data, name_columns=None):
@@ -39,32 +40,34 @@ def read(data, name_columns=None):
         ) from None
 
 
-def guest_id(entry, meetup_ids):
+def guest_id(entry, meetup_ids, org_id):
     """(guest id, is_local) of an entry. A Meetup member is the `meetup` adapter's guest of the same id
-    when `meetup_ids` (that adapter runs); anyone else gets a local guest id derived from who they are in
-    the file, so the same or a newer file finds the same guest, and platform look-ups by id never do."""
+    when `meetup_ids` (that adapter runs); anyone else gets a local guest of the importing org, its id
+    derived from the org and who they are in the file, so the same or a newer file finds the same guest,
+    another org's file never does (a guest let in by name stays in its org), and platform look-ups by id
+    never do."""
     if entry.member_id is not None and meetup_ids:
         return entry.member_id, False
-    digest = hashlib.sha256(entry.key.encode("utf-8", "surrogatepass")).digest()
+    digest = hashlib.sha256(f"{org_id}\0{entry.key}".encode("utf-8", "surrogatepass")).digest()
     return -1 - int.from_bytes(digest[:8], "big") % LOCAL_IDS, True
 
 
-def as_rsvps(sheet, meetup_ids, known):
+def as_rsvps(sheet, meetup_ids, known, org_id):
     """(the RSVPs of the entries expected or waitlisted, {guest id: Profile} of them), as a sync takes
     them. `known` is Guest.profiles_of(their ids): a known guest keeps the username the platform gave."""
     rsvps, profiles = [], {}
     for entry in sheet.entries:
         if entry.status == NOT_EXPECTED:
             continue
-        gid, local = guest_id(entry, meetup_ids)
+        gid, local = guest_id(entry, meetup_ids, org_id)
         username = known.get(gid, ("", ""))[0]
-        profiles[gid] = Profile(gid, username, entry.name, local)
+        profiles[gid] = Profile(gid, username, entry.name, local, org_id if local else None)
         rsvps.append(Rsvp(gid, entry.rsvp_time, entry.status == WAITLISTED, entry.guests))
     return tuple(rsvps), profiles
 
 
-def ids_of(sheet, meetup_ids):
-    return [guest_id(e, meetup_ids)[0] for e in sheet.entries]
+def ids_of(sheet, meetup_ids, org_id):
+    return [guest_id(e, meetup_ids, org_id)[0] for e in sheet.entries]
 
 
 def tally(sheet):

@@ -25,7 +25,8 @@ def store(org_id, sheet, user, filename, meetup_ids, meetup_id=None, create=None
     if create is None:
         Meetup.open(org_id, meetup_id)
     target = Meetup(id=meetup_id or uuid.uuid4())
-    rsvps, profiles = as_rsvps(sheet, meetup_ids, Guest.profiles_of(ids_of(sheet, meetup_ids)))
+    known = Guest.profiles_of(ids_of(sheet, meetup_ids, org_id))
+    rsvps, profiles = as_rsvps(sheet, meetup_ids, known, org_id)
     event = Event("", None, rsvps)
     prepared = prepare_sync(target, event, profiles)  # built before the write lock is taken
     try:

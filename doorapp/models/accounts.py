@@ -19,6 +19,7 @@ from peewee import (
 
 from doorapp.db import BaseModel, Prepared, queue_on, utcnow
 from doorapp.errors import ApiError
+from doorapp.scripts import is_mixed_script
 from doorapp.search import name_filter
 
 # Unicode's default-ignorable code points (and the blank Braille pattern): they show as nothing, so a name
@@ -46,6 +47,10 @@ def new_username(name):
         )
     if name and unicodedata.category(name[0])[0] == "M":
         raise ValueError("Must not start with a combining mark.", "no_leading_mark")
+    if is_mixed_script(name):  # rооt with Cyrillic o's; a name in one script of its own is welcome
+        raise ValueError(
+            "Must be written in one script, not a mix that looks like another name.", "username_confusable"
+        )
     return name
 
 

@@ -5,7 +5,7 @@ import secrets
 
 from peewee import JOIN, BigIntegerField, BooleanField, CharField, DateTimeField, ForeignKeyField, TextField
 
-from doorapp.db import BaseModel, utcnow
+from doorapp.db import BaseModel, get_or_404, utcnow
 from doorapp.models.accounts import Org, User
 from doorapp.search import name_filter
 
@@ -16,6 +16,8 @@ class Guest(BaseModel):
     displayname = CharField(max_length=255, default="")
     created_at = DateTimeField(default=utcnow)
     is_local = BooleanField(default=False)  # let in by a name typed at the door: not on the platform
+    # A guest let in by name belongs to the org whose door let them in; None for platform guests.
+    org = ForeignKeyField(Org, null=True, on_delete="CASCADE")
 
     @classmethod
     def search(cls, q, limit, offset):
@@ -43,23 +45,33 @@ class Guest(BaseModel):
         return cls.get_or_none(cls.platform_user_id == platform_user_id, ~cls.is_local)
 
     @classmethod
-    def create_local(cls, displayname):
-        """A guest who is not on the platform, named at the door. Their id is a random negative number
-        (platform ids are positive, and a random one needs no counter shared between processes); within
-        2**53, so JavaScript holds it exactly."""
+    def seen_by(cls, org_id, platform_user_id):
+        """The guest with this id as the org sees them, else 404 not_found: every platform guest, and the
+        guests let in by name at this org's own door (another org's are not there for it)."""
+        guest = get_or_404(cls, platform_user_id, "guest")
+        if guest.is_local and str(guest.org_id) != str(org_id):
+            get_or_404(cls, platform_user_id, "guest", is_local=False)
+        return guest
+
+    @classmethod
+    def create_local(cls, displayname, org_id):
+        """A guest who is not on the platform, named at the door of the org `org_id`. Their id is a random
+        negative number (platform ids are positive, and a random one needs no counter shared between
+        processes); within 2**53, so JavaScript holds it exactly."""
         return cls.create(
             platform_user_id=-1 - secrets.randbelow(2**53 - 1),
             username="",
             displayname=displayname,
             is_local=True,
+            org=org_id,
         )
 
     @classmethod
     def upsert(cls, rows):
-        """The insert of guests [(platform_user_id, username, displayname, is_local)] that refreshes known
-        ones' names (a known guest stays local or not)."""
+        """The insert of guests [(platform_user_id, username, displayname, is_local, org_id)] that refreshes
+        known ones' names (a known guest stays local or not, and in its org)."""
         return cls.insert_many(
-            rows, fields=[cls.platform_user_id, cls.username, cls.displayname, cls.is_local]
+            rows, fields=[cls.platform_user_id, cls.username, cls.displayname, cls.is_local, cls.org]
         ).on_conflict(conflict_target=[cls.platform_user_id], preserve=[cls.username, cls.displayname])
 
     @classmethod

@@ -17,7 +17,13 @@ def prepare_sync(meetup, event, profiles):
     now = utcnow()
     # One order of row locks for every sync: two syncs sharing guests wait for each other, not deadlock.
     guests = sorted(
-        (p.platform_user_id, p.username, p.displayname, getattr(p, "is_local", False))
+        (
+            p.platform_user_id,
+            p.username,
+            p.displayname,
+            getattr(p, "is_local", False),
+            getattr(p, "org_id", None),
+        )
         for p in profiles.values()
     )
     rsvps = [

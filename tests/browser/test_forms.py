@@ -88,6 +88,15 @@ ENTRIES = [
         {"loc": ["body", "username"], "type": "invalid", "ctx": {"rule": "no_leading_mark"}},
         "Nombre de usuario: no puede empezar por un signo diacrítico suelto",
     ),
+    (
+        {"loc": ["body", "reason"], "type": "invalid", "ctx": {"rule": "control_characters"}},
+        "Motivo: no puede contener caracteres de control",
+    ),
+    (
+        {"loc": ["body", "username"], "type": "invalid", "ctx": {"rule": "username_confusable"}},
+        "Nombre de usuario: no puede mezclar alfabetos, como un nombre que imita a otro "
+        "(rооt con o cirílica); escríbelo en un solo alfabeto",
+    ),
     # a rule this version has no words for: the server's own sentence
     (
         {"loc": ["body", "username"], "type": "invalid", "ctx": {"rule": "something_new"}},

@@ -92,7 +92,12 @@ const KINDS = {
 };
 const TYPES = { string: "field.string", integer: "field.integer", boolean: "field.boolean", object: "field.object",
   array: "field.array", datetime: "field.datetime" };
-const RULES = { visible_name: "field.invisible", no_leading_mark: "field.combining" }; // `invalid` rules
+const RULES = {
+  visible_name: "field.invisible",
+  no_leading_mark: "field.combining",
+  control_characters: "field.controls",
+  username_confusable: "field.confusable",
+}; // `invalid` rules
 
 function fieldMessage({ loc = [], msg = "", type, ctx = {} }) {
   const name = String(loc[loc.length - 1] ?? "");

@@ -292,6 +292,8 @@ export default {
   "field.choice": "must be one of {choices}",
   "field.code": "Code",
   "field.combining": "must not start with a combining mark",
+  "field.controls": "must not contain control characters",
+  "field.confusable": "must not mix scripts, as in a look-alike name (rооt with Cyrillic o); write it in one script",
   "field.current_password": "Current password",
   "field.datetime": "must be a date and time such as 2026-11-21T19:04:05Z, or a date",
   "field.displayname": "Name",

@@ -291,6 +291,8 @@ export default {
   "field.choice": "tiene que ser uno de estos: {choices}",
   "field.code": "Código",
   "field.combining": "no puede empezar por un signo diacrítico suelto",
+  "field.controls": "no puede contener caracteres de control",
+  "field.confusable": "no puede mezclar alfabetos, como un nombre que imita a otro (rооt con o cirílica); escríbelo en un solo alfabeto",
   "field.current_password": "Contraseña actual",
   "field.datetime": "tiene que ser una fecha y hora como 2026-11-21T19:04:05Z, o una fecha",
   "field.displayname": "Nombre",
