@@ -5,7 +5,7 @@ reads what came, once more bounded."""
 import re
 from dataclasses import dataclass
 
-from bottle import BaseRequest, request
+from bottle import BaseRequest, MultipartError, request
 
 from doorapp.errors import ApiError, invalid, validation_error
 
@@ -43,7 +43,7 @@ def read_upload():
         parsed = UploadRequest(request.environ)
         fields = {k: parsed.forms.getunicode(k) for k in parsed.forms}
         part = parsed.files.get("file")
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, MultipartError):  # no boundary, a broken part...
         raise ApiError(400, "malformed_json", "The form cannot be read as multipart/form-data.") from None
     if part is None:
         loc = ("body", "file")

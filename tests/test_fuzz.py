@@ -205,10 +205,12 @@ def test_a_control_character_in_any_field_or_parameter_is_422_on_every_engine(
         params = {name: ids[name] for name in re.findall(r"<(\w+)>", rule)}
         sent = [("path", name, {**params, name: bad}, {}, {}) for name in params]
         sent += [("query", name, params, {name: bad}, {}) for name in query]
-        sent += [("body", name, params, {}, {name: bad}) for name in body]
+        sent += [("body", name, params, {}, {name: bad}) for name in body if name != "file"]  # text only
         for where, name, values, query_values, fields in sent:
             path = re.sub(r"<(\w+)>", lambda m, v=values: quote(str(v[m.group(1)]), safe=""), rule)
             send = {"data": fields} if media == "application/x-www-form-urlencoded" else {"json": fields}
+            if media == "multipart/form-data":  # an import: the form's fields beside a guest list
+                send = {"data": fields, "files": {"file": ("list.csv", b"Name\nAna Lima\n")}}
             reply = requests.request(
                 method,
                 live_server + path,

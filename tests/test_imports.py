@@ -254,6 +254,12 @@ def test_name_and_date_are_required_without_a_platform_url(door, org):
     assert [e["loc"] for e in reply["errors"]] == [["body", "name"], ["body", "date"]]
 
 
+def test_a_multipart_body_without_its_boundary_is_400(door, org):
+    headers = {"Content-Type": "multipart/form-data"}
+    reply = door.post(url(org), b"--x\r\n", headers=headers, status=400)
+    assert reply.json["code"] == "malformed_json"
+
+
 def test_a_file_is_required(door, org):
     reply = door.post(
         url(org), {"name": "x", "date": "2026-11-21"}, content_type="multipart/form-data", status=422

@@ -47,6 +47,25 @@ def root(door, address):
     return {**sign_in(door.url, "root", **address), **address}
 
 
+BUSY = "Door is busy checking passwords"
+
+
+def at_once_past_busy(count, call):
+    """at_once(count, call), with each reply that says Door is busy hashing passwords (a 429 of the bounded
+    wait for the hashing slot, not a limit reached) sent again at once with the others refused so, as a
+    client does after its Retry-After: the replies once every request has been judged."""
+    replies, pending = [None] * count, list(range(count))
+    for _ in range(30):
+        for i, reply in zip(
+            pending, at_once(len(pending), lambda k, sent=pending: call(sent[k])), strict=True
+        ):
+            replies[i] = reply
+        pending = [i for i in pending if replies[i].status_code == 429 and BUSY in replies[i].text]
+        if not pending:
+            return replies
+    raise AssertionError(f"{len(pending)} requests were still told Door is busy after 30 rounds")
+
+
 def fresh(prefix):
     return f"{prefix}-{uuid.uuid4().hex[:8]}"
 
@@ -282,7 +301,7 @@ def test_ten_first_admins_set_up_at_once_make_one(postgres_or_sqlite_env):
     try:
         code = door.setup_code
         s = door.sessions(8)
-        replies = at_once(
+        replies = at_once_past_busy(
             8,
             lambda i: s[i].post(
                 f"{door.url}/setup",
@@ -363,7 +382,7 @@ def test_sixteen_wrong_passwords_at_once_over_two_processes_lock_the_account_at_
     name = fresh("target")
     assert doorapp(door.env, "create-admin", name, "--password-stdin", stdin=PASSWORD + "\n").returncode == 0
     s = door.sessions(16)
-    replies = at_once(
+    replies = at_once_past_busy(
         16,
         lambda i: s[i].post(
             f"{door.url}/auth/token",

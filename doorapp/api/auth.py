@@ -76,7 +76,12 @@ def issue_token(body):
         f"signin-user:{body.username}", f"signin-addr:{address}", limit=access.MAX_SIGN_INS, what="sign-ins"
     )
     user = User.named(body.username)
-    if not access.verify_secret(user and user.password_hash, body.password):
+    try:
+        right = access.verify_secret(user and user.password_hash, body.password)
+    except ApiError:  # busy hashing (429): a password never judged is no failed attempt
+        access.forgive(attempt)
+        raise
+    if not right:
         raise ApiError(401, "invalid_credentials", "The username or password is wrong.")
     access.forgive(attempt)
     new_hash = access.rehashed(user.password_hash, body.password)
