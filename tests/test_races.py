@@ -433,16 +433,19 @@ def test_a_ban_racing_a_check_in_either_comes_first_and_the_other_answers_so(doo
 SOCIAL = "https://demo.door.invalid/night-owls/summer-social"  # 250 RSVPs
 
 
-def test_a_finalize_racing_check_ins_closes_the_door_between_two_numbers(door, root):
+def social_meetup(door, root, count):
+    """(the address of a new org's meetup of SOCIAL, the ids of `count` of its guests)."""
     org_id = new_org(door, root)
     created = requests.post(
         f"{door.url}/organizations/{org_id}/meetups/", json={"platform_url": SOCIAL}, headers=root, timeout=30
     ).json()
     base = f"{door.url}/organizations/{org_id}/meetups/{created['id']}"
-    guests = [
-        g["guest"]["platform_user_id"]
-        for g in requests.get(f"{base}/guests", headers=root, timeout=30).json()["guests"]
-    ][:19]
+    listed = requests.get(f"{base}/guests", headers=root, timeout=30).json()["guests"]
+    return base, [g["guest"]["platform_user_id"] for g in listed][:count]
+
+
+def test_a_finalize_racing_check_ins_closes_the_door_between_two_numbers(door, root):
+    base, guests = social_meetup(door, root, 19)
     s = door.sessions(20)
     replies = at_once(
         20,
@@ -462,15 +465,7 @@ def test_a_finalize_racing_check_ins_closes_the_door_between_two_numbers(door, r
 
 
 def test_two_syncs_and_check_ins_of_one_meetup_at_once_all_land(door, root):
-    org_id = new_org(door, root)
-    created = requests.post(
-        f"{door.url}/organizations/{org_id}/meetups/", json={"platform_url": SOCIAL}, headers=root, timeout=30
-    ).json()
-    base = f"{door.url}/organizations/{org_id}/meetups/{created['id']}"
-    guests = [
-        g["guest"]["platform_user_id"]
-        for g in requests.get(f"{base}/guests", headers=root, timeout=30).json()["guests"]
-    ][:8]
+    base, guests = social_meetup(door, root, 8)
     s = door.sessions(10)
     replies = at_once(
         10,
