@@ -301,3 +301,13 @@ def forgive(reservation):
     """A successful attempt does not count against its keys."""
     with write():
         Failure.forgive(reservation)
+
+
+def verified(reservation, stored, secret):
+    """verify_secret() of an attempt counted by reserve_attempt(): one refused because Door is busy hashing
+    (429) was never judged, so it is no failed attempt and its count is taken back."""
+    try:
+        return verify_secret(stored, secret)
+    except ApiError:
+        forgive(reservation)
+        raise

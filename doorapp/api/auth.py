@@ -76,12 +76,7 @@ def issue_token(body):
         f"signin-user:{body.username}", f"signin-addr:{address}", limit=access.MAX_SIGN_INS, what="sign-ins"
     )
     user = User.named(body.username)
-    try:
-        right = access.verify_secret(user and user.password_hash, body.password)
-    except ApiError:  # busy hashing (429): a password never judged is no failed attempt
-        access.forgive(attempt)
-        raise
-    if not right:
+    if not access.verified(attempt, user and user.password_hash, body.password):
         raise ApiError(401, "invalid_credentials", "The username or password is wrong.")
     access.forgive(attempt)
     new_hash = access.rehashed(user.password_hash, body.password)
@@ -113,7 +108,7 @@ def change_password(body, user):
     # a stolen session guessing the password: counted on a key of the account's own, which never locks
     # its sign-in (login-user:) out
     attempt = access.reserve_attempt(f"password-user:{user.id}", what="wrong current passwords")
-    if not access.verify_secret(user.password_hash, body.current_password):
+    if not access.verified(attempt, user.password_hash, body.current_password):
         raise ApiError(401, "invalid_credentials", "The current password is wrong.")
     access.forgive(attempt)
     password_hash = access.hash_secret(body.new_password)
@@ -154,7 +149,7 @@ def _recovery_user(body):
         and user.recovery_code_created_at + RECOVERY_VALIDITY > utcnow()
         and _try_code(user, +1)  # reserved before it is verified, so parallel tries stay within the limit
     )
-    if not (live and access.verify_secret(user.recovery_code_hash, body.code)):
+    if not (live and access.verified(attempt, user.recovery_code_hash, body.code)):
         raise invalid_code()
     _try_code(user, -1)  # the right code is not a wrong try
     access.forgive(attempt)

@@ -74,7 +74,7 @@ def create_first_admin(body):
     attempt = access.reserve_attempt(f"setup-addr:{client_address()}")
     if User.site_admin_exists():
         raise ApiError(409, "already_set_up", "Door is already set up; sign in instead.")
-    if not access.verify_secret(Setting.setup_code()[0], body.code.strip().upper()):
+    if not access.verified(attempt, Setting.setup_code()[0], body.code.strip().upper()):
         raise ApiError(
             403, "invalid_setup_code", "The setup code is wrong; it is printed where Door was started."
         )
