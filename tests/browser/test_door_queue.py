@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from browser.support import screenshot
-from browser.test_door import counter
+from browser.test_door import counter, row
 from browser.test_door_phone import arrived, check_in_by_username, door_page
 from browser.test_session import sign_in
 from doorapp.db import db
@@ -45,6 +45,8 @@ def test_a_tab_left_open_sends_nothing_of_one_account_under_another(
 
     second.get_by_role("button", name="Sign out").click()
     expect(first.get_by_role("heading", name="Sign in")).to_be_visible()  # at once, without the network
+    expect(first.get_by_text("Signed out in another tab of this browser.")).to_be_visible()
+    screenshot(first, "door-tab-signed-out-elsewhere")
     sign_in(second, "bea")
     expect(second.locator("#top .who")).to_have_text("bea")
     expect(first.locator("#top")).not_to_contain_text("bob")
@@ -70,6 +72,25 @@ def test_a_tab_left_open_sends_nothing_of_one_account_under_another(
     assert arrived() == {2001: 1, 2000: 2}
     assert check_ins(as_user, root, org) == [("bea", "ada_1"), ("bob", "grace_0")]
     assert MeetupGuest.get(MeetupGuest.guest == 2000).checked_in_by.username == "bob"
+
+
+def test_a_tab_that_has_not_heard_of_another_account_yet_sends_nothing_under_it(
+    browser, make_user, org, crowd, token_for, as_user, root
+):
+    bea = make_user("bea", org=org)
+    page = door_page(browser, make_user, org, crowd, token_for, name="bob")
+    expect(row(page, "grace_0")).to_be_visible()
+    # bea's token lands in storage and, in the same instant, the door taps Check in: no storage event yet
+    page.evaluate(
+        """(token) => {
+          localStorage.setItem("auth_token", token);
+          document.querySelector('[data-guest="2000"] button').click();
+        }""",
+        token_for(bea),
+    )
+    expect(page.locator("#top .who")).to_have_text("bea")  # the next request found out, and sent nothing
+    expect(page.locator("[data-queue=others]")).to_contain_text("1 action made on this phone by @bob")
+    assert arrived() == {} and check_ins(as_user, root, org) == []
 
 
 def test_an_action_door_keeps_failing_on_is_set_aside_and_the_next_one_goes(
