@@ -64,7 +64,7 @@ export function dismiss(id) {
 
 // A failed action sent again (the same key: Door acts once however often it comes).
 export function retry(id) {
-  save(load().map((item) => (item.id === id ? { ...item, state: "waiting", failures: 0, retryAt: 0, problem: undefined } : item)));
+  update(id, { state: "waiting", failures: 0, retryAt: 0, problem: undefined });
   tell({ id, state: "changed" });
   return flush();
 }
@@ -74,7 +74,8 @@ function update(id, changes) {
 }
 
 // Queue an action and try to send it now. Resolves to {state: "sent", answer}, {state: "refused",
-// problem} or {state: "waiting"} (no answer yet: it stays queued and is sent when Door is reachable).
+// problem} or {state: "waiting"} (no answer yet: it stays queued and is sent when Door is reachable; it
+// may end "failed" later, set aside for "needs attention").
 export async function submit({ id = randomKey(), meetup, kind, method, path, body = {}, guest }) {
   const at = new Date().toISOString();
   const item = { id, meetup, kind, method, path, body: { ...body, door_time: at }, guest, at,
