@@ -20,7 +20,7 @@ BUILT = re.compile(r"`([a-z][a-zA-Z]*(?:\.[a-zA-Z]+)*)\.\$\{")
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 # Keys made at run time from the API's own lists, or from the app's small fixed sets.
 BUILT_FROM = {
-    "error": set(CODES) | {"network_error", "http"},
+    "error": set(CODES) | {"network_error", "http", "account_changed"},
     "event": {t.value for t in AuditType},
     "door.pending": {"checkin", "undo"},
     # the detail keys each audit type declares (a detail an older version wrote shows as it comes)

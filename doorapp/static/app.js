@@ -1,8 +1,9 @@
 // The app shell: session start, the hash router, the top bar and the connection banner.
-import { api, isOffline, signOut, token } from "./core/api.js";
+import { api, isOffline, signOut, token, tokenAccount } from "./core/api.js";
 import { h, clear, toast } from "./core/dom.js";
 import { LANGUAGES, lang, problemText, setLang, t, tn } from "./core/i18n.js";
-import { DOOR_ROUTE, endSession, isOrgAdmin, isSiteAdmin, lastSession, loadSession, session, setOrg } from "./core/session.js";
+import { DOOR_ROUTE, endSession, forgetSession, isOrgAdmin, isSiteAdmin, lastSession, loadSession, session, setOrg }
+  from "./core/session.js";
 import * as auth from "./screens/auth.js";
 import * as account from "./screens/account.js";
 import * as audit from "./screens/audit.js";
@@ -59,9 +60,15 @@ function routeName() {
   return location.hash.replace(/^#\/?/, "");
 }
 
-async function route() {
+// The screen shown stops: its listeners end, and what it still awaits finds it gone (ctx.alive).
+function leaveScreen() {
   for (const fn of current.leave) fn();
   current.alive = false;
+  current = { leave: [], alive: false };
+}
+
+async function route() {
+  leaveScreen();
   const name = routeName();
   const signedIn = Boolean(session.user);
   const isPublic = PUBLIC.has(name.split("/")[0]);
@@ -201,13 +208,68 @@ async function refreshSession() {
 // After a successful sign-in: load the session and go where the user was heading.
 async function afterSignIn() {
   await loadSession();
+  goOn();
+}
+
+function goOn() {
   const next = sessionStorage.getItem(AFTER_SIGN_IN);
   sessionStorage.removeItem(AFTER_SIGN_IN);
   navigate(next && next !== "#/signin" ? next : home());
 }
 
-// Session start: userinfo with the stored token; a network error keeps the token and
-// retries; 401 (handled in core/api.js) deletes it and shows sign-in.
+// The session of the stored token: userinfo; a network error keeps the token and retries (a door screen
+// opens from what this device saw last); 401 (handled in core/api.js) deletes it and leaves no session.
+async function restore() {
+  clear(main, h("section", { class: "panel" }, h("p", { class: "muted" }, t("app.connecting"))));
+  while (token.get()) {
+    try {
+      await loadSession();
+      return;
+    } catch (error) {
+      if (error.status === 0 || isOffline()) {
+        // a door screen reloaded during a drop opens from what this device saw last
+        if ((DOOR_ROUTE.test(location.hash) || location.hash.startsWith("#/meetups/")) && lastSession()) {
+          window.addEventListener("door:online", () => refreshSession().catch(() => {}), { once: true });
+          return;
+        }
+        await new Promise((resolve) => window.addEventListener("door:online", resolve, { once: true }));
+        continue;
+      }
+      if (error.status === 403) {
+        // pending or disabled: the token can do nothing; say why on the sign-in screen
+        signOut();
+        auth.setNotice(problemText(error));
+      }
+      if (error.status >= 500) auth.setNotice(problemText(error));
+      endSession();
+      return;
+    }
+  }
+}
+
+// Another tab of this device signed in or out (core/api.js): this one leaves the screen it shows at once
+// (nothing more goes out under the name it showed) and shows the account now signed in, or sign-in.
+let switching = Promise.resolve();
+
+function accountChanged() {
+  switching = switching.then(switchAccount).catch(() => {});
+}
+
+async function switchAccount() {
+  const was = session.user?.username ?? null;
+  if (tokenAccount() === was) return; // this tab has caught up already
+  const name = routeName();
+  if (was && name && !PUBLIC.has(name.split("/")[0])) sessionStorage.setItem(AFTER_SIGN_IN, location.hash);
+  leaveScreen();
+  forgetSession();
+  renderTop();
+  if (token.get()) await restore();
+  if (session.user) toast(t("session.switched", { username: session.user.username }));
+  else if (was) toast(t("session.signedOutElsewhere"));
+  if (session.user) goOn();
+  else route();
+}
+
 async function start() {
   // a hash set while this very screen was being rendered (start-up, sign-out) needs no second render
   window.addEventListener("hashchange", () => {
@@ -223,33 +285,8 @@ async function start() {
     auth.setNotice(event.detail ? problemText(event.detail) : "");
     navigate("#/signin");
   });
-  if (token.get()) {
-    clear(main, h("section", { class: "panel" }, h("p", { class: "muted" }, t("app.connecting"))));
-    while (token.get()) {
-      try {
-        await loadSession();
-        break;
-      } catch (error) {
-        if (error.status === 0 || isOffline()) {
-          // a door screen reloaded during a drop opens from what this device saw last
-          if ((DOOR_ROUTE.test(location.hash) || location.hash.startsWith("#/meetups/")) && lastSession()) {
-            window.addEventListener("door:online", () => refreshSession().catch(() => {}), { once: true });
-            break;
-          }
-          await new Promise((resolve) => window.addEventListener("door:online", resolve, { once: true }));
-          continue;
-        }
-        if (error.status === 403) {
-          // pending or disabled: the token can do nothing; say why on the sign-in screen
-          signOut();
-          auth.setNotice(problemText(error));
-        }
-        if (error.status >= 500) auth.setNotice(problemText(error));
-        endSession();
-        break;
-      }
-    }
-  }
+  window.addEventListener("door:account-changed", accountChanged);
+  if (token.get()) await restore();
   route();
 }
 

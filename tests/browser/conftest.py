@@ -6,12 +6,14 @@ DOOR_REQUIRE_BROWSER=1 (CI), where a missing browser fails them.
 """
 
 import os
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 from browser.support import TIMEOUT_MS, Browser
 from doorapp import access
+from doorapp.models import Guest, MeetupGuest
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
@@ -26,6 +28,18 @@ ARGS = [
 ]
 SKIPPED = "browser tests skipped: install Debian's chromium"
 HERE = Path(__file__).parent
+NAMES = [
+    "Grace Okafor",
+    "Ada Smith",
+    "Oliver Nguyen",
+    "Alice O'Brien",
+    "Samuel Okafor",
+    "Zoë Müller",
+    "Søren Álvarez",
+    "Łukasz Nowak",
+    "Anna Иванова",
+    "Wei Wang",
+]
 
 
 def pytest_collection_modifyitems(config, items):
@@ -73,3 +87,14 @@ def browser(chromium, live_server):
     yield opened
     opened.close()
     assert not opened.problems, opened.problems
+
+
+@pytest.fixture
+def crowd(meetup):
+    """40 more guests on the meetup's list, with two namesakes of Grace Okafor."""
+    rows = [(2000 + i, f"{name.split()[0].lower()}_{i}", name) for i, name in enumerate(NAMES * 4)]
+    rows += [(3001, "grace_okafor", "Grace Okafor"), (3002, "grace_okafor2386", "Grace Okafor")]
+    for guest_id, username, displayname in rows:
+        Guest.create(platform_user_id=guest_id, username=username, displayname=displayname)
+        MeetupGuest.create(meetup=meetup, guest=guest_id, rsvp_time=datetime(2026, 11, 1))
+    return meetup

@@ -13,29 +13,6 @@ from doorapp.models import AuditEvent, Ban, Guest, MeetupGuest
 
 pytestmark = pytest.mark.browser
 KEYBOARD_UP = {"width": 390, "height": 470}
-NAMES = [
-    "Grace Okafor",
-    "Ada Smith",
-    "Oliver Nguyen",
-    "Alice O'Brien",
-    "Samuel Okafor",
-    "Zoë Müller",
-    "Søren Álvarez",
-    "Łukasz Nowak",
-    "Anna Иванова",
-    "Wei Wang",
-]
-
-
-@pytest.fixture
-def crowd(meetup):
-    """40 more guests on the meetup's list, with two namesakes of Grace Okafor."""
-    rows = [(2000 + i, f"{name.split()[0].lower()}_{i}", name) for i, name in enumerate(NAMES * 4)]
-    rows += [(3001, "grace_okafor", "Grace Okafor"), (3002, "grace_okafor2386", "Grace Okafor")]
-    for guest_id, username, displayname in rows:
-        Guest.create(platform_user_id=guest_id, username=username, displayname=displayname)
-        MeetupGuest.create(meetup=meetup, guest=guest_id, rsvp_time=datetime(2026, 11, 1))
-    return meetup
 
 
 def door_page(browser, make_user, org, meetup, token_for, viewport=PHONE, name="sam"):

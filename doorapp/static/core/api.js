@@ -1,6 +1,8 @@
 // The only module that talks to the server. The token lives in
 // localStorage["auth_token"]; a 401 deletes it and sends the user to sign-in; a network error keeps it,
-// shows the "connection lost" banner and retries until the server answers again.
+// shows the "connection lost" banner and retries until the server answers again. The tabs of a device
+// share that token: a tab sends only under a token of the account it shows, and says when another tab
+// signed in or out ("door:account-changed"), so it never acts under a name it does not show.
 
 const TOKEN_KEY = "auth_token";
 const RETRY_MS = 2000;
@@ -10,6 +12,31 @@ export const token = {
   set: (value) => localStorage.setItem(TOKEN_KEY, value),
   clear: () => localStorage.removeItem(TOKEN_KEY),
 };
+
+// The account (username) a token was issued to: its `sub`, read without checking the signature (Door
+// checks it); null for none or one that cannot be read.
+export function tokenAccount(value = token.get()) {
+  try {
+    const part = value.split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
+    const claims = JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(part), (c) => c.charCodeAt(0))));
+    return typeof claims.sub === "string" ? claims.sub : null;
+  } catch {
+    return null;
+  }
+}
+
+let shown = null; // the account this tab shows (core/session.js says which); null: none yet
+
+export function showAccount(username) {
+  shown = username;
+}
+
+export const shownAccount = () => shown;
+
+window.addEventListener("storage", (event) => {
+  // key null: another tab cleared the whole storage
+  if ((event.key === TOKEN_KEY || event.key === null) && tokenAccount() !== shown) emit("door:account-changed");
+});
 
 // An answer that is not a success: RFC 9457 fields (status, code, detail, errors, ...) as properties.
 // A lost connection is status 0 with code "network_error".
@@ -83,14 +110,20 @@ async function problemFrom(reply) {
   });
 }
 
-// request(method, path, {json, form, auth, etag, accept, headers}) -> parsed JSON, null for 204,
+// request(method, path, {json, form, auth, etag, accept, headers, as}) -> parsed JSON, null for 204,
 // or {notModified: true} when `etag` was sent and the server answered 304.
 // With `etag`, a 200 answer is returned as {data, etag}. With `accept` (another type than JSON), the
-// successful Response itself.
-export async function request(method, path, { json, form, auth = true, etag, accept, headers: extra } = {}) {
+// successful Response itself. It goes out only under a token of the account `as` (by default the one this
+// tab shows): under another it is not sent (401 account_changed).
+export async function request(method, path, { json, form, auth = true, etag, accept, headers: extra, as = shown } = {}) {
   const headers = { Accept: accept || "application/json", ...extra };
   const options = { method, headers, cache: "no-store" };
   const sent = auth ? token.get() : null;
+  if (sent && as && tokenAccount(sent) !== as) {
+    if (tokenAccount(sent) !== shown) emit("door:account-changed");
+    throw new ApiProblem({ status: 401, code: "account_changed",
+      detail: "Another account signed in on this device; this was not sent." });
+  }
   if (sent) headers.Authorization = "Bearer " + sent;
   if (json !== undefined) {
     headers["Content-Type"] = "application/json";
@@ -112,8 +145,9 @@ export async function request(method, path, { json, form, auth = true, etag, acc
   if (reply.status === 304) return { notModified: true };
   if (!reply.ok) {
     const problem = await problemFrom(reply);
-    // a wrong password (changing it) is not a dead session: only a refused token signs out
-    if (reply.status === 401 && sent && problem.code !== "invalid_credentials") {
+    // a wrong password (changing it) is not a dead session: only a refused token signs out, and only while
+    // it is the stored one (another tab may have signed in since)
+    if (reply.status === 401 && sent && sent === token.get() && problem.code !== "invalid_credentials") {
       token.clear();
       emit("door:signed-out", problem);
     }

@@ -3,18 +3,25 @@
 // until Door answers: sent in order, retried with the same key (Door answers a repeat with its first
 // answer, so a lost answer never checks anybody in twice), and refused ones kept with the reason for the
 // "needs attention" list. One tab sends at a time: a Web Lock where the page is a secure context, else a
-// claim in localStorage that expires. An action goes out under the account that made it: one left by
-// somebody who signed out waits for them to sign in again on this device, never under another name.
-import { isOffline, request } from "./api.js";
-import { session } from "./session.js";
+// claim in localStorage that expires. An action goes out only under a token of the account that made it
+// (the `sub` of the token it was made under), from a tab that shows that account: one left by somebody
+// who signed out waits for them to sign in again on this device, never under another name. One that
+// Door keeps failing on (MAX_FAILURES) is set aside for "needs attention" so the actions after it go.
+import { isOffline, request, shownAccount, tokenAccount } from "./api.js";
 
 const STORE = "door_queue";
 const CLAIM = "door_queue_claim";
 const CLAIM_MS = 15000; // a claim left by a closed tab is taken over after this
 const RETRY_MS = 3000;
+// Server errors (5xx, or a connection broken while Door is reachable) before an action is set aside, and
+// the wait after the n-th (n times FAILURE_WAIT_MS): three in a row over about ten seconds outlast a blip
+// or a restart of Door, so what is left is Door's own (a bug, a database that stays locked), and every
+// action queued after this one waits meanwhile. "Try again" sends it again, with the same key.
+const MAX_FAILURES = 3;
+const FAILURE_WAIT_MS = 3000;
 const TAB = randomKey();
 let draining = null;
-let retry = null;
+let retryTimer = null;
 
 // 128 random bits in hex. crypto.getRandomValues works on plain HTTP too (randomUUID does not).
 export function randomKey() {
@@ -39,26 +46,40 @@ function tell(detail) {
   window.dispatchEvent(new CustomEvent("door:queue", { detail }));
 }
 
-// The items of one meetup (or all): {id, meetup, kind, method, path, body, guest, at, user, state, problem}.
-// state: "waiting" (no answer yet) or "refused" (Door said no: problem.detail says why).
+// The items of one meetup (or all): {id, meetup, kind, method, path, body, guest, at, user, state, problem,
+// failures}. user: the account that made it. state: "waiting" (no answer yet), "refused" (Door said no:
+// problem.detail says why) or "failed" (MAX_FAILURES server errors: problem is the last).
 export function items(meetup) {
   return load().filter((item) => !meetup || item.meetup === meetup);
 }
 
-// Whether the signed-in account made this item (only its maker's token may send it).
-export const mine = (item) => Boolean(session.user) && item.user === session.user.username;
+// Whether the account this tab shows made this item (only its maker sees what became of it, and only its
+// maker's token may send it).
+export const mine = (item) => shownAccount() !== null && item.user === shownAccount();
 
 export function dismiss(id) {
   save(load().filter((item) => item.id !== id));
   tell({ id, state: "dismissed" });
 }
 
+// A failed action sent again (the same key: Door acts once however often it comes).
+export function retry(id) {
+  update(id, { state: "waiting", failures: 0, retryAt: 0, problem: undefined });
+  tell({ id, state: "changed" });
+  return flush();
+}
+
+function update(id, changes) {
+  save(load().map((item) => (item.id === id ? { ...item, ...changes } : item)));
+}
+
 // Queue an action and try to send it now. Resolves to {state: "sent", answer}, {state: "refused",
-// problem} or {state: "waiting"} (no answer yet: it stays queued and is sent when Door is reachable).
+// problem} or {state: "waiting"} (no answer yet: it stays queued and is sent when Door is reachable; it
+// may end "failed" later, set aside for "needs attention").
 export async function submit({ id = randomKey(), meetup, kind, method, path, body = {}, guest }) {
   const at = new Date().toISOString();
   const item = { id, meetup, kind, method, path, body: { ...body, door_time: at }, guest, at,
-    user: session.user?.username, state: "waiting" };
+    user: shownAccount(), state: "waiting" };
   save([...load(), item]);
   tell({ id: item.id, state: "waiting", item });
   return new Promise((resolve) => {
@@ -99,19 +120,30 @@ async function drain() {
   for (;;) {
     // read again: another tab may have sent it
     const waiting = load().filter((item) => item.state === "waiting");
-    const next = waiting.find(mine);
+    const signedIn = tokenAccount();
+    const next = signedIn && signedIn === shownAccount() ? waiting.find((item) => item.user === signedIn) : null;
     if (!next) return waiting.length ? schedule() : undefined; // its maker may sign in (again) any moment
+    if (next.retryAt > Date.now()) return schedule(next.retryAt - Date.now());
+    const reachable = !isOffline();
     let answer;
     try {
-      answer = await request(next.method, next.path, { json: next.body, headers: { "Idempotency-Key": next.id } });
+      answer = await request(next.method, next.path, { json: next.body, headers: { "Idempotency-Key": next.id }, as: next.user });
     } catch (problem) {
-      if (problem.status === 0 || problem.status === 401 || problem.status === 429 || problem.status >= 500) {
-        return schedule(); // no answer, or none yet: the same key goes again later
-      }
       const { status, code, detail, ban_reason, arrival_order, arrival_time, checked_in_by } = problem;
-      const refused = { status, code, detail, ban_reason, arrival_order, arrival_time, checked_in_by };
-      save(load().map((item) => (item.id === next.id ? { ...item, state: "refused", problem: refused } : item)));
-      tell({ id: next.id, state: "refused", item: next, problem: refused });
+      const kept = { status, code, detail, ban_reason, arrival_order, arrival_time, checked_in_by };
+      if (status >= 500 || (status === 0 && reachable)) {
+        const failures = (next.failures || 0) + 1;
+        if (failures < MAX_FAILURES) {
+          update(next.id, { failures, retryAt: Date.now() + failures * FAILURE_WAIT_MS });
+          return schedule(failures * FAILURE_WAIT_MS); // the same key goes again then
+        }
+        update(next.id, { failures, state: "failed", problem: kept });
+        tell({ id: next.id, state: "failed", item: { ...next, failures }, problem: kept });
+        continue;
+      }
+      if (status === 0 || status === 401 || status === 429) return schedule(); // no answer, or none yet
+      update(next.id, { state: "refused", problem: kept });
+      tell({ id: next.id, state: "refused", item: next, problem: kept });
       continue;
     }
     save(load().filter((item) => item.id !== next.id));
@@ -119,9 +151,9 @@ async function drain() {
   }
 }
 
-function schedule() {
-  clearTimeout(retry);
-  retry = setTimeout(flush, isOffline() ? RETRY_MS : RETRY_MS / 2);
+function schedule(wait = isOffline() ? RETRY_MS : RETRY_MS / 2) {
+  clearTimeout(retryTimer);
+  retryTimer = setTimeout(flush, wait);
 }
 
 window.addEventListener("door:online", () => flush());

@@ -1,6 +1,6 @@
 // Who is signed in and which organization the screens work in. The server decides permissions; these
 // facts only hide what the user cannot do.
-import { api } from "./api.js";
+import { api, showAccount, tokenAccount } from "./api.js";
 
 const ORG_KEY = "door_org";
 const LAST_SESSION = "door_session"; // userinfo and orgs (no token), for a door reloaded while offline
@@ -24,6 +24,7 @@ export const DOOR_ROUTE = /^#\/orgs\/[0-9a-fA-F-]{36}\/meetups\/[0-9a-fA-F-]{36}
 export async function loadSession() {
   const user = await api.get("/auth/userinfo");
   session.user = user;
+  showAccount(user.username);
   const orgs = user.org_memberships.map((m) => ({ id: m.org_id, name: m.org_name, slug: m.org_slug, role: m.role }));
   if (user.role === "SITE_ADMIN") {
     const all = await api.get("/organizations/");
@@ -47,8 +48,9 @@ function pickOrg() {
 export function lastSession() {
   try {
     const last = JSON.parse(localStorage.getItem(LAST_SESSION) || "null");
-    if (!last) return false;
+    if (!last || last.user.username !== tokenAccount()) return false; // another account's, or signed out
     Object.assign(session, { user: last.user, orgs: last.orgs });
+    showAccount(last.user.username);
     pickOrg();
     return true;
   } catch {
@@ -68,9 +70,15 @@ export function setOrg(id) {
 export function endSession() {
   localStorage.removeItem(LAST_SESSION);
   localStorage.removeItem(LAST_LIST); // guest names and ban reasons do not outlive the session on a shared phone
+  forgetSession();
+}
+
+// This tab shows nobody any more; what the device keeps stays (another tab may have signed in since).
+export function forgetSession() {
   session.user = null;
   session.orgs = [];
   session.org = null;
+  showAccount(null);
 }
 
 export async function platformInfo() {

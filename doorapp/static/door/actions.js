@@ -18,6 +18,7 @@ export const actions = {
         ? t("door.sentNumbered", { action: describe(item), order: answer.rsvp.arrival_order }) : t("door.sent", { action: describe(item) }), "ok");
     }
     if (state === "refused" && !this.live.has(id)) this.announce(t("door.wasRefused", { action: describe(item), problem: problemText(problem) }), "error");
+    if (state === "failed") this.announce(t("door.failed", { action: describe(item), count: item.failures }), "error");
     this.renderQueue();
     this.renderCounters();
     this.renderResults();
@@ -52,7 +53,7 @@ export const actions = {
     const outcome = await queue.submit({ id, meetup: this.meetup.id, ...action });
     this.live.delete(id);
     if (outcome.state === "sent") return done(outcome.answer);
-    if (outcome.state === "waiting") { // no answer: it may have landed or not; the queue will know
+    if (outcome.state !== "refused") { // no answer: it may have landed or not; the queue will know
       this.nextGuest();
       this.renderQueue();
       this.renderCounters();

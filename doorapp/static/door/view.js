@@ -91,21 +91,33 @@ export const view = {
       h("strong", {}, t("door.noNetwork")), " ", t("door.offlineText"), " ", reload));
   },
 
+  // What waits to be sent, and what needs the door's attention: only the account that made an action sees
+  // what became of it; another account sees how many wait for their maker.
   renderQueue() {
     const items = queue.items(this.meetup.id);
     this.state.pending(items.filter((i) => i.state === "waiting"));
-    const refused = items.filter((i) => i.state === "refused");
+    const mine = items.filter(queue.mine);
+    const attention = mine.filter((i) => i.state !== "waiting");
+    const waiting = mine.length - attention.length;
     const others = items.filter((i) => i.state === "waiting" && !queue.mine(i));
-    const waiting = items.length - refused.length - others.length;
     const makers = [...new Set(others.map((i) => `@${i.user}`))].join(", ");
     clear(this.attention,
       waiting ? h("div", { class: "alert info", dataset: { queue: "waiting" } },
         t("door.queueWaiting", { count: waiting })) : null,
       others.length ? h("div", { class: "alert warn", dataset: { queue: "others" } },
         t("door.queueOthers", { count: others.length, makers })) : null,
-      refused.length ? h("div", { class: "alert error needs-attention" }, h("strong", {}, t("door.needsAttention")),
-        h("ul", {}, refused.map((item) => h("li", {}, t("door.refusedItem", { action: describe(item), problem: problemText(item.problem) }), " ",
-          h("button", { type: "button", class: "secondary small", onclick: () => queue.dismiss(item.id) }, t("door.dismiss")))))) : null);
+      attention.length ? h("div", { class: "alert error needs-attention" }, h("strong", {}, t("door.needsAttention")),
+        h("ul", {}, attention.map((item) => this.attentionItem(item)))) : null);
+  },
+
+  // A refused action says why (dismissed once handled); a failed one can go again.
+  attentionItem(item) {
+    const button = (label, onclick) => h("button", { type: "button", class: "secondary small", onclick }, label);
+    const text = item.state === "failed"
+      ? t("door.failedItem", { action: describe(item), problem: problemText(item.problem), count: item.failures })
+      : t("door.refusedItem", { action: describe(item), problem: problemText(item.problem) });
+    return h("li", {}, text, " ", item.state === "failed" ? button(t("door.tryAgain"), () => queue.retry(item.id)) : null,
+      " ", button(t("door.dismiss"), () => queue.dismiss(item.id)));
   },
 
   renderResults() {

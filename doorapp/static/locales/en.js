@@ -159,6 +159,8 @@ export default {
   "door.dismiss": "Dismiss",
   "door.doNotReload": "Do not reload this page until the network is back.",
   "door.emptyList": "Nobody is on the list yet. Sync the RSVPs or add a walk-in.",
+  "door.failed": "{action}: set aside under “Needs attention” after {count} failed tries; the next actions go on.",
+  "door.failedItem": "{action}: not confirmed after {count} tries. {problem}",
   "door.finalizeTitle": "Finalize this meetup?",
   "door.finalizedClosed": "This meetup is finalized; check-ins are closed.",
   "door.finalizedNote": "This meetup is finalized: check-ins, walk-ins and syncs are closed.",
@@ -205,6 +207,7 @@ export default {
   "door.showing": "Showing {shown} of {count}; keep typing to narrow down.",
   "door.syncRsvps": "Sync RSVPs",
   "door.synced": "synced {time}",
+  "door.tryAgain": "Try again",
   "door.undo": "Undo",
   "door.undoConfirm": "Undo check-in",
   "door.undoPlaceholder": "e.g. checked in the wrong person",
@@ -215,6 +218,7 @@ export default {
   "door.walkInTag": "walk-in",
   "door.wasRefused": "{action} was refused: {problem}",
 
+  "error.account_changed": "Another account signed in on this device; this was not sent.",
   "error.account_disabled": "This account is disabled.",
   "error.account_pending": "This account is waiting for a site admin's approval.",
   "error.already_banned": "This guest is already banned here.",
@@ -429,6 +433,8 @@ export default {
   "role.staff": "Staff",
 
   "session.ended": "Your session has ended; please sign in again.",
+  "session.signedOutElsewhere": "Signed out in another tab of this browser.",
+  "session.switched": "{username} signed in in another tab: this tab now works as {username}.",
 
   "setup.code": "Setup code",
   "setup.done": "Door is set up",

@@ -158,6 +158,8 @@ export default {
   "door.dismiss": "Descartar",
   "door.doNotReload": "No recargues esta página hasta que vuelva la red.",
   "door.emptyList": "Aún no hay nadie en la lista. Sincroniza los inscritos o añade a alguien sin inscripción.",
+  "door.failed": "{action}: apartada en «Requiere atención» tras {count} intentos fallidos; las siguientes acciones siguen.",
+  "door.failedItem": "{action}: sin confirmar tras {count} intentos. {problem}",
   "door.finalizeTitle": "¿Finalizar este evento?",
   "door.finalizedClosed": "Este evento está finalizado; ya no se puede dar entrada.",
   "door.finalizedNote": "Este evento está finalizado: las entradas, las altas sin inscripción y las sincronizaciones están cerradas.",
@@ -204,6 +206,7 @@ export default {
   "door.showing": "Se muestran {shown} de {count}; sigue escribiendo para acotar.",
   "door.syncRsvps": "Sincronizar inscritos",
   "door.synced": "sincronizado a las {time}",
+  "door.tryAgain": "Reintentar",
   "door.undo": "Deshacer",
   "door.undoConfirm": "Anular la entrada",
   "door.undoPlaceholder": "p. ej., di entrada a la persona equivocada",
@@ -214,6 +217,7 @@ export default {
   "door.walkInTag": "sin inscripción",
   "door.wasRefused": "{action} ha sido rechazada: {problem}",
 
+  "error.account_changed": "Otra cuenta ha iniciado sesión en este dispositivo; esto no se ha enviado.",
   "error.account_disabled": "Esta cuenta está desactivada.",
   "error.account_pending": "Esta cuenta espera la aprobación de un administrador del sitio.",
   "error.already_banned": "Este invitado ya está vetado aquí.",
@@ -428,6 +432,8 @@ export default {
   "role.staff": "Personal",
 
   "session.ended": "Tu sesión ha terminado; vuelve a iniciar sesión.",
+  "session.signedOutElsewhere": "Se ha cerrado la sesión en otra pestaña de este navegador.",
+  "session.switched": "{username} ha iniciado sesión en otra pestaña: esta pestaña trabaja ahora como {username}.",
 
   "setup.code": "Código de configuración",
   "setup.done": "Door ya está configurado",
