@@ -268,7 +268,7 @@ def stop_on_signals():
 
 def welcome(app, config, server, browser):
     """Print what to open (and the setup code on an empty database); open the browser when asked."""
-    from doorapp.api.phones import phone_access
+    from doorapp.api import phone_access
     from doorapp.api.setup import SHARED, issue_setup_code
 
     host, port = server.getsockname()[:2]

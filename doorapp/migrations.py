@@ -10,7 +10,7 @@ from peewee import SQL, CharField, DateTimeField
 from playhouse.migrate import SchemaMigrator
 
 from doorapp.db import BaseModel, db, exclusive, utcnow
-from doorapp.models import MODELS, Guest, IdempotencyKey, Meetup, MeetupGuest, Org, User
+from doorapp.models import MODELS, AuditEvent, DoorPass, Guest, IdempotencyKey, Meetup, MeetupGuest, Org, User
 from doorapp.models.accounts import INVISIBLE  # the code points that show as nothing
 
 
@@ -110,6 +110,15 @@ def m0009_meetups_from_files():
     )
 
 
+def m0010_door_passes():
+    """Door passes: phones that work one org's door without an account, and what they did (the check-ins
+    and events they made name them)."""
+    db.create_tables([DoorPass])
+    add_columns(MeetupGuest, "checked_in_pass")
+    add_columns(AuditEvent, "actor_pass")
+    db.execute(AuditEvent.index(AuditEvent.actor_pass, AuditEvent.event_type).safe(True))
+
+
 MIGRATIONS = [
     m0001_initial,
     m0002_door_list_order,
@@ -120,6 +129,7 @@ MIGRATIONS = [
     m0007_door_list_versions,
     m0008_local_guests_org,
     m0009_meetups_from_files,
+    m0010_door_passes,
 ]
 
 

@@ -3,14 +3,19 @@
 Each module of this package serves one URL prefix and imports, of its siblings, only this one (what
 routes of several prefixes share) and shapes (the JSON of each object)."""
 
+import ipaddress
 import re
+import socket
 import uuid
 from dataclasses import dataclass
+
+import segno
 
 from doorapp import access
 from doorapp.access import Rule
 from doorapp.bodies import text
 from doorapp.models.accounts import new_username
+from doorapp.paths import PROG
 
 # Path ids are typed here, once; a wrong type is 422 with loc ["path", name].
 PATH_PARAMS = {
@@ -21,6 +26,7 @@ PATH_PARAMS = {
     "guest_id": int,
     "staff_id": int,
     "username": str,
+    "pass_id": int,
 }
 
 
@@ -120,6 +126,75 @@ def adapter():
 def client_address():
     """The caller's address, behind the trusted proxies of the configuration."""
     return access.client_address(access.trusted_networks(settings().trusted_proxies))
+
+
+# --- How phones on the venue network reach Door (the Phones screen, door passes' pairing addresses) ------
+
+EVERY_ADDRESS = ("0.0.0.0", "::", "")
+# A documentation address (RFC 5737, TEST-NET-2) that no network uses: connecting a UDP socket to it only
+# asks this computer which of its addresses its default route would send from. Nothing is sent.
+NOWHERE = ("198.51.100.1", 9)
+
+
+def lan_address():
+    """This computer's address on its default network (the venue's Wi-Fi), or None without one."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(NOWHERE)
+            address = probe.getsockname()[0]
+        except OSError:
+            return None
+    return None if ipaddress.ip_address(address).is_loopback or address == "0.0.0.0" else address
+
+
+def only_this_computer(host):
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a name
+
+
+def phone_access(host, port, public_url):
+    """How phones reach a Door listening on host:port: {listening, urls, open_to_lan}. `urls` holds
+    DOOR_PUBLIC_URL when set (a reverse proxy's address), else the address Door listens on (for 0.0.0.0:
+    this computer's address on its network). It is empty when only this computer can open Door, and then
+    `open_to_lan` says how to change that."""
+    urls, open_to_lan = [], None
+    if public_url:
+        urls = [public_url]
+    elif only_this_computer(host):
+        open_to_lan = {"command": f"{PROG} serve --host 0.0.0.0", "setting": "DOOR_HOST=0.0.0.0"}
+    else:
+        address = lan_address() if host in EVERY_ADDRESS else host
+        if address:
+            urls = [f"http://{f'[{address}]' if ':' in address else address}:{port}/"]
+    return {"listening": {"host": host, "port": port}, "urls": urls, "open_to_lan": open_to_lan}
+
+
+def phone_urls():
+    """phone_access() of this Door as it listens now (the port really bound: 0 picks one)."""
+    from bottle import request
+
+    config = settings()
+    port = int(request.environ.get("SERVER_PORT") or config.port)
+    return phone_access(config.host, port, config.public_url)
+
+
+def phones_address():
+    """The address a phone opens Door at: DOOR_PUBLIC_URL, or this computer's on its network, or, when
+    only this computer can open Door, the one this request came to."""
+    from bottle import request
+
+    urls = phone_urls()["urls"]
+    return urls[0] if urls else f"{request.urlparts.scheme}://{request.urlparts.netloc}/"
+
+
+def qr_code(text):
+    """A QR code of `text` as an SVG data: URI, made here with no network: black on white, with the
+    four-module quiet zone scanners need (the screen is dark)."""
+    return segno.make(text, error="m", micro=False).svg_data_uri(border=4, dark="#000", light="#fff")
 
 
 # --- Body fields of accounts, for /auth/ and /setup -------------------------------------------------------

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from doorapp.access import org_admin, org_member
 from doorapp.api import endpoint, page
-from doorapp.api.shapes import event_json
+from doorapp.api.shapes import actor_words, event_json
 from doorapp.bodies import moment, number
 from doorapp.db import get_or_404, iso
 from doorapp.export import CSV, csv_file
@@ -120,7 +120,7 @@ def event_row(event, meetup_names):
         event["id"],
         iso(event["timestamp"]),
         event["event_type"],
-        event["actor_username"],
+        actor_words(event),
         event["guest"],
         event["guest_username"],
         event["guest_displayname"],

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from doorapp import platforms
-from doorapp.access import org_admin, org_member
+from doorapp.access import door, org_admin, org_member
 from doorapp.api import adapter, endpoint
 from doorapp.api.shapes import OUTCOME_COLUMNS, meetup_json, outcome_json
 from doorapp.bodies import text
@@ -82,7 +82,7 @@ def list_meetups(org_id):
     return {"total": len(meetups), "meetups": [meetup_json(m, counts[str(m.id)]) for m in meetups]}
 
 
-@endpoint("GET", "/organizations/<org_id>/meetups/<meetup_id>", auth=org_member, errors=("not_found",))
+@endpoint("GET", "/organizations/<org_id>/meetups/<meetup_id>", auth=door, errors=("not_found",))
 def get_meetup(org_id, meetup_id):
     """One meetup of the organization, with its counts."""
     return meetup_json(get_or_404(Meetup, meetup_id, "meetup", org=org_id))

@@ -4,6 +4,7 @@ wire (never model_to_dict: it would leak hashes and tie the API to the schema)."
 
 from doorapp.db import iso
 from doorapp.models import MeetupGuest, Membership
+from doorapp.models.audit import door_passes
 from doorapp.models.meetup_guests import RECENT
 
 REPEAT_NO_SHOWS = 2  # no-shows at the org's RECENT last meetups that mark a guest as a repeat no-show
@@ -25,6 +26,57 @@ OUTCOME_COLUMNS = (
 def person_json(user):
     """Who did something (checked a guest in, banned them): {id, username}, or None."""
     return user and {"id": user.id, "username": user.username}
+
+
+def pass_actor_json(pass_id, label, maker_id, maker_username):
+    """A door pass as who did something: {id: null, username: null, pass: {id, label, created_by}}."""
+    made_by = {"id": maker_id, "username": maker_username}
+    return {"id": None, "username": None, "pass": {"id": pass_id, "label": label, "created_by": made_by}}
+
+
+def pass_words(label, maker_username):
+    """A door pass as a summary, a CSV or a person reads it: "Maria's phone (pass, made by alice)"."""
+    return f"{label} (pass, made by {maker_username})"
+
+
+def checker_json(entry):
+    """Who checked the entry's guest in: a person, a door pass (pass_actor_json), or None."""
+    door_pass = entry.checked_in_pass
+    if door_pass is None:
+        return person_json(entry.checked_in_by)
+    maker = door_pass.created_by
+    return pass_actor_json(door_pass.id, door_pass.label, maker.id, maker.username)
+
+
+def checker_words(entry):
+    """Who checked the entry's guest in, as text: a username, pass_words(), or None."""
+    door_pass = entry.checked_in_pass
+    if door_pass is None:
+        return entry.checked_in_by and entry.checked_in_by.username
+    return pass_words(door_pass.label, door_pass.created_by.username)
+
+
+def pass_of(org_id, pass_id):
+    """Pass of the org's door pass `pass_id`, or None."""
+    found = door_passes(org_id, pass_id).first()
+    return found and pass_json(found)
+
+
+def pass_json(door_pass):
+    """Pass, from a row of audit.door_passes() (its maker and `check_ins` joined)."""
+    return {
+        "id": door_pass.id,
+        "label": door_pass.label,
+        "org_id": str(door_pass.org_id),
+        "meetup_id": door_pass.meetup_id and str(door_pass.meetup_id),
+        "ends_at": iso(door_pass.ends_at),
+        "created_at": iso(door_pass.created_at),
+        "created_by": person_json(door_pass.created_by),
+        "paired_at": iso(door_pass.paired_at),
+        "last_seen_at": iso(door_pass.last_seen_at),
+        "revoked_at": iso(door_pass.revoked_at),
+        "check_ins": door_pass.check_ins,
+    }
 
 
 def users_json(users):
@@ -140,7 +192,7 @@ def meetup_guest_json(entry, history=None):
             "has_arrived": entry.has_arrived,
             "arrival_time": iso(entry.arrival_time),
             "arrival_order": entry.arrival_order,
-            "checked_in_by": person_json(entry.checked_in_by),
+            "checked_in_by": checker_json(entry),
         },
     }
 
@@ -148,7 +200,7 @@ def meetup_guest_json(entry, history=None):
 def outcome_json(entry):
     """One guest's line of a meetup's summary and of its CSV (OUTCOME_COLUMNS): who, and how their evening
     went. `entry` comes from MeetupGuest.with_guests()."""
-    guest, checker = entry.guest, entry.checked_in_by
+    guest = entry.guest
     values = (
         guest.platform_user_id,
         guest.username,
@@ -159,21 +211,38 @@ def outcome_json(entry):
         iso(entry.cancelled_at),
         entry.arrival_order,
         iso(entry.arrival_time),
-        checker and checker.username,
+        checker_words(entry),
         iso(entry.excused_at),
     )
     return dict(zip(OUTCOME_COLUMNS, values, strict=True))
 
 
+def actor_words(event):
+    """Who made an event (a row of AuditEvent.with_people()), as text: a username, pass_words(), or None."""
+    if event["actor_pass"] is not None:
+        return pass_words(event["pass_label"], event["pass_maker_username"])
+    return event["actor_username"]
+
+
 def event_json(event):
     """Event from a row of AuditEvent.with_people()."""
     actor, guest = event["actor"], event["guest"]
+    if event["actor_pass"] is not None:
+        door_pass = (
+            event["actor_pass"],
+            event["pass_label"],
+            event["pass_maker"],
+            event["pass_maker_username"],
+        )
+        actor_json = pass_actor_json(*door_pass)
+    else:
+        actor_json = None if actor is None else {"id": actor, "username": event["actor_username"]}
     return {
         "id": event["id"],
         "event_type": event["event_type"],
         "timestamp": iso(event["timestamp"]),
         "org_id": event["org"] and str(event["org"]),
-        "actor": None if actor is None else {"id": actor, "username": event["actor_username"]},
+        "actor": actor_json,
         "guest": None
         if guest is None
         else {
