@@ -40,7 +40,7 @@ SPEC_ROLES = {
     ("PATCH", "/organizations/<org_id>/guests/<platform_user_id>/ban"): "org_admin",
     ("PATCH", "/organizations/<org_id>/guests/<platform_user_id>/unban"): "org_admin",
     ("POST", "/organizations/<org_id>/meetups/"): "org_member",
-    ("GET", "/organizations/<org_id>/meetups/"): "org_member",
+    ("GET", "/organizations/<org_id>/meetups/"): "door",
     ("GET", "/organizations/<org_id>/meetups/<meetup_id>"): "door",
     ("POST", "/organizations/<org_id>/meetups/<meetup_id>/sync"): "org_member",
     ("POST", "/organizations/<org_id>/meetups/import"): "org_member",  # docs/api.md: guest lists from files
@@ -218,6 +218,8 @@ def test_each_caller_gets_what_the_rule_says(callers, route):
         )
         code = reply.json.get("code") if reply.content_type == "application/problem+json" else None
         expected = EXPECTED[route.config["auth"].name][caller]
+        if caller == "other_meetup_pass" and route.config["auth"].passes and "<meetup_id>" not in route.path:
+            expected = None  # a route of the org, not of one meetup (its list of meetups shows the pass's)
         assert reply.status_int < 500, (caller, reply.text)
         if expected is None:
             assert code not in CHAIN_CODES, (caller, reply.text)

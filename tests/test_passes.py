@@ -187,6 +187,19 @@ def test_revoking_a_meetups_passes_ends_them_all(client, boss, meetup, org):
     assert {p.get("/auth/userinfo", expect_errors=True).json["code"] for p in phones} == {"pass_ended"}
 
 
+def test_a_pass_for_every_meetup_sees_the_open_ones(client, boss, meetup, org):
+    other = boss.post_json(
+        f"/organizations/{org.id}/meetups/",
+        {"platform_url": "https://demo.door.invalid/night-owls/board-games"},
+    ).json
+    boss.patch_json(f"{base(meetup)}/finalize", {})
+    made = boss.post_json(f"/organizations/{org.id}/passes", {"label": "Side entrance"}, status=201).json
+    assert made["meetup_id"] is None
+    phone = phone_of(client, made)
+    assert [m["id"] for m in phone.get(f"/organizations/{org.id}/meetups/").json["meetups"]] == [other["id"]]
+    assert phone.get(f"/organizations/{org.id}/meetups/{other['id']}/guests").status_int == 200
+
+
 def test_finalizing_the_meetup_ends_its_pass(phone, boss, meetup):
     boss.patch_json(f"{base(meetup)}/finalize", {})
     assert phone.get(f"{base(meetup)}/guests", expect_errors=True).json["code"] == "pass_ended"

@@ -8,6 +8,7 @@ from datetime import timedelta
 
 from doorapp import platforms
 from doorapp.access import door, org_admin, org_member
+from doorapp.models.passes import is_pass
 from doorapp.api import adapter, endpoint
 from doorapp.api.shapes import OUTCOME_COLUMNS, meetup_json, outcome_json
 from doorapp.bodies import text
@@ -73,11 +74,13 @@ def create_meetup(org_id, body, user):
     return {**meetup_json(Meetup.get_by_id(meetup.id)), "sync_error": sync_error}
 
 
-@endpoint("GET", "/organizations/<org_id>/meetups/", auth=org_member, errors=("not_found",))
-def list_meetups(org_id):
-    """The organization's meetups, newest date first."""
+@endpoint("GET", "/organizations/<org_id>/meetups/", auth=door, errors=("not_found",))
+def list_meetups(org_id, user):
+    """The organization's meetups, newest date first; for a door pass, the open ones it may work."""
     get_or_404(Org, org_id, "organization")
     meetups = list(Meetup.of_org(org_id))
+    if is_pass(user):
+        meetups = [m for m in meetups if not m.is_finalized and user.meetup_id in (None, m.id)]
     counts = MeetupGuest.counts([m.id for m in meetups])
     return {"total": len(meetups), "meetups": [meetup_json(m, counts[str(m.id)]) for m in meetups]}
 
