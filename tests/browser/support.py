@@ -20,7 +20,7 @@ class Browser:
         self.chromium, self.base_url = chromium, base_url
         self.contexts, self.problems = [], []
 
-    def page(self, token=None, viewport=DESKTOP, path="/", permissions=(), locale="en-US"):
+    def page(self, token=None, viewport=DESKTOP, path="/", permissions=(), locale="en-US", has_touch=False):
         storage = {"cookies": [], "origins": []}
         if token:
             stored = [{"name": "auth_token", "value": token}]
@@ -33,6 +33,7 @@ class Browser:
             permissions=list(permissions),
             timezone_id="UTC",
             locale=locale,
+            has_touch=has_touch,
         )
         context.set_default_timeout(TIMEOUT_MS)
         self.contexts.append(context)

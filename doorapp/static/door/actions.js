@@ -5,9 +5,9 @@ import { ask, clear, formatTime, h, toast } from "../core/dom.js";
 import { problemText, t } from "../core/i18n.js";
 import { limits } from "../core/openapi.js";
 import * as queue from "../core/queue.js";
-import { orgPath } from "../core/session.js";
+import { isPass, orgPath } from "../core/session.js";
 import { confirmFinalize } from "../shared/finalize.js";
-import { named } from "../shared/names.js";
+import { actorName, named } from "../shared/names.js";
 
 export const actions = {
   onQueue({ id, state, item, answer, problem }) {
@@ -35,6 +35,7 @@ export const actions = {
 
   // A banned guest: nothing happens unless the door confirms. `then(true)` runs on "Check in anyway".
   async override(guest, reason, then) {
+    if (isPass()) return this.announce(t("door.bannedPass", { guest: named(guest), reason: reason || t("door.noReason") }), "error");
     const ok = await ask({
       title: t("door.bannedTitle", { guest: named(guest) }),
       message: h("div", { class: "ban-reason" }, h("strong", {}, t("common.reason")), " ", reason || t("door.noReason")),
@@ -162,7 +163,7 @@ export const actions = {
 // "already in, #N, by X at T": what the door needs to tell an arrived guest from a namesake.
 function alreadyIn(guest, arrival) {
   const params = { guest: named(guest), order: arrival.arrival_order, time: formatTime(arrival.arrival_time) };
-  return arrival.checked_in_by ? t("door.alreadyInBy", { ...params, username: arrival.checked_in_by.username })
+  return arrival.checked_in_by ? t("door.alreadyInBy", { ...params, username: actorName(arrival.checked_in_by) })
     : t("door.alreadyIn", params);
 }
 

@@ -3,6 +3,7 @@
 import { api } from "../core/api.js";
 import { clear, copyText, h } from "../core/dom.js";
 import { t, tn } from "../core/i18n.js";
+import { isOrgAdmin, session } from "../core/session.js";
 
 export async function screen(view, params, ctx) {
   const access = await api.get("/phones");
@@ -24,6 +25,10 @@ export async function screen(view, params, ctx) {
     view.append(h("section", { class: "panel phones" },
       h("h1", {}, t("phones.noNetworkTitle")),
       h("p", {}, t("phones.noNetworkText"))));
+  }
+  if (session.org && isOrgAdmin()) { // a phone that works the door with no account (screens/passes.js)
+    view.append(h("section", { class: "panel" }, h("h2", {}, t("passes.title")),
+      h("p", {}, t("passes.intro")), h("a", { class: "button primary", href: "#/passes" }, t("passes.new"))));
   }
 }
 

@@ -1,0 +1,72 @@
+"""Door passes in Chromium: an organizer on a laptop makes a pass, a volunteer's phone scans its QR code and
+works the door in its own language (online and offline) with no account, until the organizer revokes it;
+the audit log names the pass for everything it did."""
+
+import pytest
+from playwright.sync_api import expect
+
+from browser.support import PHONE, screenshot
+from browser.test_door import counter
+from browser.test_door_phone import arrived, check_in_by_username
+from browser.test_onboarding import decoded_qr
+from doorapp.models import AuditEvent
+
+pytestmark = pytest.mark.browser
+WORDS = "Maria's phone (pass, made by boss)"
+
+
+def test_a_phone_scans_a_door_pass_checks_guests_in_and_stops_when_it_is_revoked(
+    browser, boss_user, org, crowd, token_for
+):
+    laptop = browser.page(token=token_for(boss_user), path="/#/meetups")
+    laptop.locator(f"[data-meetup='{crowd.id}']").get_by_role("link", name="New door pass").click()
+    laptop.get_by_label("Name").fill("Maria's phone")
+    expect(laptop.get_by_label("Meetup")).to_have_value(str(crowd.id))
+    laptop.get_by_role("button", name="Make the pass").click()
+    qr = laptop.get_by_role("img", name="QR code that joins a phone to the door as Maria's phone")
+    expect(qr).to_be_visible()
+    expect(laptop.locator("tr[data-pass]")).to_contain_text("Not yet")
+    screenshot(laptop, "pass-created")
+    address = decoded_qr(qr.screenshot())
+    assert address == laptop.get_by_label("Pairing address").input_value()
+
+    phone = browser.page(viewport=PHONE, path=None, locale="es-ES", has_touch=True)
+    phone.goto(address)
+    expect(phone.locator("#door-results > li").first).to_be_visible()
+    expect(phone.locator("html")).to_have_attribute("lang", "es")
+    expect(phone.locator("#top")).to_contain_text("Maria's phone")
+    assert phone.evaluate("localStorage.getItem('auth_token')").count(".") == 2
+    screenshot(phone, "pass-door")
+    check_in_by_username(phone, "grace_0")
+    expect(counter(phone, "arrived")).to_have_text("1")
+
+    phone.context.set_offline(True)
+    check_in_by_username(phone, "ada_1")
+    expect(phone.locator("[data-queue=waiting]")).to_be_visible()
+    assert len(arrived()) == 1
+    phone.context.set_offline(False)
+    expect(counter(phone, "arrived")).to_have_text("2")
+    expect(phone.locator("[data-queue]")).to_have_count(0)
+
+    laptop.reload()
+    row = laptop.locator("tr[data-pass]")
+    expect(row).to_contain_text("2")  # its check-ins
+    row.get_by_role("button", name="Revoke").click()
+    laptop.get_by_role("dialog").get_by_role("button", name="Revoke").click()
+    expect(row).to_contain_text("Revoked")
+
+    check_in_by_username(phone, "oliver_2")
+    expect(phone.get_by_role("heading", name="Este pase de puerta ha terminado")).to_be_visible()
+    screenshot(phone, "pass-ended")
+    assert phone.evaluate("localStorage.getItem('auth_token')") is None
+    assert len(arrived()) == 2
+
+    laptop.goto("/#/audit")
+    check_ins = laptop.locator("li.event[data-type=CHECK_IN]")
+    expect(check_ins).to_have_count(2)
+    for n in range(2):
+        expect(check_ins.nth(n)).to_contain_text(f"by {WORDS}")
+    assert [e.actor_id for e in AuditEvent.select().where(AuditEvent.event_type == "CHECK_IN")] == [
+        None,
+        None,
+    ]
