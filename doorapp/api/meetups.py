@@ -8,7 +8,6 @@ from datetime import timedelta
 
 from doorapp import platforms
 from doorapp.access import door, org_admin, org_member
-from doorapp.models.passes import is_pass
 from doorapp.api import adapter, endpoint
 from doorapp.api.shapes import OUTCOME_COLUMNS, meetup_json, outcome_json
 from doorapp.bodies import text
@@ -16,6 +15,7 @@ from doorapp.db import get_or_404, iso, write
 from doorapp.errors import ApiError
 from doorapp.export import CSV, csv_file
 from doorapp.models import AuditEvent, AuditType, Meetup, MeetupGuest, Org, audit
+from doorapp.models.passes import is_pass
 from doorapp.models.sync import apply_sync, prepare_sync
 
 MAX_BARS = 96  # the chart's bars: 15 minutes each, or wider when the arrivals span more than a day
