@@ -1,7 +1,6 @@
 """POST .../meetups/import and .../meetups/<id>/import: guest lists from the files organizers download.
-Fixtures are built here, in each format's real column names and value shapes, with invented people."""
+Fixtures come from helpers.py, in each format's real column names and value shapes, with invented people."""
 
-import csv
 import io
 import socket
 import zipfile
@@ -9,70 +8,23 @@ from urllib.parse import urlsplit
 
 import pytest
 import requests
-from helpers import ENGINES, at_once, auth, events
-from openpyxl import Workbook
+from fake_meetup import FakeMeetup
+from helpers import (
+    ENGINES,
+    PEOPLE,
+    at_once,
+    auth,
+    events,
+    luma_csv,
+    meetup_csv,
+    meetup_xls,
+    spanish_excel,
+    xlsx,
+)
+from webtest import TestApp
 
+from doorapp.app import create_app
 from doorapp.models import Guest, MeetupGuest, Org
-
-MEETUP_XLS_HEADER = [
-    "Name", "User ID", "Title", "Event Host", "RSVP", "Guests", "RSVPed on", "Joined Group on",
-    "URL of Member Profile", "Notes",
-]  # fmt: skip
-LUMA_HEADER = [
-    "api_id", "name", "first_name", "last_name", "email", "phone_number", "created_at", "approval_status",
-    "checked_in_at", "ticket_name", "What do you hope to learn?",
-]  # fmt: skip
-PEOPLE = [  # (name, member id, RSVP, guests)
-    ("Ana García", 12537919, "Yes", 1),
-    ("Tomás O'Neill, Jr.", 20000002, "Yes", 0),
-    ('=HYPERLINK("http://x")', 20000003, "Waitlist", 0),
-    ("Wei Zhang", 20000004, "No", 0),
-    ("Priya Raman", 20000005, "Yes", 2),
-]
-
-
-def meetup_xls(people=PEOPLE, bom=True):
-    """Meetup's older export: tab-separated text named .xls."""
-    lines = ["\t".join(MEETUP_XLS_HEADER)]
-    for name, member, rsvp, guests in people:
-        url = f"https://www.meetup.com/members/{member}/"
-        lines.append(f"{name}\tuser {member}\t\tNo\t{rsvp}\t{guests}\t11/20/2026\t03/14/2024\t{url}\t")
-    return (("\ufeff" if bom else "") + "\r\n".join(lines) + "\r\n").encode("utf-8")
-
-
-def meetup_csv(people=PEOPLE):
-    """Meetup's newer CSV: quoted names with commas, an event question whose answers span lines."""
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["Name", "User ID", "RSVP", "Guests", "RSVPed on", "What brings you here?"])
-    for name, member, rsvp, guests in people:
-        writer.writerow([name, f"user {member}", rsvp, guests, "11/19/2026", "Line one\nline two, too"])
-    return ("\ufeff" + out.getvalue()).encode("utf-8")
-
-
-def luma_csv():
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(LUMA_HEADER)
-    for i, (first, last, status) in enumerate(
-        [("Lena", "Fischer", "approved"), ("Omar", "Haddad", "waitlist"), ("Jo", "Kim", "declined"),
-         ("Ravi", "Shah", "pending_approval"), ("Mia", "Rossi", "invited"), ("Sam", "Lee", "approved")]
-    ):  # fmt: skip
-        writer.writerow(
-            [f"gst-{i:04d}aBcD", f"{first} {last}", first, last, f"{first.lower()}@example.org", "",
-             "2026-11-18T09:30:00.000Z", status, "", "Standard", "Rust"]
-        )  # fmt: skip
-    return out.getvalue().encode("utf-8")
-
-
-def xlsx(rows):
-    book = Workbook()
-    sheet = book.active
-    for row in rows:
-        sheet.append(row)
-    out = io.BytesIO()
-    book.save(out)
-    return out.getvalue()
 
 
 def url(org, meetup=None, preview=False):
@@ -85,7 +37,10 @@ def post(client, org, data, filename="attendees.xls", meetup=None, preview=False
         fields = {"name": "Night Owls #12", "date": "2026-11-21T19:00:00Z", **fields}
     expected = status or (200 if preview or meetup else 201)
     return client.post(
-        url(org, meetup, preview), {**fields}, upload_files=[("file", filename, data)], status=expected
+        url(org, meetup, preview),
+        {k: v for k, v in fields.items() if v is not None},  # None: left out of the form
+        upload_files=[("file", filename, data)],
+        status=expected,
     )
 
 
@@ -154,7 +109,8 @@ def test_a_meetup_row_is_the_meetup_adapters_member(door, org, monkeypatch):
 
 def test_preview_stores_nothing(door, org):
     report = post(door, org, meetup_csv(), "export.csv", preview=True).json
-    assert list(report) == ["import"] and report["import"]["added"] == 4
+    assert list(report) == ["import", "event"] and report["import"]["added"] == 4
+    assert report["event"] == {"name": "Night Owls #12", "date": "2026-11-21T19:00:00Z", "platform_url": None}
     assert report["import"]["first_rows"][0] == {
         "row": 2,
         "name": "Ana García",
@@ -205,8 +161,7 @@ def test_a_luma_csv(door, org):
 @pytest.mark.parametrize(
     "data",
     [
-        "Nombre;Apellidos;Correo electrónico;Estado\r\nJosé;Núñez;jose@example.es;Sí\r\n"
-        "María;Peña Ibáñez;maria@example.es;\r\nÁlvaro;Gómez;;lista de espera\r\n".encode("cp1252"),
+        spanish_excel(),
         "Nombre\tApellidos\r\nJosé\tNúñez\r\nMaría\tPeña Ibáñez\r\nÁlvaro\tGómez\r\n".encode("utf-16"),
     ],
     ids=["spanish-excel-cp1252-semicolons", "utf16-tabs"],
@@ -252,6 +207,77 @@ def test_update_of_a_finalized_meetup_is_refused(door, boss, org):
 def test_name_and_date_are_required_without_a_platform_url(door, org):
     reply = door.post(url(org), upload_files=[("file", "a.csv", b"Name\nIda\n")], status=422).json
     assert [e["loc"] for e in reply["errors"]] == [["body", "name"], ["body", "date"]]
+
+
+def on_platform(fake, config, user, as_user):
+    """A client of `user` on an app (the same database) whose platform is `fake`."""
+    client = TestApp(create_app(fake.configure(config)))
+    client.authorization = as_user(user).authorization
+    return client
+
+
+def test_an_event_url_of_the_platform_gives_the_name_and_date(fake_platform, config, staff, as_user, org):
+    door = on_platform(fake_platform, config, staff, as_user)
+    fake_platform.add_event("night-owls", "winter-social", "Winter social", "2026-12-12T19:30:00Z")
+    typed = f"{fake_platform.web_url}/+night-owls/winter-social/?utm_source=mail"
+    preview = post(door, org, meetup_csv(), "a.csv", preview=True, name=None, date=None, platform_url=typed)
+    assert preview.json["event"] == {
+        "name": "Winter social",
+        "date": "2026-12-12T19:30:00Z",
+        "platform_url": f"{fake_platform.web_url}/night-owls/winter-social",
+    }
+    meetup = post(door, org, meetup_csv(), "a.csv", name=None, date=None, platform_url=typed).json["meetup"]
+    assert {k: meetup[k] for k in ("name", "date", "platform_url")} == preview.json["event"]
+    again = post(door, org, meetup_csv(), "a.csv", date=None, platform_url=typed, status=409).json
+    assert again["code"] == "duplicate_meetup"  # the same event, however its URL was typed
+
+
+def test_a_name_of_ones_own_overrides_the_events_title(fake_platform, config, staff, as_user, org):
+    door = on_platform(fake_platform, config, staff, as_user)
+    typed = fake_platform.add_event("night-owls", "brunch", "Brunch", "2026-12-13T10:00:00Z")
+    meetup = post(door, org, luma_csv(), "g.csv", name="Owls brunch", date=None, platform_url=typed).json
+    assert (meetup["meetup"]["name"], meetup["meetup"]["date"]) == ("Owls brunch", "2026-12-13T10:00:00Z")
+
+
+def test_an_event_the_platform_does_not_have_is_404(fake_platform, config, staff, as_user, org):
+    door = on_platform(fake_platform, config, staff, as_user)
+    typed = f"{fake_platform.web_url}/night-owls/no-such-event"
+    for preview in (True, False):
+        reply = post(
+            door, org, meetup_csv(), "a.csv", preview=preview, status=404, name=None, platform_url=typed
+        ).json
+        assert reply["code"] == "platform_event_not_found"
+    assert door.get(f"/organizations/{org.id}/meetups/").json["total"] == 0
+
+
+def test_a_url_of_elsewhere_is_kept_but_fills_nothing_in(door, org):
+    luma = "https://lu.ma/owls-winter"
+    reply = post(door, org, luma_csv(), "g.csv", name=None, date=None, platform_url=luma, status=422).json
+    assert [e["loc"] for e in reply["errors"]] == [
+        ["body", "platform_url"],
+        ["body", "name"],
+        ["body", "date"],
+    ]
+    preview = post(door, org, luma_csv(), "g.csv", preview=True, name=None, date=None, platform_url=luma).json
+    assert preview["event"] == {"name": None, "date": None, "platform_url": luma}
+    assert preview["import"]["added"] == 3  # a preview needs no name or date
+    meetup = post(door, org, luma_csv(), "g.csv", platform_url=luma).json["meetup"]
+    assert (meetup["name"], meetup["platform_url"]) == ("Night Owls #12", luma)
+
+
+def test_a_meetup_export_with_its_event_url_on_the_meetup_platform(config, staff, as_user, org):
+    """The file of an event the `meetup` platform reads: the event gives the name and date, and each row
+    is that member, the guest a sync of the same event would bring."""
+    with FakeMeetup() as fake:
+        fake.add_group("night-owls")
+        fake.add_member(12537919, "Ana García", "ana", groups=["night-owls"])
+        typed = fake.add_event("night-owls", "301", "Summer social", "2026-12-05T21:00:00+01:00", [12537919])
+        door = on_platform(fake, config, staff, as_user)
+        reply = post(door, org, meetup_xls(), name=None, date=None, platform_url=typed).json
+    assert reply["meetup"]["name"] == "Summer social" and reply["meetup"]["date"] == "2026-12-05T20:00:00Z"
+    assert reply["meetup"]["platform_url"] == "https://www.meetup.com/night-owls/events/301"
+    ana = Guest.get_by_id(12537919)
+    assert (ana.displayname, ana.is_local) == ("Ana García", False)
 
 
 def test_a_multipart_body_without_its_boundary_is_400(door, org):
