@@ -309,23 +309,23 @@ def zip_bomb():
 
 
 @pytest.mark.parametrize(
-    ("data", "words"),
+    ("data", "words", "found"),
     [
-        (b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + bytes(range(256)) * 40, "JPEG picture"),
-        (b"\x89PNG\r\n\x1a\n" + bytes(2000), "PNG picture"),
-        (b"", "empty"),
-        (b"   \r\n\r\n", "empty"),
-        (b"PK\x03\x04 broken", "damaged"),
-        (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600), "old binary Excel"),
-        (b"%PDF-1.7\n", "PDF"),
-        (bytes(range(256)) * 40, "not text"),
-        (b"colour,size\nred,4\n", "No column of names"),
+        (b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + bytes(range(256)) * 40, "JPEG picture", "picture"),
+        (b"\x89PNG\r\n\x1a\n" + bytes(2000), "PNG picture", "picture"),
+        (b"", "empty", "empty"),
+        (b"   \r\n\r\n", "empty", "empty"),
+        (b"PK\x03\x04 broken", "damaged", "damaged"),
+        (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600), "old binary Excel", "old_excel"),
+        (b"%PDF-1.7\n", "PDF", "pdf"),
+        (bytes(range(256)) * 40, "not text", "not_text"),
+        (b"colour,size\nred,4\n", "No column of names", "no_name_column"),
     ],
     ids=["photo", "png", "empty", "blank", "broken-xlsx", "old-xls", "pdf", "binary", "no-name-column"],
 )
-def test_a_file_that_is_no_guest_list_is_a_clear_422(door, org, data, words):
+def test_a_file_that_is_no_guest_list_is_a_clear_422(door, org, data, words, found):
     reply = post(door, org, data, "upload.bin", status=422).json
-    assert reply["code"] == "unreadable_file" and words in reply["detail"]
+    assert reply["code"] == "unreadable_file" and words in reply["detail"] and reply["found"] == found
     assert "Upload" in reply["detail"] or "column" in reply["detail"]
 
 
@@ -359,7 +359,10 @@ def test_bad_rows_are_problems_not_refusals(door, org):
         "Zoe,0",
     ]  # fmt: skip
     report = post(door, org, "\n".join(rows).encode(), "a.csv").json["import"]
-    assert [p["row"] for p in report["problems"]] == [3, 5, 6, 7, 8]
+    assert [(p["row"], p["kind"]) for p in report["problems"]] == [
+        (3, "control_characters"), (5, "guests"), (6, "too_long"), (7, "duplicate"), (8, "guests"),
+    ]  # fmt: skip
+    assert (report["problems"][1]["max"], report["problems"][3]["same_as"]) == (99, 2)
     assert report["added"] == 2 and report["rows"] == 7
 
 

@@ -58,7 +58,9 @@ def sheet_of(upload, columns):
     try:
         return read(upload.data, [c for c in columns.split(",") if c.strip()] if columns else None)
     except Unreadable as error:
-        raise ApiError(422, "unreadable_file", error.args[0], file=upload.filename) from None
+        raise ApiError(
+            422, "unreadable_file", error.args[0], file=upload.filename, found=error.found
+        ) from None
 
 
 def answer(meetup, report):
