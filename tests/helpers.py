@@ -194,16 +194,20 @@ def meetup_csv(people=PEOPLE):
     return ("\ufeff" + out.getvalue()).encode("utf-8")
 
 
-def luma_csv():
+LUMA_PEOPLE = [  # (first name, last name, approval_status)
+    ("Lena", "Fischer", "approved"), ("Omar", "Haddad", "waitlist"), ("Jo", "Kim", "declined"),
+    ("Ravi", "Shah", "pending_approval"), ("Mia", "Rossi", "invited"), ("Sam", "Lee", "approved"),
+]  # fmt: skip
+
+
+def luma_csv(people=LUMA_PEOPLE):
+    """Luma's guest CSV: one api_id per guest (the same in a newer export), a registration question."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(LUMA_HEADER)
-    for i, (first, last, status) in enumerate(
-        [("Lena", "Fischer", "approved"), ("Omar", "Haddad", "waitlist"), ("Jo", "Kim", "declined"),
-         ("Ravi", "Shah", "pending_approval"), ("Mia", "Rossi", "invited"), ("Sam", "Lee", "approved")]
-    ):  # fmt: skip
+    for first, last, status in people:
         writer.writerow(
-            [f"gst-{i:04d}aBcD", f"{first} {last}", first, last, f"{first.lower()}@example.org", "",
+            [f"gst-{first}{last}aBcD", f"{first} {last}", first, last, f"{first.lower()}@example.org", "",
              "2026-11-18T09:30:00.000Z", status, "", "Standard", "Rust"]
         )  # fmt: skip
     return out.getvalue().encode("utf-8")

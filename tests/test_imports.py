@@ -182,6 +182,50 @@ def test_an_xlsx_with_a_title_row(door, org):
     assert reply["import"]["problems"] == [] and list(listed(reply["meetup"])) == ["Ida Lund"]
 
 
+def title_row_xlsx(people):
+    """An .xlsx with a title and a blank row above its header, as clubs keep them."""
+    rows = [["Book club, November"], [], ["First Name", "Last Name", "Email", "Guests"]]
+    return xlsx(
+        rows + [[first, last, f"{first.lower()}@example.se", guests] for first, last, guests in people]
+    )
+
+
+NEWER_FILES = {  # kind: (file name, the first export, the next day's: first kept, second gone or No, one new)
+    "luma": (
+        "guests.csv",
+        luma_csv([("Lena", "Fischer", "approved"), ("Omar", "Haddad", "approved")]),
+        luma_csv(
+            [("Lena", "Fischer", "approved"), ("Omar", "Haddad", "declined"), ("Sam", "Lee", "approved")]
+        ),
+    ),
+    "spanish-excel": (
+        "lista.csv",
+        spanish_excel([("José", "Núñez", "Sí"), ("María", "Peña Ibáñez", "Sí")]),
+        spanish_excel([("José", "Núñez", "Sí"), ("María", "Peña Ibáñez", "No"), ("Álvaro", "Gómez", "Sí")]),
+    ),
+    "xlsx-title-row": (
+        "club.xlsx",
+        title_row_xlsx([("Ida", "Lund", 0), ("Per", "Ek", 0)]),
+        title_row_xlsx([("Ida", "Lund", 1), ("Alva", "Berg", 0)]),
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", NEWER_FILES)
+def test_each_kind_of_file_is_updated_by_its_newer_export_like_a_meetup_one(door, org, kind):
+    name, first, newer = NEWER_FILES[kind]
+    meetup = post(door, org, first, name).json["meetup"]
+    arrived = sorted(listed(meetup))[0]  # the one each newer file keeps
+    guest = Guest.get(Guest.displayname == arrived).platform_user_id
+    door.post_json(f"/organizations/{org.id}/meetups/{meetup['id']}/guests/{guest}/checkin", {}, status=200)
+    report = post(door, org, newer, name, meetup=meetup).json["import"]
+    assert (report["added"], report["cancelled"]) == (1, 1)
+    states = listed(meetup)
+    assert states[arrived][3] is True and states[arrived][0] is False  # the arrival is kept
+    assert sum(cancelled for cancelled, *_ in states.values()) == 1 and len(states) == 3
+    assert Guest.select().count() == 3  # nobody twice
+
+
 def test_ambiguous_name_columns_can_be_chosen(door, org):
     data = b"Name,First Name,Last Name\nTeam Blue,Ida,Lund\n"
     report = post(door, org, data, "x.csv", preview=True).json["import"]

@@ -31,12 +31,19 @@ HEIC = (b"ftypheic", b"ftypheix", b"ftypmif1", b"ftypavif")
 csv.field_size_limit(MAX_CELL)
 
 
+FOUND = (  # what an unreadable file was found to be (doorapp.imports.read adds the last two)
+    *dict.fromkeys(sign[2] for sign in SIGNATURES),
+    *("empty", "not_text", "damaged", "zip", "too_large", "too_many_rows", "not_csv"),
+    *("no_name_column", "no_such_column"),
+)
+
+
 class Unreadable(Exception):
     """The file is not a guest list; args[0] says what was found, in a sentence a person can act on, and
-    `found` in one word (picture, pdf, old_excel, compressed, empty, not_text, damaged, zip, too_large,
-    too_many_rows, not_csv, no_name_column, no_such_column) for a client that words it in its language."""
+    `found` in one word (FOUND) for a client that words it in its language."""
 
     def __init__(self, message, found):
+        assert found in FOUND, found
         super().__init__(message)
         self.found = found
 

@@ -23,6 +23,7 @@ EMAIL = ("email", "e-mail", "email address", "correo", "correo electronico", "ma
 STATUS = ("status", "rsvp", "approval_status", "estado", "asistencia", "response", "respuesta")
 GUESTS = ("guests", "plus ones", "+1", "invitados", "acompanantes", "acompanante")
 
+FORMATS = ("meetup", "luma", "table")
 EXPECTED, WAITLISTED, NOT_EXPECTED = "expected", "waitlisted", "not_expected"
 STATUSES = {
     EXPECTED: ("", "yes", "si", "approved", "going", "attending", "confirmed", "confirmado", "y", "1"),
@@ -64,16 +65,20 @@ class Sheet:
     choices: list = field(default_factory=list)  # other name columns the person may pick instead
 
 
+PROBLEMS = ("no_name", "not_text", "control_characters", "too_long", "unknown_status", "guests", "duplicate")
+PROBLEMS += ("unreadable",)  # any other reason a row cannot be read
+
+
 class NoHeader(Exception):
     """No row near the top names the guests' column."""
 
 
 class Problem(ValueError):
-    """A row that cannot be used: args[0] says why in English, `kind` in one word (no_name, not_text,
-    control_characters, too_long, unknown_status, guests, duplicate) and its `details`, for clients that
-    say it in another language."""
+    """A row that cannot be used: args[0] says why in English, `kind` in one word (PROBLEMS) and its
+    `details`, for clients that say it in another language."""
 
     def __init__(self, message, kind, **details):
+        assert kind in PROBLEMS, kind
         super().__init__(message)
         self.kind, self.details = kind, details
 
