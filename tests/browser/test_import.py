@@ -88,6 +88,11 @@ def test_a_meetup_export_makes_the_door_and_the_next_days_file_updates_it(
     page.get_by_label(words["date"]).fill("2026-11-21T19:00")
     page.get_by_role("button", name=words["create"]).click()
     expect(page.get_by_role("heading", name="Night Owls #12")).to_be_visible()
+    expect(page.locator("#door-results > li")).to_have_count(4)
+    # a list from a file: no platform to sync with, and nobody labelled as missing from one
+    sync = "Sync RSVPs" if locale == "en-US" else "Sincronizar inscritos"
+    expect(page.get_by_role("button", name=sync)).to_have_count(0)
+    expect(page.locator("#door-results .username")).to_have_count(0)
     meetup = Meetup.get(Meetup.name == "Night Owls #12")
     assert meetup.date.isoformat() == "2026-11-21T19:00:00" and meetup.platform_url == ""
 

@@ -163,14 +163,14 @@ export const view = {
       onclick: (event) => { if (event.target.tagName !== "BUTTON") this.select(idOf(entry), true); } },
     h("div", { class: "who" },
       h("span", { class: "name" }, shortName(guest)),
-      // on a list read from a file everyone is "not on the platform": said only where others are on it
+      // on a list read from a file everyone is "not on the platform": said (and linked) only where others are
       guest.is_local && !this.meetup.platform_url ? null
         : h("span", { class: "username" }, guest.is_local ? t("guest.notOnPlatform") : "@" + guest.username),
       rsvp.is_walkin ? h("span", { class: "tag" }, t("door.walkInTag")) : null,
       rowBadges(entry)),
     guest.is_banned ? h("div", { class: "ban" }, h("strong", {}, t("door.banned")), " ", guest.ban_reason || "") : null,
     state,
-    h("div", { class: "act" }, button, guest.is_local && !entry.pending && isOrgAdmin()
+    h("div", { class: "act" }, button, guest.is_local && !entry.pending && isOrgAdmin() && this.meetup.platform_url
       ? h("button", { type: "button", class: "secondary", onclick: () => this.link(guest) }, t("door.linkButton")) : null));
   },
 };

@@ -16,7 +16,7 @@ const ROLES = ["id", "email", "status", "guests"]; // the columns a report names
 export function filePicker(onFile) {
   const input = h("input", { type: "file", class: "file-input", accept: ACCEPT });
   const title = h("span", { class: "drop-title" }, t("import.choose"));
-  const more = h("span", { class: "muted" }, t("import.orDrop"));
+  const more = h("span", { class: "muted drop-hint" }, t("import.orDrop"));
   const zone = h("label", { class: "drop-zone" }, input, title, more);
   const take = (file) => {
     if (!file) return;
