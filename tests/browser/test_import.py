@@ -7,15 +7,16 @@ import struct
 import zlib
 
 import pytest
-from helpers import PEOPLE, luma_csv, meetup_xls, spanish_excel
+from helpers import MEETUP_XLS_HEADER, PEOPLE, luma_csv, meetup_xls, spanish_excel
 from playwright.sync_api import expect
 
-from browser.support import DESKTOP, PHONE, screenshot
+from browser.support import DESKTOP, PHONE, no_english, screenshot
 from doorapp.models import Guest, Meetup, MeetupGuest
 
 pytestmark = pytest.mark.browser
 
 KEYBOARD_UP = {"width": 390, "height": 470}
+FILE_WORDS = [*MEETUP_XLS_HEADER, *(name for name, *_ in PEOPLE)]  # the file's own words, on any screen
 WORDS = {  # what the test reads and presses, in each language
     "en-US": {
         "new": "From a file", "preview": "Recognised: Meetup attendee list.", "name": "Meetup name",
@@ -49,7 +50,8 @@ def png():
 
 def new_meetup_from_file(browser, token, viewport, locale):
     """The meetups screen with "From a file" chosen."""
-    page = browser.page(token=token, viewport=viewport, locale=locale, path="/#/meetups")
+    touch = viewport["width"] < 600  # a phone: taps, and nothing to drop files from
+    page = browser.page(token=token, viewport=viewport, locale=locale, path="/#/meetups", touch=touch)
     page.get_by_role("radio", name=WORDS[locale]["new"]).click()
     expect(page.get_by_text(WORDS[locale]["where"])).to_be_visible()
     return page
@@ -57,6 +59,18 @@ def new_meetup_from_file(browser, token, viewport, locale):
 
 def choose(page, name, data, mime="text/csv"):
     page.locator("input[type=file]").set_input_files({"name": name, "mimeType": mime, "buffer": data})
+
+
+def drop(page, name, text):
+    """Drag a file from the desktop onto the drop zone."""
+    script = """([name, text]) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([text], name, { type: "text/csv" }));
+      return transfer;
+    }"""
+    page.locator(".drop-zone").dispatch_event(
+        "drop", {"dataTransfer": page.evaluate_handle(script, [name, text])}
+    )
 
 
 def tile(page, key):
@@ -84,6 +98,8 @@ def test_a_meetup_export_makes_the_door_and_the_next_days_file_updates_it(
     expect(page.locator(".first-rows tbody tr")).to_have_count(5)
     expect(page.locator(".first-rows")).to_contain_text('=HYPERLINK("http://x")')  # text, as typed
     screenshot(page, f"import-preview-{locale}")
+    if locale == "es-ES":
+        no_english(page, FILE_WORDS)
     page.get_by_label(words["name"]).fill("Night Owls #12")
     page.get_by_label(words["date"]).fill("2026-11-21T19:00")
     page.get_by_role("button", name=words["create"]).click()
@@ -114,6 +130,8 @@ def test_a_meetup_export_makes_the_door_and_the_next_days_file_updates_it(
     expect(tile(dialog, "cancelled")).to_have_text("1")
     expect(tile(dialog, "updated")).to_have_text("1")
     screenshot(page, f"import-update-{locale}")
+    if locale == "es-ES":
+        no_english(page, FILE_WORDS)
     dialog.get_by_role("button", name=words["confirm"]).click()
     expect(dialog).to_be_hidden()
     expect(page.locator(".counter.rsvps .value")).to_have_text("4")  # Ana, Tomás, the waitlisted, Lars
@@ -166,9 +184,12 @@ def test_a_photo_uploaded_by_mistake_says_what_to_upload_instead(
     assert Meetup.select().count() == 0
 
 
-def test_ambiguous_name_columns_are_said_and_can_be_chosen(browser, org, staff, token_for):
+def test_a_file_dropped_with_ambiguous_name_columns_says_which_and_lets_one_choose(
+    browser, org, staff, token_for
+):
     page = new_meetup_from_file(browser, token_for(staff), DESKTOP, "en-US")
-    choose(page, "teams.csv", b"Name,First Name,Last Name\nTeam Blue,Ida,Lund\n")
+    drop(page, "teams.csv", "Name,First Name,Last Name\nTeam Blue,Ida,Lund\n")
+    expect(page.locator(".drop-zone")).to_contain_text("teams.csv")
     expect(page.get_by_text("Door picked First Name + Last Name")).to_be_visible()
     expect(page.locator(".first-rows td.name")).to_have_text("Ida Lund")
     page.get_by_label("Names from").select_option("Name")
