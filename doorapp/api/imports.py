@@ -83,6 +83,8 @@ def new_meetup(body, preview):
         try:
             url = adapter().event_url(url)
         except ApiError as error:
+            if error.code != "validation_error":
+                raise
             refused = error.extensions["errors"]  # not the platform's: it cannot fill anything in
     found = {"name": body.name, "date": body.date, "platform_url": url}
     if url and missing and not refused:

@@ -23,6 +23,7 @@ WORDS = {  # what the test reads and presses, in each language
         "date": "Date and time", "create": "Import and open the door", "update": "Update from a newer file",
         "confirm": "Update the list", "actions": "Actions", "where": "Where to get the file:",
         "photo": "This is a PNG picture, not a guest list. Upload the attendee list",
+        "first": "Choose the newer file first.",
     },
     "es-ES": {
         "new": "Desde un archivo", "preview": "Reconocido: lista de asistentes de Meetup.",
@@ -30,6 +31,7 @@ WORDS = {  # what the test reads and presses, in each language
         "update": "Actualizar con un archivo nuevo", "confirm": "Actualizar la lista", "actions": "Acciones",
         "where": "De dónde sacar el archivo:",
         "photo": "Esto es una foto, no una lista de invitados. Sube la lista de asistentes",
+        "first": "Elige primero el archivo más reciente.",
     },
 }  # fmt: skip
 WAYS = pytest.mark.parametrize(
@@ -125,6 +127,8 @@ def test_a_meetup_export_makes_the_door_and_the_next_days_file_updates_it(
         page.get_by_role("button", name=words["actions"]).click()
     page.get_by_role("button", name=words["update"]).click()
     dialog = page.get_by_role("dialog")
+    dialog.get_by_role("button", name=words["confirm"]).click()
+    expect(dialog.get_by_role("alert")).to_have_text(words["first"])
     choose(dialog, "Night Owls attendees (1).xls", meetup_xls(newer), "application/vnd.ms-excel")
     expect(tile(dialog, "added")).to_have_text("1")
     expect(tile(dialog, "cancelled")).to_have_text("1")

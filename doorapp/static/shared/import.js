@@ -2,7 +2,7 @@
 // target that also takes a dropped file), where to get each file, the preview of what an import will do
 // (?preview=true) and the dialog that updates a meetup from a newer file. The server reads the file and
 // decides everything; this only shows its report.
-import { api } from "../core/api.js";
+import { api, ApiProblem } from "../core/api.js";
 import { ask, clear, h, toast } from "../core/dom.js";
 import { has, lang, problemText, t, tn } from "../core/i18n.js";
 import { orgPath } from "../core/session.js";
@@ -148,7 +148,7 @@ export async function updateFromFile(meetup) {
     extra: h("div", { class: "stack" }, picker, help, slot),
     confirm: t("import.updateConfirm"),
     action: async () => {
-      if (!file) throw { detail: t("import.chooseFirst") };
+      if (!file) throw new ApiProblem({ detail: t("import.chooseFirst") });
       result = await api.upload(path, file, { columns });
     },
   });
