@@ -1,7 +1,9 @@
 """What several test modules share: constants, URL and audit-log helpers, counting queries, starting
-`doorapp` in a process of its own. The one module tests import besides the fakes (conftest holds the
-fixtures; no test module imports another)."""
+`doorapp` in a process of its own, guest list files in each format an import reads. The one module tests
+import besides the fakes (conftest holds the fixtures; no test module imports another)."""
 
+import csv
+import io
 import os
 import re
 import signal
@@ -13,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from openpyxl import Workbook
 
 from doorapp import access
 from doorapp.db import db
@@ -151,3 +154,79 @@ def served(*command, env=None):
         if server.process.poll() is None:
             server.process.kill()
             server.process.wait()
+
+
+# --- guest list files as organizers download them (invented people; real column names and value shapes) ---
+
+MEETUP_XLS_HEADER = [
+    "Name", "User ID", "Title", "Event Host", "RSVP", "Guests", "RSVPed on", "Joined Group on",
+    "URL of Member Profile", "Notes",
+]  # fmt: skip
+LUMA_HEADER = [
+    "api_id", "name", "first_name", "last_name", "email", "phone_number", "created_at", "approval_status",
+    "checked_in_at", "ticket_name", "What do you hope to learn?",
+]  # fmt: skip
+PEOPLE = [  # (name, member id, RSVP, guests)
+    ("Ana García", 12537919, "Yes", 1),
+    ("Tomás O'Neill, Jr.", 20000002, "Yes", 0),
+    ('=HYPERLINK("http://x")', 20000003, "Waitlist", 0),
+    ("Wei Zhang", 20000004, "No", 0),
+    ("Priya Raman", 20000005, "Yes", 2),
+]
+
+
+def meetup_xls(people=PEOPLE, bom=True):
+    """Meetup's older export: tab-separated text named .xls."""
+    lines = ["\t".join(MEETUP_XLS_HEADER)]
+    for name, member, rsvp, guests in people:
+        url = f"https://www.meetup.com/members/{member}/"
+        lines.append(f"{name}\tuser {member}\t\tNo\t{rsvp}\t{guests}\t11/20/2026\t03/14/2024\t{url}\t")
+    return (("\ufeff" if bom else "") + "\r\n".join(lines) + "\r\n").encode("utf-8")
+
+
+def meetup_csv(people=PEOPLE):
+    """Meetup's newer CSV: quoted names with commas, an event question whose answers span lines."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["Name", "User ID", "RSVP", "Guests", "RSVPed on", "What brings you here?"])
+    for name, member, rsvp, guests in people:
+        writer.writerow([name, f"user {member}", rsvp, guests, "11/19/2026", "Line one\nline two, too"])
+    return ("\ufeff" + out.getvalue()).encode("utf-8")
+
+
+LUMA_PEOPLE = [  # (first name, last name, approval_status)
+    ("Lena", "Fischer", "approved"), ("Omar", "Haddad", "waitlist"), ("Jo", "Kim", "declined"),
+    ("Ravi", "Shah", "pending_approval"), ("Mia", "Rossi", "invited"), ("Sam", "Lee", "approved"),
+]  # fmt: skip
+
+
+def luma_csv(people=LUMA_PEOPLE):
+    """Luma's guest CSV: one api_id per guest (the same in a newer export), a registration question."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(LUMA_HEADER)
+    for first, last, status in people:
+        writer.writerow(
+            [f"gst-{first}{last}aBcD", f"{first} {last}", first, last, f"{first.lower()}@example.org", "",
+             "2026-11-18T09:30:00.000Z", status, "", "Standard", "Rust"]
+        )  # fmt: skip
+    return out.getvalue().encode("utf-8")
+
+
+def xlsx(rows):
+    book = Workbook()
+    sheet = book.active
+    for row in rows:
+        sheet.append(row)
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def spanish_excel(
+    people=(("José", "Núñez", "Sí"), ("María", "Peña Ibáñez", ""), ("Álvaro", "Gómez", "lista de espera")),
+):
+    """A list saved by Spanish Excel: Windows-1252, semicolons, Spanish headers and statuses."""
+    lines = ["Nombre;Apellidos;Correo electrónico;Estado"]
+    lines += [f"{first};{last};{first.lower()}@example.es;{status}" for first, last, status in people]
+    return ("\r\n".join(lines) + "\r\n").encode("cp1252")

@@ -1,7 +1,6 @@
 """POST .../meetups/import and .../meetups/<id>/import: guest lists from the files organizers download.
-Fixtures are built here, in each format's real column names and value shapes, with invented people."""
+Fixtures come from helpers.py, in each format's real column names and value shapes, with invented people."""
 
-import csv
 import io
 import socket
 import zipfile
@@ -9,70 +8,23 @@ from urllib.parse import urlsplit
 
 import pytest
 import requests
-from helpers import ENGINES, at_once, auth, events
-from openpyxl import Workbook
+from fake_meetup import FakeMeetup
+from helpers import (
+    ENGINES,
+    PEOPLE,
+    at_once,
+    auth,
+    events,
+    luma_csv,
+    meetup_csv,
+    meetup_xls,
+    spanish_excel,
+    xlsx,
+)
+from webtest import TestApp
 
+from doorapp.app import create_app
 from doorapp.models import Guest, MeetupGuest, Org
-
-MEETUP_XLS_HEADER = [
-    "Name", "User ID", "Title", "Event Host", "RSVP", "Guests", "RSVPed on", "Joined Group on",
-    "URL of Member Profile", "Notes",
-]  # fmt: skip
-LUMA_HEADER = [
-    "api_id", "name", "first_name", "last_name", "email", "phone_number", "created_at", "approval_status",
-    "checked_in_at", "ticket_name", "What do you hope to learn?",
-]  # fmt: skip
-PEOPLE = [  # (name, member id, RSVP, guests)
-    ("Ana García", 12537919, "Yes", 1),
-    ("Tomás O'Neill, Jr.", 20000002, "Yes", 0),
-    ('=HYPERLINK("http://x")', 20000003, "Waitlist", 0),
-    ("Wei Zhang", 20000004, "No", 0),
-    ("Priya Raman", 20000005, "Yes", 2),
-]
-
-
-def meetup_xls(people=PEOPLE, bom=True):
-    """Meetup's older export: tab-separated text named .xls."""
-    lines = ["\t".join(MEETUP_XLS_HEADER)]
-    for name, member, rsvp, guests in people:
-        url = f"https://www.meetup.com/members/{member}/"
-        lines.append(f"{name}\tuser {member}\t\tNo\t{rsvp}\t{guests}\t11/20/2026\t03/14/2024\t{url}\t")
-    return (("\ufeff" if bom else "") + "\r\n".join(lines) + "\r\n").encode("utf-8")
-
-
-def meetup_csv(people=PEOPLE):
-    """Meetup's newer CSV: quoted names with commas, an event question whose answers span lines."""
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["Name", "User ID", "RSVP", "Guests", "RSVPed on", "What brings you here?"])
-    for name, member, rsvp, guests in people:
-        writer.writerow([name, f"user {member}", rsvp, guests, "11/19/2026", "Line one\nline two, too"])
-    return ("\ufeff" + out.getvalue()).encode("utf-8")
-
-
-def luma_csv():
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(LUMA_HEADER)
-    for i, (first, last, status) in enumerate(
-        [("Lena", "Fischer", "approved"), ("Omar", "Haddad", "waitlist"), ("Jo", "Kim", "declined"),
-         ("Ravi", "Shah", "pending_approval"), ("Mia", "Rossi", "invited"), ("Sam", "Lee", "approved")]
-    ):  # fmt: skip
-        writer.writerow(
-            [f"gst-{i:04d}aBcD", f"{first} {last}", first, last, f"{first.lower()}@example.org", "",
-             "2026-11-18T09:30:00.000Z", status, "", "Standard", "Rust"]
-        )  # fmt: skip
-    return out.getvalue().encode("utf-8")
-
-
-def xlsx(rows):
-    book = Workbook()
-    sheet = book.active
-    for row in rows:
-        sheet.append(row)
-    out = io.BytesIO()
-    book.save(out)
-    return out.getvalue()
 
 
 def url(org, meetup=None, preview=False):
@@ -85,7 +37,10 @@ def post(client, org, data, filename="attendees.xls", meetup=None, preview=False
         fields = {"name": "Night Owls #12", "date": "2026-11-21T19:00:00Z", **fields}
     expected = status or (200 if preview or meetup else 201)
     return client.post(
-        url(org, meetup, preview), {**fields}, upload_files=[("file", filename, data)], status=expected
+        url(org, meetup, preview),
+        {k: v for k, v in fields.items() if v is not None},  # None: left out of the form
+        upload_files=[("file", filename, data)],
+        status=expected,
     )
 
 
@@ -154,7 +109,8 @@ def test_a_meetup_row_is_the_meetup_adapters_member(door, org, monkeypatch):
 
 def test_preview_stores_nothing(door, org):
     report = post(door, org, meetup_csv(), "export.csv", preview=True).json
-    assert list(report) == ["import"] and report["import"]["added"] == 4
+    assert list(report) == ["import", "event"] and report["import"]["added"] == 4
+    assert report["event"] == {"name": "Night Owls #12", "date": "2026-11-21T19:00:00Z", "platform_url": None}
     assert report["import"]["first_rows"][0] == {
         "row": 2,
         "name": "Ana García",
@@ -205,8 +161,7 @@ def test_a_luma_csv(door, org):
 @pytest.mark.parametrize(
     "data",
     [
-        "Nombre;Apellidos;Correo electrónico;Estado\r\nJosé;Núñez;jose@example.es;Sí\r\n"
-        "María;Peña Ibáñez;maria@example.es;\r\nÁlvaro;Gómez;;lista de espera\r\n".encode("cp1252"),
+        spanish_excel(),
         "Nombre\tApellidos\r\nJosé\tNúñez\r\nMaría\tPeña Ibáñez\r\nÁlvaro\tGómez\r\n".encode("utf-16"),
     ],
     ids=["spanish-excel-cp1252-semicolons", "utf16-tabs"],
@@ -225,6 +180,50 @@ def test_an_xlsx_with_a_title_row(door, org):
     reply = post(door, org, data, "club.xlsx").json
     assert reply["import"]["columns"]["name"] == ["First Name", "Last Name"]
     assert reply["import"]["problems"] == [] and list(listed(reply["meetup"])) == ["Ida Lund"]
+
+
+def title_row_xlsx(people):
+    """An .xlsx with a title and a blank row above its header, as clubs keep them."""
+    rows = [["Book club, November"], [], ["First Name", "Last Name", "Email", "Guests"]]
+    return xlsx(
+        rows + [[first, last, f"{first.lower()}@example.se", guests] for first, last, guests in people]
+    )
+
+
+NEWER_FILES = {  # kind: (file name, the first export, the next day's: first kept, second gone or No, one new)
+    "luma": (
+        "guests.csv",
+        luma_csv([("Lena", "Fischer", "approved"), ("Omar", "Haddad", "approved")]),
+        luma_csv(
+            [("Lena", "Fischer", "approved"), ("Omar", "Haddad", "declined"), ("Sam", "Lee", "approved")]
+        ),
+    ),
+    "spanish-excel": (
+        "lista.csv",
+        spanish_excel([("José", "Núñez", "Sí"), ("María", "Peña Ibáñez", "Sí")]),
+        spanish_excel([("José", "Núñez", "Sí"), ("María", "Peña Ibáñez", "No"), ("Álvaro", "Gómez", "Sí")]),
+    ),
+    "xlsx-title-row": (
+        "club.xlsx",
+        title_row_xlsx([("Ida", "Lund", 0), ("Per", "Ek", 0)]),
+        title_row_xlsx([("Ida", "Lund", 1), ("Alva", "Berg", 0)]),
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", NEWER_FILES)
+def test_each_kind_of_file_is_updated_by_its_newer_export_like_a_meetup_one(door, org, kind):
+    name, first, newer = NEWER_FILES[kind]
+    meetup = post(door, org, first, name).json["meetup"]
+    arrived = sorted(listed(meetup))[0]  # the one each newer file keeps
+    guest = Guest.get(Guest.displayname == arrived).platform_user_id
+    door.post_json(f"/organizations/{org.id}/meetups/{meetup['id']}/guests/{guest}/checkin", {}, status=200)
+    report = post(door, org, newer, name, meetup=meetup).json["import"]
+    assert (report["added"], report["cancelled"]) == (1, 1)
+    states = listed(meetup)
+    assert states[arrived][3] is True and states[arrived][0] is False  # the arrival is kept
+    assert sum(cancelled for cancelled, *_ in states.values()) == 1 and len(states) == 3
+    assert Guest.select().count() == 3  # nobody twice
 
 
 def test_ambiguous_name_columns_can_be_chosen(door, org):
@@ -252,6 +251,77 @@ def test_update_of_a_finalized_meetup_is_refused(door, boss, org):
 def test_name_and_date_are_required_without_a_platform_url(door, org):
     reply = door.post(url(org), upload_files=[("file", "a.csv", b"Name\nIda\n")], status=422).json
     assert [e["loc"] for e in reply["errors"]] == [["body", "name"], ["body", "date"]]
+
+
+def on_platform(fake, config, user, as_user):
+    """A client of `user` on an app (the same database) whose platform is `fake`."""
+    client = TestApp(create_app(fake.configure(config)))
+    client.authorization = as_user(user).authorization
+    return client
+
+
+def test_an_event_url_of_the_platform_gives_the_name_and_date(fake_platform, config, staff, as_user, org):
+    door = on_platform(fake_platform, config, staff, as_user)
+    fake_platform.add_event("night-owls", "winter-social", "Winter social", "2026-12-12T19:30:00Z")
+    typed = f"{fake_platform.web_url}/+night-owls/winter-social/?utm_source=mail"
+    preview = post(door, org, meetup_csv(), "a.csv", preview=True, name=None, date=None, platform_url=typed)
+    assert preview.json["event"] == {
+        "name": "Winter social",
+        "date": "2026-12-12T19:30:00Z",
+        "platform_url": f"{fake_platform.web_url}/night-owls/winter-social",
+    }
+    meetup = post(door, org, meetup_csv(), "a.csv", name=None, date=None, platform_url=typed).json["meetup"]
+    assert {k: meetup[k] for k in ("name", "date", "platform_url")} == preview.json["event"]
+    again = post(door, org, meetup_csv(), "a.csv", date=None, platform_url=typed, status=409).json
+    assert again["code"] == "duplicate_meetup"  # the same event, however its URL was typed
+
+
+def test_a_name_of_ones_own_overrides_the_events_title(fake_platform, config, staff, as_user, org):
+    door = on_platform(fake_platform, config, staff, as_user)
+    typed = fake_platform.add_event("night-owls", "brunch", "Brunch", "2026-12-13T10:00:00Z")
+    meetup = post(door, org, luma_csv(), "g.csv", name="Owls brunch", date=None, platform_url=typed).json
+    assert (meetup["meetup"]["name"], meetup["meetup"]["date"]) == ("Owls brunch", "2026-12-13T10:00:00Z")
+
+
+def test_an_event_the_platform_does_not_have_is_404(fake_platform, config, staff, as_user, org):
+    door = on_platform(fake_platform, config, staff, as_user)
+    typed = f"{fake_platform.web_url}/night-owls/no-such-event"
+    for preview in (True, False):
+        reply = post(
+            door, org, meetup_csv(), "a.csv", preview=preview, status=404, name=None, platform_url=typed
+        ).json
+        assert reply["code"] == "platform_event_not_found"
+    assert door.get(f"/organizations/{org.id}/meetups/").json["total"] == 0
+
+
+def test_a_url_of_elsewhere_is_kept_but_fills_nothing_in(door, org):
+    luma = "https://lu.ma/owls-winter"
+    reply = post(door, org, luma_csv(), "g.csv", name=None, date=None, platform_url=luma, status=422).json
+    assert [e["loc"] for e in reply["errors"]] == [
+        ["body", "platform_url"],
+        ["body", "name"],
+        ["body", "date"],
+    ]
+    preview = post(door, org, luma_csv(), "g.csv", preview=True, name=None, date=None, platform_url=luma).json
+    assert preview["event"] == {"name": None, "date": None, "platform_url": luma}
+    assert preview["import"]["added"] == 3  # a preview needs no name or date
+    meetup = post(door, org, luma_csv(), "g.csv", platform_url=luma).json["meetup"]
+    assert (meetup["name"], meetup["platform_url"]) == ("Night Owls #12", luma)
+
+
+def test_a_meetup_export_with_its_event_url_on_the_meetup_platform(config, staff, as_user, org):
+    """The file of an event the `meetup` platform reads: the event gives the name and date, and each row
+    is that member, the guest a sync of the same event would bring."""
+    with FakeMeetup() as fake:
+        fake.add_group("night-owls")
+        fake.add_member(12537919, "Ana García", "ana", groups=["night-owls"])
+        typed = fake.add_event("night-owls", "301", "Summer social", "2026-12-05T21:00:00+01:00", [12537919])
+        door = on_platform(fake, config, staff, as_user)
+        reply = post(door, org, meetup_xls(), name=None, date=None, platform_url=typed).json
+    assert reply["meetup"]["name"] == "Summer social" and reply["meetup"]["date"] == "2026-12-05T20:00:00Z"
+    assert reply["meetup"]["platform_url"] == "https://www.meetup.com/night-owls/events/301"
+    ana = Guest.get_by_id(12537919)
+    assert (ana.displayname, ana.is_local) == ("Ana García", False)
 
 
 def test_a_multipart_body_without_its_boundary_is_400(door, org):
@@ -283,23 +353,23 @@ def zip_bomb():
 
 
 @pytest.mark.parametrize(
-    ("data", "words"),
+    ("data", "words", "found"),
     [
-        (b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + bytes(range(256)) * 40, "JPEG picture"),
-        (b"\x89PNG\r\n\x1a\n" + bytes(2000), "PNG picture"),
-        (b"", "empty"),
-        (b"   \r\n\r\n", "empty"),
-        (b"PK\x03\x04 broken", "damaged"),
-        (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600), "old binary Excel"),
-        (b"%PDF-1.7\n", "PDF"),
-        (bytes(range(256)) * 40, "not text"),
-        (b"colour,size\nred,4\n", "No column of names"),
+        (b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + bytes(range(256)) * 40, "JPEG picture", "picture"),
+        (b"\x89PNG\r\n\x1a\n" + bytes(2000), "PNG picture", "picture"),
+        (b"", "empty", "empty"),
+        (b"   \r\n\r\n", "empty", "empty"),
+        (b"PK\x03\x04 broken", "damaged", "damaged"),
+        (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(600), "old binary Excel", "old_excel"),
+        (b"%PDF-1.7\n", "PDF", "pdf"),
+        (bytes(range(256)) * 40, "not text", "not_text"),
+        (b"colour,size\nred,4\n", "No column of names", "no_name_column"),
     ],
     ids=["photo", "png", "empty", "blank", "broken-xlsx", "old-xls", "pdf", "binary", "no-name-column"],
 )
-def test_a_file_that_is_no_guest_list_is_a_clear_422(door, org, data, words):
+def test_a_file_that_is_no_guest_list_is_a_clear_422(door, org, data, words, found):
     reply = post(door, org, data, "upload.bin", status=422).json
-    assert reply["code"] == "unreadable_file" and words in reply["detail"]
+    assert reply["code"] == "unreadable_file" and words in reply["detail"] and reply["found"] == found
     assert "Upload" in reply["detail"] or "column" in reply["detail"]
 
 
@@ -333,7 +403,10 @@ def test_bad_rows_are_problems_not_refusals(door, org):
         "Zoe,0",
     ]  # fmt: skip
     report = post(door, org, "\n".join(rows).encode(), "a.csv").json["import"]
-    assert [p["row"] for p in report["problems"]] == [3, 5, 6, 7, 8]
+    assert [(p["row"], p["kind"]) for p in report["problems"]] == [
+        (3, "control_characters"), (5, "guests"), (6, "too_long"), (7, "duplicate"), (8, "guests"),
+    ]  # fmt: skip
+    assert (report["problems"][1]["max"], report["problems"][3]["same_as"]) == (99, 2)
     assert report["added"] == 2 and report["rows"] == 7
 
 

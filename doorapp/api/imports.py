@@ -7,11 +7,12 @@ from datetime import datetime
 
 from bottle import response
 
+from doorapp import platforms
 from doorapp.access import org_member
 from doorapp.api import adapter, endpoint
 from doorapp.api.shapes import meetup_json
 from doorapp.bodies import moment, text
-from doorapp.db import get_or_404
+from doorapp.db import get_or_404, iso, utcnow
 from doorapp.errors import ApiError, invalid, validation_error
 from doorapp.imports import Unreadable, read
 from doorapp.imports.store import store
@@ -30,9 +31,20 @@ class ImportQuery:
 
 @dataclass
 class NewImportForm:
-    name: str | None = text(max_length=255, default=None, doc="The meetup's name.")
-    date: datetime | None = moment("When the meetup starts (ISO 8601).")
-    platform_url: str | None = text(max_length=1024, default=None, doc="The event's page, if it has one.")
+    name: str | None = text(
+        max_length=255,
+        default=None,
+        doc="The meetup's name; absent takes the title of `platform_url`'s event.",
+    )
+    date: datetime | None = moment(
+        "When the meetup starts (ISO 8601); absent takes `platform_url`'s event's."
+    )
+    platform_url: str | None = text(
+        max_length=1024,
+        default=None,
+        doc="The event's page, if it has one: where the configured platform can read it, the meetup "
+        "takes its name and date from there when they are not given.",
+    )
     columns: str | None = text(max_length=1024, default=None, doc=COLUMNS_DOC)
 
 
@@ -46,7 +58,9 @@ def sheet_of(upload, columns):
     try:
         return read(upload.data, [c for c in columns.split(",") if c.strip()] if columns else None)
     except Unreadable as error:
-        raise ApiError(422, "unreadable_file", error.args[0], file=upload.filename) from None
+        raise ApiError(
+            422, "unreadable_file", error.args[0], file=upload.filename, found=error.found
+        ) from None
 
 
 def answer(meetup, report):
@@ -58,6 +72,30 @@ def meetup_ids():
     return adapter().name == "meetup"
 
 
+def new_meetup(body, preview):
+    """{name, date, platform_url} of the meetup to create, None where still unknown. An event URL of the
+    configured platform is kept normalised, and a missing name or date is read from its event (no
+    transaction is open while the platform answers); any other URL is kept as typed. A create needs a name
+    and a date (422 naming each missing one, and a URL that could have given them); a preview does not."""
+    url, missing = body.platform_url, [f for f in ("name", "date") if getattr(body, f) is None]
+    refused = []
+    if url:
+        try:
+            url = adapter().event_url(url)
+        except ApiError as error:
+            if error.code != "validation_error":
+                raise
+            refused = error.extensions["errors"]  # not the platform's: it cannot fill anything in
+    found = {"name": body.name, "date": body.date, "platform_url": url}
+    if url and missing and not refused:
+        event = adapter().event(url)
+        found["name"], found["date"] = body.name or event.title[:255], body.date or event.date
+    elif missing and not preview:
+        required = [invalid(("body", f), "missing", "Required without an event URL.") for f in missing]
+        raise validation_error([*refused, *required])
+    return found
+
+
 @endpoint(
     "POST",
     "/organizations/<org_id>/meetups/import",
@@ -67,23 +105,24 @@ def meetup_ids():
     media="multipart",
     status=201,
     tx=False,
-    errors=("duplicate_meetup", "meetup_finalized", "not_found", "unreadable_file"),
+    errors=(*platforms.ERRORS, "duplicate_meetup", "meetup_finalized", "not_found", "unreadable_file"),
 )
 def import_meetup(org_id, body, query, upload, user):
-    """Create a meetup from a guest list file (Meetup's attendee export, Luma's guest CSV, a spreadsheet);
-    `?preview=true` answers the report and stores nothing."""
+    """Create a meetup from a guest list file (Meetup's attendee export, Luma's guest CSV, a spreadsheet).
+
+    `?preview=true` answers the report, and `event`: the name, date and platform URL the meetup would get
+    (null where neither the form nor the platform gave one: a preview needs none), and stores nothing."""
     get_or_404(Org, org_id, "organization")
-    missing = [invalid(("body", f), "missing", "Required.") for f in ("name", "date") if not getattr(body, f)]
-    if missing:
-        raise validation_error(missing)
+    found = new_meetup(body, query.preview)
     sheet = sheet_of(upload, body.columns)
-    create = {"name": body.name, "date": body.date, "platform_url": body.platform_url}
+    create = {**found, "name": found["name"] or "", "date": found["date"] or utcnow()}
     meetup, report = store(
         org_id, sheet, user, upload.filename, meetup_ids(), create=create, preview=query.preview
     )
-    if query.preview:
-        response.status = 200  # nothing was created
-    return answer(meetup, report)
+    if not query.preview:
+        return answer(meetup, report)
+    response.status = 200  # nothing was created
+    return {"import": report, "event": {**found, "date": iso(found["date"])}}
 
 
 @endpoint(
@@ -97,8 +136,10 @@ def import_meetup(org_id, body, query, upload, user):
     errors=("duplicate_meetup", "meetup_finalized", "not_found", "unreadable_file"),
 )
 def import_meetup_update(org_id, meetup_id, body, query, upload, user):
-    """Update a meetup's list from a newer file of the same event, as a sync would (check-ins untouched,
-    nothing stored unless the whole file reads); `?preview=true` answers the report and stores nothing."""
+    """Update a meetup's list from a newer file of the same event, as a sync would.
+
+    Check-ins are never touched, and nothing is stored unless the whole file reads; `?preview=true` answers
+    the report and stores nothing."""
     sheet = sheet_of(upload, body.columns)
     meetup, report = store(
         org_id, sheet, user, upload.filename, meetup_ids(), meetup_id=meetup_id, preview=query.preview

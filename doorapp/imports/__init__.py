@@ -31,12 +31,13 @@ def read(data, name_columns=None):
         return recognise(rows, name_columns)
     except NoHeader as error:
         if error.args:
-            raise Unreadable(error.args[0]) from None
+            raise Unreadable(error.args[0], "no_such_column") from None
         top = next((r for r in rows if any(c.strip() for c in r)), [])
         seen = ", ".join(c.strip()[:30] for c in top[:6] if c.strip()) or "nothing"
         raise Unreadable(
             f"No column of names was found (the first row holds: {seen}). A guest list needs a column "
-            "headed Name or Nombre, or First Name and Last Name."
+            "headed Name or Nombre, or First Name and Last Name.",
+            "no_name_column",
         ) from None
 
 

@@ -17,35 +17,48 @@ UPLOAD = (
     "Upload the attendee list as downloaded: Meetup's .xls or .csv, Luma's guest CSV, or a spreadsheet "
     "saved as .csv or .xlsx."
 )
-SIGNATURES = (  # (leading bytes, what they are)
-    (b"\xff\xd8\xff", "a JPEG picture"),
-    (b"\x89PNG", "a PNG picture"),
-    (b"GIF8", "a GIF picture"),
-    (b"RIFF", "a picture or sound file"),
-    (b"%PDF", "a PDF document"),
-    (b"\xd0\xcf\x11\xe0", "an old binary Excel workbook (save it as .xlsx or CSV)"),
-    (b"\x1f\x8b", "a compressed (gzip) file"),
+SIGNATURES = (  # (leading bytes, what they are, its `found` word)
+    (b"\xff\xd8\xff", "a JPEG picture", "picture"),
+    (b"\x89PNG", "a PNG picture", "picture"),
+    (b"GIF8", "a GIF picture", "picture"),
+    (b"RIFF", "a picture or sound file", "picture"),
+    (b"%PDF", "a PDF document", "pdf"),
+    (b"\xd0\xcf\x11\xe0", "an old binary Excel workbook (save it as .xlsx or CSV)", "old_excel"),
+    (b"\x1f\x8b", "a compressed (gzip) file", "compressed"),
 )
 HEIC = (b"ftypheic", b"ftypheix", b"ftypmif1", b"ftypavif")
 
 csv.field_size_limit(MAX_CELL)
 
 
+FOUND = (  # what an unreadable file was found to be (doorapp.imports.read adds the last two)
+    *dict.fromkeys(sign[2] for sign in SIGNATURES),
+    *("empty", "not_text", "damaged", "zip", "too_large", "too_many_rows", "not_csv"),
+    *("no_name_column", "no_such_column"),
+)
+
+
 class Unreadable(Exception):
-    """The file is not a guest list; args[0] says what was found, in a sentence a person can act on."""
+    """The file is not a guest list; args[0] says what was found, in a sentence a person can act on, and
+    `found` in one word (FOUND) for a client that words it in its language."""
+
+    def __init__(self, message, found):
+        assert found in FOUND, found
+        super().__init__(message)
+        self.found = found
 
 
 def table(data):
     """The file's rows, each a list of strings (blank rows included, so that row numbers are the file's)."""
     if not data.strip():
-        raise Unreadable(f"The file is empty. {UPLOAD}")
+        raise Unreadable(f"The file is empty. {UPLOAD}", "empty")
     if data.startswith(b"PK\x03\x04"):
         return xlsx_rows(data)
-    found = next((what for start, what in SIGNATURES if data.startswith(start)), None)
+    found = next((sign[1:] for sign in SIGNATURES if data.startswith(sign[0])), None)
     if found is None and data[4:12] in HEIC:
-        found = "a phone photo (HEIC)"
+        found = ("a phone photo (HEIC)", "picture")
     if found:
-        raise Unreadable(f"This is {found}, not a guest list. {UPLOAD}")
+        raise Unreadable(f"This is {found[0]}, not a guest list. {UPLOAD}", found[1])
     return text_rows(decode(data))
 
 
@@ -62,7 +75,7 @@ def decode(data):
         text = data.decode(_encoding(data), errors="replace")  # no UTF-8 at all: a legacy code page
     # else UTF-8, maybe with a few broken bytes (an encoded surrogate): U+FFFD marks them, row by row
     if text.count("\x00") > len(text) // 10:  # binary, or UTF-16 without its mark
-        raise Unreadable(f"The file is not text or a spreadsheet. {UPLOAD}")
+        raise Unreadable(f"The file is not text or a spreadsheet. {UPLOAD}", "not_text")
     return text
 
 
@@ -71,7 +84,7 @@ def _encoding(data):
     reads as well in Central European cp1250 (Núñez as Núńez), but Excel saves cp1252 in Western locales."""
     matches = list(charset_normalizer.from_bytes(data[:200_000]))
     if not matches:
-        raise Unreadable(f"The file is not text or a spreadsheet. {UPLOAD}")
+        raise Unreadable(f"The file is not text or a spreadsheet. {UPLOAD}", "not_text")
     fits = [m.encoding for m in matches]
     return "cp1252" if "cp1252" in fits else fits[0]
 
@@ -88,9 +101,13 @@ def text_rows(text):
         for row in reader:
             rows.append(row)
             if len(rows) > MAX_ROWS + 20:
-                raise Unreadable(f"The file has more than {MAX_ROWS:,} rows; a guest list has fewer.")
+                raise Unreadable(
+                    f"The file has more than {MAX_ROWS:,} rows; a guest list has fewer.", "too_many_rows"
+                )
     except csv.Error as error:
-        raise Unreadable(f"Line {reader.line_num} of the file cannot be read as CSV ({error}).") from None
+        raise Unreadable(
+            f"Line {reader.line_num} of the file cannot be read as CSV ({error}).", "not_csv"
+        ) from None
     return rows
 
 
@@ -105,14 +122,17 @@ def xlsx_rows(data):
         archive = zipfile.ZipFile(io.BytesIO(data))
         parts = archive.infolist()
     except (zipfile.BadZipFile, ValueError):
-        raise Unreadable(f"The file looks like an .xlsx workbook but is damaged. {UPLOAD}") from None
+        raise Unreadable(
+            f"The file looks like an .xlsx workbook but is damaged. {UPLOAD}", "damaged"
+        ) from None
     expanded = sum(p.file_size for p in parts)
     if expanded > MAX_XLSX_EXPANDED or any(
         p.file_size > MAX_XLSX_RATIO * max(p.compress_size, 1) + 1024 * 1024 for p in parts
     ):
-        raise Unreadable("The workbook unpacks to far more than a guest list; save it as CSV and try again.")
+        message = "The workbook unpacks to far more than a guest list; save it as CSV and try again."
+        raise Unreadable(message, "too_large")
     if not any(p.filename.startswith("xl/worksheets/") for p in parts):
-        raise Unreadable(f"The file is a zip archive, not an .xlsx workbook. {UPLOAD}")
+        raise Unreadable(f"The file is a zip archive, not an .xlsx workbook. {UPLOAD}", "zip")
     return _sheet(data)
 
 
@@ -125,13 +145,15 @@ def _sheet(data):
         for values in book.worksheets[0].iter_rows(values_only=True):
             rows.append(["" if v is None else _cell_text(v) for v in values])
             if len(rows) > MAX_ROWS + 20:
-                raise Unreadable(f"The workbook has more than {MAX_ROWS:,} rows; a guest list has fewer.")
+                message = f"The workbook has more than {MAX_ROWS:,} rows; a guest list has fewer."
+                raise Unreadable(message, "too_many_rows")
         book.close()
         return rows
     except Unreadable:
         raise
     except Exception:  # openpyxl raises many kinds (KeyError, XML errors, ValueError) for a damaged file
-        raise Unreadable(f"The file looks like an .xlsx workbook but cannot be read. {UPLOAD}") from None
+        message = f"The file looks like an .xlsx workbook but cannot be read. {UPLOAD}"
+        raise Unreadable(message, "damaged") from None
 
 
 def _cell_text(value):

@@ -23,6 +23,7 @@ EMAIL = ("email", "e-mail", "email address", "correo", "correo electronico", "ma
 STATUS = ("status", "rsvp", "approval_status", "estado", "asistencia", "response", "respuesta")
 GUESTS = ("guests", "plus ones", "+1", "invitados", "acompanantes", "acompanante")
 
+FORMATS = ("meetup", "luma", "table")
 EXPECTED, WAITLISTED, NOT_EXPECTED = "expected", "waitlisted", "not_expected"
 STATUSES = {
     EXPECTED: ("", "yes", "si", "approved", "going", "attending", "confirmed", "confirmado", "y", "1"),
@@ -64,8 +65,22 @@ class Sheet:
     choices: list = field(default_factory=list)  # other name columns the person may pick instead
 
 
+PROBLEMS = ("no_name", "not_text", "control_characters", "too_long", "unknown_status", "guests", "duplicate")
+PROBLEMS += ("unreadable",)  # any other reason a row cannot be read
+
+
 class NoHeader(Exception):
     """No row near the top names the guests' column."""
+
+
+class Problem(ValueError):
+    """A row that cannot be used: args[0] says why in English, `kind` in one word (PROBLEMS) and its
+    `details`, for clients that say it in another language."""
+
+    def __init__(self, message, kind, **details):
+        assert kind in PROBLEMS, kind
+        super().__init__(message)
+        self.kind, self.details = kind, details
 
 
 def fold(text):
@@ -101,11 +116,14 @@ def recognise(rows, name_columns=None):
         try:
             entry = read_row(kind, roles, row, number)
         except ValueError as problem:
-            sheet.problems.append({"row": number, "message": problem.args[0]})
+            kind, details = getattr(problem, "kind", "unreadable"), getattr(problem, "details", {})
+            sheet.problems.append({"row": number, "message": problem.args[0], "kind": kind, **details})
             continue
         if entry.key in seen:
             message = f"The same guest as row {seen[entry.key]}; this row was left out."
-            sheet.problems.append({"row": number, "message": message})
+            sheet.problems.append(
+                {"row": number, "message": message, "kind": "duplicate", "same_as": seen[entry.key]}
+            )
             continue
         seen[entry.key] = number
         sheet.entries.append(entry)
@@ -165,16 +183,18 @@ def read_row(kind, roles, row, number):
     """The Entry of one data row; ValueError(message) when it cannot be one."""
     name = " ".join(_cell(row, c) for c in roles["name"] if _cell(row, c))
     if not name:
-        raise ValueError("No name in this row; it was left out.")
+        raise Problem("No name in this row; it was left out.", "no_name")
     if CONTROL.search(name):
-        raise ValueError("The name holds control characters; this row was left out.")
+        raise Problem("The name holds control characters; this row was left out.", "control_characters")
     if "\ufffd" in name or name.encode("utf-8", errors="ignore").decode() != name:  # a lone surrogate
-        raise ValueError("The name holds bytes that are not text; this row was left out.")
+        raise Problem("The name holds bytes that are not text; this row was left out.", "not_text")
     if len(name) > MAX_NAME:
-        raise ValueError(f"The name is longer than {MAX_NAME} characters; this row was left out.")
+        message = f"The name is longer than {MAX_NAME} characters; this row was left out."
+        raise Problem(message, "too_long", max=MAX_NAME)
     raw_status = fold(_cell(row, roles.get("status")))
     if raw_status not in STATUS_OF:
-        raise ValueError(f"Unknown status {_cell(row, roles['status'])[:40]!r}; this row was left out.")
+        value = _cell(row, roles["status"])[:40]
+        raise Problem(f"Unknown status {value!r}; this row was left out.", "unknown_status", value=value)
     entry = Entry(number, "", name, STATUS_OF[raw_status], _guests(_cell(row, roles.get("guests"))))
     entry.rsvp_time = _moment(_cell(row, roles.get("rsvp_time")))
     entry.key = _key(kind, roles, row, entry)
@@ -198,8 +218,10 @@ def _key(kind, roles, row, entry):
 def _guests(text):
     if not text:
         return 0
-    if not text.isdigit() or int(text) > MAX_GUESTS:
-        raise ValueError(f"Guests must be a number from 0 to {MAX_GUESTS}; this row was left out.")
+    # "²" is a digit to isdigit() but not to int(); a million digits are past int()'s own limit
+    if not (text.isascii() and text.isdigit()) or len(text) > 4 or int(text) > MAX_GUESTS:
+        message = f"Guests must be a number from 0 to {MAX_GUESTS}; this row was left out."
+        raise Problem(message, "guests", max=MAX_GUESTS)
     return int(text)
 
 

@@ -30,7 +30,7 @@ def test_a_phone_scans_a_door_pass_checks_guests_in_and_stops_when_it_is_revoked
     address = decoded_qr(qr.screenshot())
     assert address == laptop.get_by_label("Pairing address").input_value()
 
-    phone = browser.page(viewport=PHONE, path=None, locale="es-ES", has_touch=True)
+    phone = browser.page(viewport=PHONE, path=None, locale="es-ES", touch=True)
     phone.goto(address)
     expect(phone.locator("#door-results > li").first).to_be_visible()
     expect(phone.locator("html")).to_have_attribute("lang", "es")

@@ -8,63 +8,13 @@ import pytest
 from helpers import PASSWORD
 from playwright.sync_api import expect
 
-from browser.support import DESKTOP, PHONE, local_storage_token, screenshot
+from browser.support import DESKTOP, PHONE, local_storage_token, no_english, screenshot
 from doorapp.api.setup import issue_setup_code
-from doorapp.models import Guest, Meetup, MeetupGuest, Org, User
+from doorapp.models import MeetupGuest
 
 pytestmark = pytest.mark.browser
 
 SPANISH = "es-ES"
-# English words that are not Spanish ones: one on a Spanish screen is a string the catalogue missed.
-ENGLISH = set(
-    """the and of to is are with your you this that yet have was were will cannot not from for by
-at in on or an be there here please sign check checked undo search loading nobody none never show guest guests
-meetups staff banned arrived expected walk sync synced password username members member organization
-organizations back open add remove copy done save cancel reason waiting pending finalize finalized summary
-audit log people arrivals first last new any anyone type rsvp rsvps ban unban excuse excused attended
-cancelled approve approved disable enable all""".split()
-)
-WORD = re.compile(r"[^\W\d_]+")
-VISIBLE = """() => {
-  const texts = [document.title];
-  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  while (walk.nextNode()) {
-    const element = walk.currentNode.parentElement;
-    if (!element || element.closest("code, script, style, noscript, [hidden]")) continue;
-    if (!element.closest("option") && !element.getClientRects().length) continue;
-    texts.push(walk.currentNode.textContent);
-  }
-  for (const element of document.querySelectorAll("[aria-label], [title], [placeholder], [alt]")) {
-    if (element.closest("[hidden]")) continue;
-    for (const name of ["aria-label", "title", "placeholder", "alt"]) {
-      texts.push(element.getAttribute(name) || "");
-    }
-  }
-  return texts;
-}"""
-
-
-def english_left(page):
-    """The English words on the screen once the data (names of guests, users, meetups, orgs) is taken out."""
-    data = [name for g in Guest.select() for name in (g.displayname, f"@{g.username}")]
-    data += [u.username for u in User.select()] + [o.name for o in Org.select()]
-    data += [m.name for m in Meetup.select()]
-    found = set()
-    for text in page.evaluate(VISIBLE):
-        for known in sorted(filter(None, data), key=len, reverse=True):
-            text = text.replace(known, " ")
-        found |= {word for word in WORD.findall(text) if word.lower() in ENGLISH}
-    return sorted(found)
-
-
-def no_english(page):
-    """No English on the screen, and the Spanish (longer) fits it: nothing runs off the side."""
-    page.wait_for_timeout(50)  # a toast or a re-render just started settles
-    assert english_left(page) == [], page.url
-    wide = page.evaluate("""() => [...document.querySelectorAll("body *")]
-      .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
-      .map((e) => `${e.tagName}.${e.className}: ${e.textContent.slice(0, 40)}`)""")
-    assert wide == [], f"{page.url}: {wide}"
 
 
 def test_a_door_evening_in_spanish_reads_in_spanish_from_setup_to_finalize(browser, root, make_user):

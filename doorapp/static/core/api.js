@@ -110,12 +110,13 @@ async function problemFrom(reply) {
   });
 }
 
-// request(method, path, {json, form, auth, etag, accept, headers, as}) -> parsed JSON, null for 204,
+// request(method, path, {json, form, files, auth, etag, accept, headers, as}) -> parsed JSON, null for 204,
 // or {notModified: true} when `etag` was sent and the server answered 304.
 // With `etag`, a 200 answer is returned as {data, etag}. With `accept` (another type than JSON), the
-// successful Response itself. It goes out only under a token of the account `as` (by default the one this
-// tab shows): under another it is not sent (401 account_changed).
-export async function request(method, path, { json, form, auth = true, etag, accept, headers: extra, as = shown } = {}) {
+// successful Response itself. `files` is a FormData, sent as multipart/form-data (the browser writes its
+// boundary). It goes out only under a token of the account `as` (by default the one this tab shows): under
+// another it is not sent (401 account_changed).
+export async function request(method, path, { json, form, files, auth = true, etag, accept, headers: extra, as = shown } = {}) {
   const headers = { Accept: accept || "application/json", ...extra };
   const options = { method, headers, cache: "no-store" };
   const sent = auth ? token.get() : null;
@@ -130,6 +131,8 @@ export async function request(method, path, { json, form, auth = true, etag, acc
     options.body = JSON.stringify(json);
   } else if (form !== undefined) {
     options.body = new URLSearchParams(form);
+  } else if (files !== undefined) {
+    options.body = files;
   }
   if (etag) headers["If-None-Match"] = etag;
   let reply;
@@ -163,6 +166,13 @@ export const api = {
   post: (path, json, options) => request("POST", path, { ...options, json }),
   patch: (path, json, options) => request("PATCH", path, { ...options, json }),
   del: (path, options) => request("DELETE", path, options),
+  // POST a file with the form's other fields (those empty left out): an import's guest list
+  upload: (path, file, fields = {}) => {
+    const body = new FormData();
+    for (const [name, value] of Object.entries(fields)) if (value) body.append(name, value);
+    body.append("file", file, file.name);
+    return request("POST", path, { files: body });
+  },
 };
 
 // A query string from an object, leaving out empty values.

@@ -1,5 +1,5 @@
 // What the door does (mixed into DoorScreen by screen.js): check in (with the ban override), undo with a
-// reason, link a guest let in by name, sync and finalize. Check-ins and undos go through core/queue.js.
+// reason, link a guest let in by name, sync, update from a newer file and finalize. Check-ins and undos go through core/queue.js.
 import { api } from "../core/api.js";
 import { ask, clear, formatTime, h, toast } from "../core/dom.js";
 import { problemText, t } from "../core/i18n.js";
@@ -7,6 +7,7 @@ import { limits } from "../core/openapi.js";
 import * as queue from "../core/queue.js";
 import { isPass, orgPath } from "../core/session.js";
 import { confirmFinalize } from "../shared/finalize.js";
+import { updateFromFile } from "../shared/import.js";
 import { actorName, named } from "../shared/names.js";
 
 export const actions = {
@@ -148,6 +149,15 @@ export const actions = {
     } finally {
       button.disabled = false;
     }
+  },
+
+  async importNewer() {
+    if (await updateFromFile(this.meetup)) {
+      this.floor = this.fetchId + 1;
+      this.etag = null;
+      await this.poll();
+    }
+    this.search.focus();
   },
 
   async setFinalized(finalize) {

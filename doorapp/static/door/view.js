@@ -57,7 +57,11 @@ export const view = {
     const actions = [];
     if (!m.is_finalized) {
       actions.push(action(t("door.addWalkIn"), () => this.walkIn()));
-      if (!isPass()) actions.push(action(t("door.syncRsvps"), (e) => this.sync(e.currentTarget))); // a pass: the door only
+      if (!isPass()) { // a door pass works the door only: no sync, no import
+        // a meetup from a file has no platform list to sync with; its newer file updates it
+        if (m.platform_url) actions.push(action(t("door.syncRsvps"), (e) => this.sync(e.currentTarget)));
+        actions.push(action(t("import.updateButton"), () => this.importNewer()));
+      }
     }
     if (isOrgAdmin()) {
       actions.push(m.is_finalized
@@ -71,7 +75,8 @@ export const view = {
       h("div", { class: "title" },
         h("h1", {}, m.name),
         h("p", { class: "muted" }, formatDate(m.date),
-          " · ", m.last_synced_at ? t("door.synced", { time: formatTime(m.last_synced_at) }) : t("door.neverSynced"))),
+          " · ", m.last_synced_at ? t(m.platform_url ? "door.synced" : "door.fileRead", { time: formatTime(m.last_synced_at) })
+            : t("door.neverSynced"))),
       m.is_finalized ? h("div", { class: "alert info wide" }, t("door.finalizedNote")) : null);
   },
 
@@ -173,12 +178,14 @@ export const view = {
       onclick: (event) => { if (event.target.tagName !== "BUTTON") this.select(idOf(entry), true); } },
     h("div", { class: "who" },
       h("span", { class: "name" }, shortName(guest)),
-      h("span", { class: "username" }, guest.is_local ? t("guest.notOnPlatform") : "@" + guest.username),
+      // on a list read from a file everyone is "not on the platform": said (and linked) only where others are
+      guest.is_local && !this.meetup.platform_url ? null
+        : h("span", { class: "username" }, guest.is_local ? t("guest.notOnPlatform") : "@" + guest.username),
       rsvp.is_walkin ? h("span", { class: "tag" }, t("door.walkInTag")) : null,
       rowBadges(entry)),
     guest.is_banned ? h("div", { class: "ban" }, h("strong", {}, t("door.banned")), " ", guest.ban_reason || "") : null,
     state,
-    h("div", { class: "act" }, button, guest.is_local && !entry.pending && isOrgAdmin()
+    h("div", { class: "act" }, button, guest.is_local && !entry.pending && isOrgAdmin() && this.meetup.platform_url
       ? h("button", { type: "button", class: "secondary", onclick: () => this.link(guest) }, t("door.linkButton")) : null));
   },
 };

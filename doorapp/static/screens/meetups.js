@@ -1,9 +1,10 @@
-// The current organization's meetups: open a door screen, create one from a platform URL,
-// finalize and unfinalize (admins).
+// The current organization's meetups: open a door screen, create one from a platform URL or from a file
+// (screens/meetups-file.js), finalize and unfinalize (admins).
 import { api } from "../core/api.js";
 import { busy, field, formatDate, formValues, h, toast } from "../core/dom.js";
 import { limits } from "../core/openapi.js";
 import { confirmFinalize } from "../shared/finalize.js";
+import { fileForm } from "./meetups-file.js";
 import { listPanel } from "../shared/list-screen.js";
 import { doorHash, isOrgAdmin, orgPath, platformInfo, session } from "../core/session.js";
 import { problemText, t } from "../core/i18n.js";
@@ -12,8 +13,18 @@ export async function list(view, params, ctx) {
   const meetups = listPanel(ctx, { title: t("meetups.title", { org: session.org.name }), kind: "cards",
     load: async () => (await api.get(orgPath("/meetups/"))).meetups, empty: t("meetups.empty"),
     render: (items, refresh) => items.map((m) => card(m, refresh, ctx)) });
-  const create = await createForm(ctx);
+  const create = h("section", { class: "panel" }, h("h2", {}, t("meetups.new")));
   view.append(meetups.panel, create);
+  const ways = [["platform", t("meetups.fromPlatform"), await createForm(ctx)], ["file", t("meetups.fromFile"), await fileForm(ctx)]];
+  const tabs = h("div", { class: "chips ways", role: "radiogroup", "aria-label": t("meetups.new") });
+  const choose = (chosen) => {
+    for (const [way, , pane] of ways) pane.hidden = way !== chosen;
+    for (const chip of tabs.children) chip.setAttribute("aria-checked", String(chip.dataset.way === chosen));
+  };
+  tabs.append(...ways.map(([way, label]) => h("button", { type: "button", class: "chip", role: "radio", dataset: { way },
+    onclick: () => choose(way) }, label)));
+  create.append(tabs, ...ways.map(([, , pane]) => pane));
+  choose("platform");
   await meetups.refresh();
 }
 
@@ -86,7 +97,7 @@ async function createForm(ctx) {
       ctx.navigate(doorHash(meetup.org_id, meetup.id));
     });
   });
-  return h("section", { class: "panel" }, h("h2", {}, t("meetups.new")), examples, form);
+  return h("div", {}, examples, form);
 }
 
 function shortUrl(url) {
