@@ -5,7 +5,7 @@ the audit log names the pass for everything it did."""
 import pytest
 from playwright.sync_api import expect
 
-from browser.support import PHONE, screenshot
+from browser.support import DESKTOP, PHONE, no_english, screenshot
 from browser.test_door import counter
 from browser.test_door_phone import arrived, check_in_by_username
 from browser.test_onboarding import decoded_qr
@@ -37,6 +37,7 @@ def test_a_phone_scans_a_door_pass_checks_guests_in_and_stops_when_it_is_revoked
     expect(phone.locator("#top")).to_contain_text("Maria's phone")
     assert phone.evaluate("localStorage.getItem('auth_token')").count(".") == 2
     screenshot(phone, "pass-door")
+    no_english(phone, known=["Maria's phone"])
     check_in_by_username(phone, "grace_0")
     expect(counter(phone, "arrived")).to_have_text("1")
 
@@ -58,6 +59,7 @@ def test_a_phone_scans_a_door_pass_checks_guests_in_and_stops_when_it_is_revoked
     check_in_by_username(phone, "oliver_2")
     expect(phone.get_by_role("heading", name="Este pase de puerta ha terminado")).to_be_visible()
     screenshot(phone, "pass-ended")
+    no_english(phone)
     assert phone.evaluate("localStorage.getItem('auth_token')") is None
     assert len(arrived()) == 2
 
@@ -70,3 +72,20 @@ def test_a_phone_scans_a_door_pass_checks_guests_in_and_stops_when_it_is_revoked
         None,
         None,
     ]
+
+
+def test_an_organizer_in_spanish_makes_and_lists_passes_in_spanish(
+    browser, boss_user, org, meetup, token_for
+):
+    for viewport in (DESKTOP, PHONE):
+        page = browser.page(
+            token=token_for(boss_user), viewport=viewport, path=f"/#/passes/{meetup.id}", locale="es-ES"
+        )
+        page.get_by_label("Nombre").fill("Puerta lateral")
+        page.get_by_role("button", name="Crear el pase").click()
+        expect(
+            page.get_by_role("img", name="Código QR que une un teléfono a la puerta como Puerta lateral")
+        ).to_be_visible()
+        expect(page.locator("tr[data-pass]").first).to_contain_text("Todavía no")
+        no_english(page, known=["Puerta lateral"])
+        screenshot(page, "passes-es")

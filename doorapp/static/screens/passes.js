@@ -73,20 +73,23 @@ function pairing(pass) {
       h("p", { class: "hint" }, t("passes.ends", { time: formatStamp(pass.ends_at) }))));
 }
 
+const COLUMNS = ["passes.label", "passes.meetup", "passes.madeBy", "passes.paired", "passes.lastSeen", "passes.checkIns"];
+
+// The passes as a table (on a phone, css/after.css shows each as labelled lines: `data-label`).
 function table(passes, names, refresh) {
   const now = Date.now();
+  const cell = (column, text) => h("td", column === 0 ? {} : { "data-label": t(COLUMNS[column]) }, text);
   return h("table", { class: "list" },
-    h("thead", {}, h("tr", {}, [t("passes.label"), t("passes.meetup"), t("passes.madeBy"), t("passes.paired"),
-      t("passes.lastSeen"), t("passes.checkIns"), ""].map((title) => h("th", {}, title)))),
+    h("thead", {}, h("tr", {}, [...COLUMNS.map((key) => t(key)), ""].map((title) => h("th", {}, title)))),
     h("tbody", {}, passes.map((pass) => {
       const ended = pass.revoked_at || Date.parse(pass.ends_at) <= now;
       return h("tr", { dataset: { pass: String(pass.id) } },
-        h("td", {}, pass.label),
-        h("td", {}, pass.meetup_id ? names.get(pass.meetup_id) || "" : t("passes.everyMeetup")),
-        h("td", {}, pass.created_by.username),
-        h("td", {}, pass.paired_at ? formatStamp(pass.paired_at) : t("passes.notPaired")),
-        h("td", {}, pass.last_seen_at ? formatStamp(pass.last_seen_at) : "—"),
-        h("td", {}, String(pass.check_ins)),
+        cell(0, pass.label),
+        cell(1, pass.meetup_id ? names.get(pass.meetup_id) || "" : t("passes.everyMeetup")),
+        cell(2, pass.created_by.username),
+        cell(3, pass.paired_at ? formatStamp(pass.paired_at) : t("passes.notPaired")),
+        cell(4, pass.last_seen_at ? formatStamp(pass.last_seen_at) : "—"),
+        cell(5, String(pass.check_ins)),
         h("td", {}, ended
           ? h("span", { class: "badge" }, t(pass.revoked_at ? "passes.revoked" : "passes.ended"))
           : h("button", { type: "button", class: "danger small", onclick: () => revoke(pass, refresh) }, t("passes.revoke"))));
