@@ -1,8 +1,10 @@
 """Door passes over HTTP: an org admin makes one, a phone pairs with its one-time code and works the door
 (and nothing else) until the pass is revoked, ends or its meetup is finalized; what it did names it."""
 
+import base64
 import csv
 import io
+import json
 import time
 from datetime import UTC, datetime, timedelta
 
@@ -112,6 +114,24 @@ def test_wrong_codes_are_limited_per_address_like_recovery_codes(client, boss, m
 def test_the_token_says_what_it_is_and_is_no_users(client, phone, meetup):
     info = phone.get("/auth/userinfo").json
     assert list(info) == ["pass"] and info["pass"]["label"] == LABEL and info["pass"]["last_seen_at"]
+
+
+def test_the_token_holds_nothing_of_the_code(client, boss, meetup):
+    made = make_pass(boss, meetup)
+    token = pair(client, made["pairing"]["code"]).json["access_token"]
+    header, claims, _ = (base64.urlsafe_b64decode(part + "==") for part in token.split("."))
+    assert made["pairing"]["code"].encode() not in header + claims
+    assert json.loads(claims)["sub"] == f"pass {made['id']}"  # a space: no username has one
+
+
+def test_last_seen_is_written_at_most_once_a_minute(phone, boss, meetup, org):
+    paired = boss.get(f"/organizations/{org.id}/passes").json["passes"][0]
+    assert paired["last_seen_at"] == paired["paired_at"]
+    for _ in range(3):
+        phone.get(f"{base(meetup)}/guests")
+    assert (
+        boss.get(f"/organizations/{org.id}/passes").json["passes"][0]["last_seen_at"] == paired["paired_at"]
+    )
 
 
 def test_a_pass_works_its_meetups_door_and_is_named_for_what_it_did(

@@ -4,6 +4,7 @@ pass token; revoking it, its end time or its meetup's finalizing end it for ever
 each request of the token reads its row."""
 
 import hashlib
+import hmac
 import secrets
 from datetime import timedelta
 
@@ -84,9 +85,9 @@ class DoorPass(BaseModel):
     def pair(cls, code):
         """The pass whose pairing code this is, now paired, or None: an unknown, used, expired or revoked
         code. The conditional UPDATE decides, so of any number of exchanges of one code one wins."""
-        now = utcnow()
-        found = cls.get_or_none(cls.code_hash == code_hash(code))
-        if found is None:
+        now, digest = utcnow(), code_hash(code)
+        found = cls.get_or_none(cls.code_hash == digest)
+        if found is None or not hmac.compare_digest(found.code_hash, digest):  # the row's, in constant time
             return None
         won = (
             cls.update(paired_at=now, last_seen_at=now)

@@ -1,6 +1,7 @@
 // The app shell: session start, the hash router, the top bar and the connection banner.
 import { api, isOffline, signOut, token, tokenAccount } from "./core/api.js";
 import { h, clear, toast } from "./core/dom.js";
+import { refuseAll } from "./core/queue.js";
 import { LANGUAGES, lang, problemText, setLang, t, tn } from "./core/i18n.js";
 import { DOOR_ROUTE, endSession, forgetSession, isOrgAdmin, isPass, isSiteAdmin, lastSession, loadSession, passHome, session,
   setOrg } from "./core/session.js";
@@ -291,6 +292,7 @@ async function start() {
   window.addEventListener("door:online", () => { banner.hidden = true; });
   window.addEventListener("door:signed-out", (event) => {
     if (isPass() || event.detail?.code === "pass_ended") { // a phone's pass ended: it says so, no sign-in
+      if (isPass()) refuseAll(session.user.username, event.detail || {}); // what it queued never goes
       endSession();
       return navigate("#/pass-ended");
     }

@@ -144,9 +144,7 @@ async function drain() {
         continue;
       }
       if (code === "pass_ended") { // a door pass ended meanwhile: none of its actions will ever go
-        const ended = load().filter((item) => item.user === next.user && item.state === "waiting");
-        save(load().map((item) => (ended.some((e) => e.id === item.id) ? { ...item, state: "refused", problem: kept } : item)));
-        for (const item of ended) tell({ id: item.id, state: "refused", item, problem: kept });
+        refuseAll(next.user, kept);
         continue;
       }
       if (status === 0 || status === 401 || status === 429) return schedule(); // no answer, or none yet
@@ -157,6 +155,15 @@ async function drain() {
     save(load().filter((item) => item.id !== next.id));
     tell({ id: next.id, state: "sent", item: next, answer });
   }
+}
+
+// Every action `user` left waiting is refused with `problem` (a door pass that ended: none will ever go).
+export function refuseAll(user, problem) {
+  const ended = load().filter((item) => item.user === user && item.state === "waiting");
+  const { status, code, detail } = problem;
+  const kept = { status, code, detail };
+  save(load().map((item) => (ended.some((e) => e.id === item.id) ? { ...item, state: "refused", problem: kept } : item)));
+  for (const item of ended) tell({ id: item.id, state: "refused", item, problem: kept });
 }
 
 function schedule(wait = isOffline() ? RETRY_MS : RETRY_MS / 2) {

@@ -62,7 +62,9 @@ export const actions = {
       this.renderResults();
       return this.announce(t("door.notConfirmed", { action: describe(action) }), "warn");
     }
-    queue.dismiss(id); // refused while the door waited: handled here, not in "needs attention"
+    // refused while the door waited: handled here, not in "needs attention" (an ended pass's stay: the
+    // screen that says so lists them)
+    if (outcome.problem.code !== "pass_ended") queue.dismiss(id);
     return outcome.problem;
   },
 
