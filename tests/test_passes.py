@@ -6,11 +6,15 @@ import csv
 import io
 import json
 import time
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from helpers import ENGINES, base
 from webtest import TestApp
+
+from doorapp.access import issue_token
+from doorapp.app import create_app
 
 pytestmark = ENGINES  # on SQLite and on PostgreSQL
 
@@ -70,6 +74,17 @@ def test_a_new_pass_shows_its_pairing_address_and_code_once(client, boss, meetup
     listed = boss.get(f"/organizations/{meetup.org_id}/passes").json
     assert listed == {"total": 1, "passes": [made]}  # the code is never shown again
     assert pairing["code"] not in boss.get(f"/organizations/{meetup.org_id}/passes").text
+
+
+def test_the_pairing_address_is_the_public_one_when_door_has_one(config, make_user, org, meetup):
+    app = create_app(replace(config, public_url="https://door.example.org/"))
+    boss = TestApp(app)
+    boss.authorization = (
+        "Bearer",
+        issue_token(config.secret_key, make_user("olga", org=org, role="ADMIN"), 5),
+    )
+    made = make_pass(boss, meetup)
+    assert made["pairing"]["url"] == f"https://door.example.org/#/pass/{made['pairing']['code']}"
 
 
 def test_a_pass_ends_at_most_24_hours_after_it_is_made(boss, meetup):
