@@ -212,11 +212,11 @@ def test_a_bad_number_setting_is_refused_clearly(tmp_path):
     assert refused.returncode == 1 and "DOOR_PORT must be a number" in refused.stderr
 
 
-def test_backup_of_a_postgresql_database_points_to_pg_dump(tmp_path):
-    refused = doorapp("backup", tmp_path / "copy.db", DATABASE_URL="postgresql://door@127.0.0.1:1/door")
+def test_a_postgresql_backup_pg_dump_cannot_make_says_why_and_leaves_no_file(tmp_path):
+    refused = doorapp("backup", tmp_path / "copy.dump", DATABASE_URL="postgresql://door@127.0.0.1:1/door")
     assert refused.returncode == 1
     assert "pg_dump" in refused.stderr and "Traceback" not in refused.stderr
-    assert not (tmp_path / "copy.db").exists()
+    assert not (tmp_path / "copy.dump").exists()
 
 
 def test_an_unknown_database_url_is_refused_plainly(tmp_path):
