@@ -179,6 +179,9 @@ def serve(config, args):
     checkpoint_elsewhere()
     server = create_server(app, config.host, config.port) if args.workers == 1 else listener(config)
     chores = [Scheduler(config.database_path, config.data_dir), Checkpointer(config.database_path)]
+    chores = (
+        chores if config.database_path else []
+    )  # SQLite's: PostgreSQL is backed up and checkpointed apart
     for chore in chores:
         chore.start()
     stop_on_signals(stop if args.workers == 1 else None)  # the workers' parent waits in os.wait()

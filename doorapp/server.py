@@ -101,16 +101,26 @@ def drain(server, connections, timeout=8):
     every request already read or being read, for at most `timeout` seconds, then close everything: a
     rolling restart loses no request a machine had taken."""
     for listener in [d for d in list(connections.values()) if isinstance(d, BaseWSGIServer)]:
+        for _ in range(listener.adj.backlog):  # the connections the system accepted for us are ours
+            count = len(connections)
+            listener.handle_accept()
+            if len(connections) == count:
+                break
         wasyncore.dispatcher.close(listener)  # its socket only: the loop's trigger stays
     deadline = time.monotonic() + timeout
-    while any(map(busy, list(connections.values()))) and time.monotonic() < deadline:
+    while any(busy(c, time.time()) for c in list(connections.values())) and time.monotonic() < deadline:
         wasyncore.loop(timeout=0.05, use_poll=server.adj.asyncore_use_poll, map=connections, count=1)
     server.task_dispatcher.shutdown(timeout=max(0.0, deadline - time.monotonic()))
     wasyncore.close_all(connections)
 
 
-def busy(connection):
-    """A client's connection with a request being read, waiting, running, or an answer still to send."""
+def busy(connection, now, quiet=0.5):
+    """A client's connection with a request being read, waiting, running, or an answer still to send; or
+    one that was opened or used less than `quiet` seconds ago, whose next request's first bytes may not
+    have been read yet (a balancer's connection, accepted just before the port closed)."""
     return isinstance(connection, HTTPChannel) and bool(
-        connection.requests or connection.request is not None or connection.total_outbufs_len
+        connection.requests
+        or connection.request is not None
+        or connection.total_outbufs_len
+        or now - connection.last_activity < quiet
     )

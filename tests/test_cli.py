@@ -122,7 +122,7 @@ def test_on_sigterm_serve_stops_accepting_answers_the_request_it_began_to_read_a
     balancer tries another machine), and the request already begun is read to its end and answered."""
     with served(DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path, "--workers", workers) as door:
         body = json.dumps({"code": door.setup_code, "username": "olga", "password": PASSWORD}).encode()
-        head = f"POST /setup HTTP/1.1\r\nHost: door\r\nContent-Type: application/json\r\n"
+        head = "POST /setup HTTP/1.1\r\nHost: door\r\nContent-Type: application/json\r\n"
         head += f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
         address = urlsplit(door.url)
         with socket.create_connection((address.hostname, address.port), timeout=10) as begun:
