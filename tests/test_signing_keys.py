@@ -10,7 +10,7 @@ import psycopg
 import pytest
 import requests
 from doors import PASSWORD, doorapp, sign_in
-from helpers import DOORAPP, door_env, served
+from helpers import DOORAPP, Served, at_once, door_env, served
 
 OTHER_KEY = "another-signing-key-that-is-long-enough-for-hs256"
 ROTATED = "Door's signing key was changed (doorapp rotate-key)"
@@ -73,6 +73,27 @@ def test_machines_on_one_postgresql_share_the_key_it_keeps_and_rotate_it_togethe
             401,
             ROTATED,
         )
+
+
+def test_two_machines_started_at_once_on_an_empty_database_make_one_key(postgres, tmp_path):
+    empty = postgres.database()  # not migrated: both start migrating it at the same moment
+    envs = [door_env(**settings(tmp_path / name, empty)) for name in ("a", "b")]
+    machines = at_once(2, lambda i: Served([DOORAPP, "serve", "--port", "0"], envs[i]))
+    try:
+        code = [m.setup_code for m in machines if m.setup_code]
+        assert len(code) == 1
+        made = requests.post(
+            f"{machines[0].url}/setup",
+            json={"code": code[0], "username": "root", "password": PASSWORD},
+            timeout=10,
+        )
+        assert made.status_code == 201, made.text
+        assert userinfo(machines[1].url, sign_in(machines[0].url, "root")).status_code == 200
+        assert userinfo(machines[0].url, sign_in(machines[1].url, "root")).status_code == 200
+    finally:
+        for machine in machines:
+            assert machine.stop() == 0
+        postgres.drop(empty)
 
 
 def test_a_rotated_sqlite_key_is_taken_up_by_the_running_server(tmp_path):
