@@ -94,11 +94,9 @@ def parser():
     )
     backup.add_argument("dest", help="a file, or a folder to put a dated file in")
     rotate = commands.add_parser(
-        "rotate-key",
-        help="sign tokens with a new key: every session ends (DOOR_SECRET_KEY, when set: that key)",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+        "rotate-key", help="sign tokens with a new key: every session ends (or with DOOR_SECRET_KEY's)",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )  # fmt: skip
     from doorapp.imports.cli import add_arguments
 
     importer = commands.add_parser(
@@ -124,6 +122,9 @@ def main(argv=None):
         host=getattr(args, "host", None),
         port=getattr(args, "port", None),
     )
+    from doorapp.db import db
+    from doorapp.migrations import NewerDatabase
+
     try:
         commands = {
             "serve": serve,
@@ -133,6 +134,9 @@ def main(argv=None):
             "import": import_file,
         }
         return commands[args.command](config, args)
+    except NewerDatabase as error:
+        db.close()
+        raise SystemExit(str(error)) from None
     except peewee.OperationalError as error:  # locked by another program past the busy timeout, or unreadable
         said = " ".join(str(error).split())  # psycopg's reasons span lines; the log wants one
         where = "the database DATABASE_URL names" if config.database_url else "its database"
@@ -150,19 +154,18 @@ def main(argv=None):
 
 
 def _app(config):
-    """The app on a migrated database: an older one is backed up first; a newer one is refused, untouched."""
+    """The app on a migrated database: an older one is backed up first; a newer one is refused, untouched
+    (NewerDatabase, which main() says in one line)."""
     from doorapp.app import create_app
-    from doorapp.backup import before_upgrade
-    from doorapp.db import db
-    from doorapp.migrations import NewerDatabase
 
-    try:
-        return create_app(
-            config, before_upgrade=lambda: before_upgrade(config.database_path, config.data_dir)
-        )
-    except NewerDatabase as error:
-        db.close()
-        raise SystemExit(str(error)) from None
+    return create_app(config, before_upgrade=backup_first(config))
+
+
+def backup_first(config):
+    """The hook that backs up an existing database before a migration changes it."""
+    from doorapp.backup import before_upgrade
+
+    return lambda: before_upgrade(config.database_path, config.data_dir)
 
 
 def serve(config, args):
@@ -178,10 +181,9 @@ def serve(config, args):
     app, stop = _app(config), threading.Event()
     checkpoint_elsewhere()
     server = create_server(app, config.host, config.port) if args.workers == 1 else listener(config)
-    chores = [Scheduler(config.database_path, config.data_dir), Checkpointer(config.database_path)]
-    chores = (
-        chores if config.database_path else []
-    )  # SQLite's: PostgreSQL is backed up and checkpointed apart
+    chores = []
+    if config.database_path:  # SQLite's own: PostgreSQL is backed up and checkpointed apart
+        chores = [Scheduler(config.database_path, config.data_dir), Checkpointer(config.database_path)]
     for chore in chores:
         chore.start()
     stop_on_signals(stop if args.workers == 1 else None)  # the workers' parent waits in os.wait()
@@ -370,10 +372,9 @@ def import_file(config, args):
 
 def rotate_key(config, args):
     from doorapp.app import prepare
-    from doorapp.backup import before_upgrade
     from doorapp.keys import rotate
 
-    prepare(config, before_upgrade=lambda: before_upgrade(config.database_path, config.data_dir))
+    prepare(config, before_upgrade=backup_first(config))
     print(rotate(config))
     return 0
 
