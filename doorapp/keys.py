@@ -29,10 +29,7 @@ from doorapp.models import SigningKey, User
 
 log = logging.getLogger("doorapp")
 KEY_FORM = re.compile(r"[A-Za-z0-9_-]{64}\n?")  # secrets.token_urlsafe(48): 384 random bits
-ROTATED = (
-    "Door signs with a new key, and every session has ended: everyone signs in again"
-    " (on every machine of this database)."
-)
+ROTATED = "Door signs with a new key, and every session has ended: everyone signs in again."
 
 
 def fingerprint(secret):
@@ -150,10 +147,15 @@ def rotate(config):
         User.end_every_session()
     if env:
         return (
-            "The machines on this database sign with the DOOR_SECRET_KEY given here now, and every session "
-            "has ended. Set it on every machine and restart them: until then they sign no one in."
+            f"{ROTATED} Set this DOOR_SECRET_KEY on every machine of this database and restart them: until "
+            "then they sign no one in."
         )
-    return ROTATED
+    if row is not None and row.secret is None:  # the machines signed with DOOR_SECRET_KEY until now
+        return (
+            f"{ROTATED} The database keeps the key now: unset DOOR_SECRET_KEY on every machine and restart "
+            "them; until then they sign no one in."
+        )
+    return f"{ROTATED} The other machines of this database take the new key up by themselves."
 
 
 def file_key(data_dir):

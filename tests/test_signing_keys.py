@@ -154,3 +154,9 @@ def test_machines_that_sign_with_door_secret_key_agree_through_its_fingerprint(d
         c = start(stack, settings(tmp_path / "c", database, DOOR_SECRET_KEY=new_key))
         assert userinfo(c.url, sign_in(c.url, "root")).status_code == 200
     assert "DOOR_SECRET_KEY differs" in refusal(first)
+    kept = doorapp(door_env(**settings(tmp_path / "a", database)), "rotate-key")  # back to the database's key
+    assert kept.returncode == 0 and "unset DOOR_SECRET_KEY on every machine" in kept.stdout, kept.stderr
+    assert kept_key(database)[0] is not None
+    with ExitStack() as stack:
+        a = start(stack, settings(tmp_path / "a", database))
+        assert userinfo(a.url, sign_in(a.url, "root")).status_code == 200
