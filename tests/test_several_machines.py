@@ -196,7 +196,7 @@ def test_a_check_in_shows_in_every_machines_door_list_within_two_seconds(layout)
 
 def test_failed_sign_ins_are_counted_across_machines(layout):
     username, phone = f"target-{uuid.uuid4().hex[:6]}", {"X-Forwarded-For": "198.51.100.7"}
-    made = layout.post("/auth/register", data=None, json={"username": username, "password": PASSWORD})
+    made = layout.post("/auth/register", json={"username": username, "password": PASSWORD})
     assert made.status_code == 201, made.text
     tags = [tagged() for _ in range(10)]
     form = {"username": username, "password": "not the password at all"}
