@@ -29,6 +29,7 @@ from doorapp.models import SigningKey, User
 
 log = logging.getLogger("doorapp")
 KEY_FORM = re.compile(r"[A-Za-z0-9_-]{64}\n?")  # secrets.token_urlsafe(48): 384 random bits
+STALE = "This machine's signing key is no longer the key of its database (doorapp rotate-key ran):"
 ROTATED = "Door signs with a new key, and every session has ended: everyone signs in again."
 
 
@@ -75,29 +76,24 @@ class Keys:
 
     def for_signing(self):
         """(secret, kid) to sign a token with, read again first (another machine may have rotated the key);
-        503 on a machine whose DOOR_SECRET_KEY is no longer its database's key."""
+        503 on a machine whose key from DOOR_SECRET_KEY is no longer its database's."""
         self.refresh()
         if self.stale:
-            raise ApiError(
-                503,
-                "service_unavailable",
-                "This machine's DOOR_SECRET_KEY is no longer the key of its database (doorapp rotate-key "
-                "ran): it signs no one in until it is restarted with the new one.",
-            )
+            raise ApiError(503, "service_unavailable", f"{STALE} it signs no one in until it is restarted.")
         return self.current
 
     def _reread(self, env):
         row = SigningKey.current()
-        stale = row is not None and row.fingerprint != fingerprint(env or self.secret)
-        if stale and not env and row.secret is not None:
-            return row.secret
-        if stale and not self.stale:
-            log.error(
-                "DOOR_SECRET_KEY is no longer the key of this database's machines (doorapp rotate-key ran): "
-                "restart this machine with the new one; the others refuse its tokens."
-            )
+        if row is None or row.fingerprint == fingerprint(env or self.secret):
+            key, stale = self.secret, False
+        elif not env and row.secret is not None:  # rotated by another machine: taken up
+            key, stale = row.secret, False
+        else:  # rotated to a key this machine cannot read: another DOOR_SECRET_KEY, or the database's
+            key, stale = self.secret, True
+            if not self.stale:
+                log.error("%s restart it with the key its database's machines use.", STALE)
         self.stale = stale
-        return self.secret
+        return key
 
 
 def shared_key(env):
