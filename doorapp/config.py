@@ -27,7 +27,9 @@ class Config:
         " (needs the extra `postgres`)",
     )
     secret_key: str | None = _setting(
-        "DOOR_SECRET_KEY", "HS256 signing key (>= 32 bytes); default generated into <data dir>/secret.key"
+        "DOOR_SECRET_KEY",
+        "HS256 signing key (>= 32 bytes), the same on every machine; by default Door makes one, kept by a"
+        " PostgreSQL database or in <data dir>/secret.key",
     )
     access_token_expire_minutes: int = _setting(
         "ACCESS_TOKEN_EXPIRE_MINUTES", "token lifetime in minutes", 720

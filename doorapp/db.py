@@ -80,6 +80,7 @@ def postgres_options(url):
     }
     given = {"host": parts.hostname, "port": port, "user": unquote(user), "password": unquote(password)}
     options.update({key: value for key, value in given.items() if value})
+    options.setdefault("connect_timeout", "5")  # a database out of reach: /health says 503 within seconds
     return unquote(parts.path.lstrip("/")), options
 
 

@@ -10,7 +10,7 @@ from peewee import SQL, CharField, DateTimeField
 from playhouse.migrate import SchemaMigrator
 
 from doorapp.db import BaseModel, db, exclusive, utcnow
-from doorapp.models import MODELS, Guest, IdempotencyKey, Meetup, MeetupGuest, Org, User
+from doorapp.models import MODELS, Guest, IdempotencyKey, Meetup, MeetupGuest, Org, SigningKey, User
 from doorapp.models.accounts import INVISIBLE  # the code points that show as nothing
 
 
@@ -110,6 +110,12 @@ def m0009_meetups_from_files():
     )
 
 
+def m0010_signing_key():
+    """The signing key kept by the database, for every machine on it (doorapp.keys; made at start, not
+    here: the environment decides which key it is)."""
+    db.create_tables([SigningKey])
+
+
 MIGRATIONS = [
     m0001_initial,
     m0002_door_list_order,
@@ -120,6 +126,7 @@ MIGRATIONS = [
     m0007_door_list_versions,
     m0008_local_guests_org,
     m0009_meetups_from_files,
+    m0010_signing_key,
 ]
 
 

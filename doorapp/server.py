@@ -3,10 +3,13 @@
 import copy
 import ctypes
 import json
+import time
 
 import waitress
+from waitress import wasyncore
 from waitress.channel import HTTPChannel
 from waitress.parser import HTTPRequestParser
+from waitress.server import BaseWSGIServer
 from waitress.task import ErrorTask
 
 from doorapp.errors import code_for_status, problem
@@ -81,3 +84,43 @@ def create_server(app, host=None, port=None, sockets=None):
         if hasattr(listener, "channel_class"):
             listener.channel_class = Channel
     return server
+
+
+def run(server, stop):
+    """Serve until `stop` (a threading.Event that SIGTERM and Ctrl-C set) is set, then drain(). Not
+    waitress's run(): an interrupt raised into its loop may land between reading a request and queueing
+    it, and its shutdown drops requests read but not yet started."""
+    connections = getattr(server, "map", None) or server._map  # a MultiSocketServer's, or the server's
+    while not stop.is_set():
+        wasyncore.loop(timeout=0.2, use_poll=server.adj.asyncore_use_poll, map=connections, count=1)
+    drain(server, connections)
+
+
+def drain(server, connections, timeout=8):
+    """Stop accepting (the port refuses connections, which a balancer sends to another machine), answer
+    every request already read or being read, for at most `timeout` seconds, then close everything: a
+    rolling restart loses no request a machine had taken."""
+    for listener in [d for d in list(connections.values()) if isinstance(d, BaseWSGIServer)]:
+        for _ in range(listener.adj.backlog):  # the connections the system accepted for us are ours
+            count = len(connections)
+            listener.handle_accept()
+            if len(connections) == count:
+                break
+        wasyncore.dispatcher.close(listener)  # its socket only: the loop's trigger stays
+    deadline = time.monotonic() + timeout
+    while any(busy(c, time.time()) for c in list(connections.values())) and time.monotonic() < deadline:
+        wasyncore.loop(timeout=0.05, use_poll=server.adj.asyncore_use_poll, map=connections, count=1)
+    server.task_dispatcher.shutdown(timeout=max(0.0, deadline - time.monotonic()))
+    wasyncore.close_all(connections)
+
+
+def busy(connection, now, quiet=0.5):
+    """A client's connection with a request being read, waiting, running, or an answer still to send; or
+    one that was opened or used less than `quiet` seconds ago, whose next request's first bytes may not
+    have been read yet (a balancer's connection, accepted just before the port closed)."""
+    return isinstance(connection, HTTPChannel) and bool(
+        connection.requests
+        or connection.request is not None
+        or connection.total_outbufs_len
+        or now - connection.last_activity < quiet
+    )
