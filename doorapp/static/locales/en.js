@@ -259,6 +259,7 @@ export default {
   "error.platform_unreachable": "The platform does not answer; try again later.",
   "error.platform_user_not_found": "The platform has no member by this name or id.",
   "error.rate_limited": "Too many attempts; wait a little and try again.",
+  "error.request_timeout": "The request arrived too slowly; try again.",
   "error.service_unavailable": "Door's database is unavailable; try again in a moment.",
   "error.site_admin_required": "Only a site admin can do this.",
   "error.unsupported_media_type": "Door does not take this request in this form.",

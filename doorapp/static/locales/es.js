@@ -258,6 +258,7 @@ export default {
   "error.platform_unreachable": "La plataforma no responde; inténtalo más tarde.",
   "error.platform_user_not_found": "La plataforma no tiene ningún miembro con ese nombre o id.",
   "error.rate_limited": "Demasiados intentos; espera un poco y vuelve a intentarlo.",
+  "error.request_timeout": "La petición llegó demasiado despacio; inténtalo de nuevo.",
   "error.service_unavailable": "La base de datos de Door no está disponible; inténtalo en un momento.",
   "error.site_admin_required": "Solo un administrador del sitio puede hacer esto.",
   "error.unsupported_media_type": "Door no acepta esta petición en este formato.",
