@@ -240,6 +240,7 @@ export default {
   "error.invalid_token": "Your session is no longer valid; please sign in again.",
   "error.malformed_json": "Door could not read this request.",
   "error.meetup_finalized": "This meetup is finalized: check-ins, walk-ins and syncs are closed.",
+  "error.meetup_not_started": "This meetup has not started yet: an absence can be excused once it has.",
   "error.method_not_allowed": "This action is not possible here.",
   "error.network_error": "The connection to Door is lost; retrying. This request may or may not have reached Door.",
   "error.not_a_no_show": "This guest is not a no-show of this meetup.",

@@ -239,6 +239,7 @@ export default {
   "error.invalid_token": "Tu sesión ya no es válida; vuelve a iniciar sesión.",
   "error.malformed_json": "Door no ha podido leer esta petición.",
   "error.meetup_finalized": "Este evento está finalizado: las entradas, las altas sin inscripción y las sincronizaciones están cerradas.",
+  "error.meetup_not_started": "Este evento aún no ha empezado: una ausencia se puede justificar cuando haya empezado.",
   "error.method_not_allowed": "Esta acción no es posible aquí.",
   "error.network_error": "Se ha perdido la conexión con Door; reintentando. Puede que esta petición haya llegado a Door o no.",
   "error.not_a_no_show": "Este invitado no es una ausencia de este evento.",
