@@ -225,6 +225,19 @@ def test_the_meetup_export_is_a_spreadsheet_safe_csv_of_the_demo_evening(door, b
     assert {row[3] for row in rows[1:]} <= {"NO_SHOW", "WAITLIST"}
 
 
+def test_the_summary_and_its_csv_have_one_rule_the_same_columns_members_read_admins_download(
+    boss, door, evening
+):
+    begun(evening)
+    boss.patch_json(f"{base(evening)}/guests/3/excuse", {"reason": "Sick"})
+    lines = door.get(f"{base(evening)}/summary").json["guests"]  # a member of the org
+    header, *rows = read_csv(boss.get(f"{base(evening)}/export"))
+    assert [list(line) for line in lines] == [header] * len(rows)
+    as_text = [["" if v is None else str(v) for v in line.values()] for line in lines]
+    assert as_text == rows
+    assert door.get(f"{base(evening)}/export", status=403).json["code"] == "org_admin_required"
+
+
 def test_the_audit_export_takes_the_lists_filters(boss, door, evening, org):
     reply = boss.get(f"/organizations/{org.id}/events/export?type=CHECK_IN,UNDO_CHECK_IN&limit=1")
     assert reply.headers["Content-Disposition"] == 'attachment; filename="night-owls-audit-log.csv"'
