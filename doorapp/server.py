@@ -13,7 +13,7 @@ from waitress.parser import HTTPRequestParser
 from waitress.task import ErrorTask
 from waitress.utilities import Error
 
-from doorapp.errors import code_for_status, problem
+from doorapp.errors import code_for_status, log, problem
 from doorapp.plugin import MAX_BODY
 from doorapp.uploads import MAX_UPLOAD_BODY, UPLOAD_PATH
 
@@ -51,6 +51,7 @@ class Parser(HTTPRequestParser):
 
 
 IDLE = 10  # seconds a connection with no request under way is kept; a door polls every second
+_full_since = [0.0]  # when make_room last said in the log that the server is full
 
 
 class RequestTimeout(Error):
@@ -117,6 +118,13 @@ def make_room(map, newcomer):
     if waiting:
         crowded = Counter(channel.addr[0] for channel in waiting).most_common(1)[0][0]
         max((c for c in waiting if c.addr[0] == crowded), key=Channel.waiting).handle_close()
+    if time.time() - _full_since[0] > 600:  # said once, then every 10 minutes while it goes on
+        _full_since[0] = time.time()
+        log.warning(
+            "%d connections open, as many as DOOR_CONNECTIONS allows: each new one closes the one waiting"
+            " longest (slow or idle clients, perhaps an attack)",
+            len(map),
+        )
 
 
 def return_large_blocks():
@@ -141,7 +149,7 @@ def connection_limit(wanted):
     if soft != resource.RLIM_INFINITY and soft < wanted + 100:
         soft = wanted + 100 if hard == resource.RLIM_INFINITY else min(hard, wanted + 100)
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
-    limit = min(wanted, soft - 100) if soft != resource.RLIM_INFINITY else wanted
+    limit = max(10, min(wanted, soft - 100)) if soft != resource.RLIM_INFINITY else wanted
     return limit if hasattr(select, "poll") else min(limit, 500)
 
 

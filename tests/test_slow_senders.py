@@ -77,6 +77,8 @@ def test_hundreds_of_slow_senders_never_keep_the_door_out(data_dir, workers):
                 sock.close()
         assert door.stop() == 0
     assert not [line for line in door.log if "Traceback" in line]
+    said = [line for line in door.log if "as many as DOOR_CONNECTIONS allows" in line]
+    assert 1 <= len(said) <= int(workers)  # once per process, not once per connection closed
 
 
 def test_a_request_still_arriving_at_its_deadline_is_408_and_closed(data_dir):
