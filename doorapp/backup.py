@@ -20,6 +20,7 @@ from pathlib import Path
 
 from peewee import fn
 
+from doorapp import faults
 from doorapp.models import AuditEvent, AuditType
 from doorapp.paths import private_dir, private_file
 
@@ -222,5 +223,14 @@ class Checkpointer(Periodic):
         try:  # PASSIVE: waits for no reader or writer; what it cannot copy now, it copies next time
             with closing(sqlite3.connect(self.database_path, isolation_level=None)) as connection:
                 connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
-        except sqlite3.Error as error:  # a locked or lost file: the requests report theirs
-            log.warning("checkpoint failed: %s", error)
+        except sqlite3.Error as error:  # a read-only or lost file, a full disk: /health tells it too
+            if failures := faults.failed("checkpoint"):
+                log.warning(
+                    "checkpoint failed (%d in a row; said again every %d minutes while it goes on): %s",
+                    failures,
+                    faults.LOG_EVERY // 60,
+                    error,
+                )
+            return
+        if failures := faults.worked("checkpoint"):
+            log.info("checkpoints work again, after %d failures", failures)

@@ -53,6 +53,16 @@ class Config:
     trusted_proxies: str = _setting(
         "DOOR_TRUSTED_PROXIES", "comma-separated addresses/CIDRs whose X-Forwarded-For is believed", ""
     )
+    request_timeout: int = _setting(
+        "DOOR_REQUEST_TIMEOUT",
+        "seconds a request may take to arrive whole, from its first byte (then 408)",
+        30,
+    )
+    connections: int = _setting(
+        "DOOR_CONNECTIONS",
+        "connections each process holds at once; a new one past that closes the one waiting longest",
+        1000,
+    )
 
     @classmethod
     def from_env(cls, environ=os.environ, **overrides):
