@@ -10,7 +10,18 @@ from peewee import SQL, CharField, DateTimeField
 from playhouse.migrate import SchemaMigrator
 
 from doorapp.db import BaseModel, db, exclusive, utcnow
-from doorapp.models import MODELS, AuditEvent, DoorPass, Guest, IdempotencyKey, Meetup, MeetupGuest, Org, User
+from doorapp.models import (
+    MODELS,
+    AuditEvent,
+    DoorPass,
+    Guest,
+    IdempotencyKey,
+    Meetup,
+    MeetupGuest,
+    Org,
+    SigningKey,
+    User,
+)
 from doorapp.models.accounts import INVISIBLE  # the code points that show as nothing
 
 
@@ -110,7 +121,13 @@ def m0009_meetups_from_files():
     )
 
 
-def m0010_door_passes():
+def m0010_signing_key():
+    """The signing key kept by the database, for every machine on it (doorapp.keys; made at start, not
+    here: the environment decides which key it is)."""
+    db.create_tables([SigningKey])
+
+
+def m0011_door_passes():
     """Door passes: phones that work one org's door without an account, and what they did (the check-ins
     and events they made name them)."""
     db.create_tables([DoorPass])
@@ -129,7 +146,8 @@ MIGRATIONS = [
     m0007_door_list_versions,
     m0008_local_guests_org,
     m0009_meetups_from_files,
-    m0010_door_passes,
+    m0010_signing_key,
+    m0011_door_passes,
 ]
 
 

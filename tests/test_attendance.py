@@ -9,7 +9,7 @@ import pytest
 import requests
 from helpers import assert_query_count, auth, create_meetup, events
 
-from doorapp.db import iso
+from doorapp.db import iso, utcnow
 from doorapp.export import FORMULA_START
 from doorapp.models import Ban, Guest, Meetup, MeetupGuest, Org
 
@@ -128,7 +128,13 @@ def test_arrivals_over_more_than_a_day_widen_the_bars(door, meetup, guest):
     assert sum(bar["count"] for bar in summary["arrivals"]) == 2
 
 
+def begun(meetup):
+    """The meetup's date moved to an hour ago: it has begun (the fixtures' evenings are dated later)."""
+    Meetup.update(date=utcnow() - timedelta(hours=1)).where(Meetup.id == meetup.id).execute()
+
+
 def test_an_admin_excuses_a_no_show_with_a_reason_once(boss, evening):
+    begun(evening)
     reply = boss.patch_json(f"{base(evening)}/guests/3/excuse", {"reason": "Sick, told us"}).json
     assert reply["outcome"] == "EXCUSED_ABSENCE" and reply["excused_at"]
     [event] = events("NO_SHOW_EXCUSED")
@@ -156,6 +162,19 @@ def test_an_admin_excuses_a_no_show_with_a_reason_once(boss, evening):
         == "not_on_list"
     )
     assert len(events("NO_SHOW_EXCUSED")) == 1
+
+
+def test_an_absence_is_excused_only_once_the_meetup_has_begun_and_a_check_in_ends_it(boss, door, evening):
+    early = boss.patch_json(f"{base(evening)}/guests/3/excuse", {"reason": "Will be sick"}, status=409).json
+    assert early["code"] == "meetup_not_started" and iso(evening.date) in early["detail"]
+    assert events("NO_SHOW_EXCUSED") == []
+    begun(evening)
+    boss.patch_json(f"{base(evening)}/guests/3/excuse", {"reason": "Sick, told us"})
+    door.post_json(f"{base(evening)}/guests/3/checkin", {})  # carol came after all
+    door.patch_json(f"{base(evening)}/guests/3/undo-checkin", {"reason": "Wrong Carol"})
+    guests = boss.get(f"{base(evening)}/summary").json["guests"]
+    carol = next(g for g in guests if g["platform_user_id"] == 3)
+    assert (carol["outcome"], carol["excused_at"]) == ("NO_SHOW", None)
 
 
 def test_a_finalized_meetup_can_still_have_a_no_show_excused(boss, evening):
@@ -204,6 +223,19 @@ def test_the_meetup_export_is_a_spreadsheet_safe_csv_of_the_demo_evening(door, b
     assert not [cell for row in rows for cell in row if cell.startswith(FORMULA_START)]
     assert rows[0][:4] == ["1009", "formula_equals", names[1009], "ATTENDED"] and rows[0][9] == "sam"
     assert {row[3] for row in rows[1:]} <= {"NO_SHOW", "WAITLIST"}
+
+
+def test_the_summary_and_its_csv_have_one_rule_the_same_columns_members_read_admins_download(
+    boss, door, evening
+):
+    begun(evening)
+    boss.patch_json(f"{base(evening)}/guests/3/excuse", {"reason": "Sick"})
+    lines = door.get(f"{base(evening)}/summary").json["guests"]  # a member of the org
+    header, *rows = read_csv(boss.get(f"{base(evening)}/export"))
+    assert [list(line) for line in lines] == [header] * len(rows)
+    as_text = [["" if v is None else str(v) for v in line.values()] for line in lines]
+    assert as_text == rows
+    assert door.get(f"{base(evening)}/export", status=403).json["code"] == "org_admin_required"
 
 
 def test_the_audit_export_takes_the_lists_filters(boss, door, evening, org):

@@ -299,17 +299,24 @@ class ExcuseIn:
     ENTRY + "/excuse",
     auth=org_admin,
     body=ExcuseIn,
-    errors=("already_excused", "not_a_no_show", "not_found", "not_on_list"),
+    errors=("already_excused", "meetup_not_started", "not_a_no_show", "not_found", "not_on_list"),
 )
 def excuse_no_show(org_id, meetup_id, platform_user_id, body, user):
     """Excuse a guest who RSVP'd and did not come (NO_SHOW becomes EXCUSED_ABSENCE); a reason is required.
 
-    Works on finalized meetups too; an excused absence does not count towards a repeat no-show mark."""
+    Only once the meetup has begun or is finalized (before: 409 meetup_not_started); a later check-in of
+    the guest ends the excuse. An excused absence does not count towards a repeat no-show mark."""
     entry = MeetupGuest.at_door(org_id, meetup_id, platform_user_id)
     if entry is None:
         get_or_404(Meetup, meetup_id, "meetup", org=org_id)
         guest = Guest.seen_by(org_id, platform_user_id)
         raise ApiError(404, "not_on_list", f"{guest.username} is not on this meetup's list.")
+    if entry.meetup.to_come:
+        raise ApiError(
+            409,
+            "meetup_not_started",
+            f"This meetup starts at {iso(entry.meetup.date)}: an absence can be excused once it has begun.",
+        )
     if entry.outcome not in ("NO_SHOW", "EXCUSED_ABSENCE"):
         raise ApiError(409, "not_a_no_show", f"{entry.guest.username} is no no-show: {entry.outcome}.")
     if not MeetupGuest.excuse(entry):

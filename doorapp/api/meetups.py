@@ -212,7 +212,10 @@ def get_meetup_summary(org_id, meetup_id):
 
     `rsvps` counts RSVPs not cancelled (the waitlisted included), as the door list's counts do.
     Outcomes use Meetup's words where they exist (ATTENDED, NO_SHOW, EXCUSED_ABSENCE) and Door's own for
-    the rest (WALK_IN, CANCELLED, WAITLIST, NOT_CHECKED_IN). `people` counts the guests arrivals brought."""
+    the rest (WALK_IN, CANCELLED, WAITLIST, NOT_CHECKED_IN). `people` counts the guests arrivals brought.
+    One rule for this and the CSV export: the same columns, each one that members see of these guests at
+    the door (names, RSVPs, arrivals, who checked them in) or that the counts tell (cancelled, excused);
+    what is an admin's alone (ban and excuse reasons, the audit log) is in neither."""
     return summary_json(get_or_404(Meetup, meetup_id, "meetup", org=org_id))
 
 
@@ -224,7 +227,9 @@ def get_meetup_summary(org_id, meetup_id):
     errors=("not_found",),
 )
 def export_meetup_guests(org_id, meetup_id):
-    """The meetup's guest list with each guest's outcome, as CSV (UTF-8 with a byte-order mark)."""
+    """The meetup's guest list with each guest's outcome, as CSV (UTF-8 with a byte-order mark).
+
+    The summary's `guests`, column for column; the file, a copy that leaves Door, is for admins."""
     meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)
     rows = [outcome_json(e).values() for e in MeetupGuest.with_guests(meetup.id)]
     return csv_file(f"{meetup.name} {meetup.date:%Y-%m-%d}", OUTCOME_COLUMNS, rows)

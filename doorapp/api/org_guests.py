@@ -123,8 +123,7 @@ def found_local(org_id, platform_user_id):
 
 def upcoming(entry):
     """UPCOMING for an expected guest of a meetup yet to come (open, dated later): no no-show yet."""
-    meetup = entry.meetup
-    if entry.outcome == "NO_SHOW" and not meetup.is_finalized and meetup.date > utcnow():
+    if entry.outcome == "NO_SHOW" and entry.meetup.to_come:
         return "UPCOMING"
     return None
 

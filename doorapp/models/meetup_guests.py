@@ -309,6 +309,7 @@ _ARRIVED = Prepared(
         arrival_order=number,
         checked_in_by=user_id,
         checked_in_pass=pass_id,
+        excused_at=None,
     ).where(MeetupGuest.id == entry_id, ~MeetupGuest.has_arrived),
 )
 _AT_DOOR = Prepared(

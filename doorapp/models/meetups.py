@@ -35,6 +35,11 @@ class Meetup(BaseModel):
 
     # (org, platform_url) is unique where there is a URL: a meetup from a file may have none ("")
 
+    @property
+    def to_come(self):
+        """Open and dated later: nobody can have missed it yet (no no-show, no excuse)."""
+        return not self.is_finalized and self.date > utcnow()
+
     @classmethod
     def open(cls, org_id, meetup_id):
         """The org's meetup: 404 not_found when it is not there, 409 meetup_finalized once it is finalized."""
