@@ -144,7 +144,19 @@ class DoorPass(BaseModel):
 _LIVE = Prepared(
     ("int", "datetime"),
     lambda pass_id, now: (
-        DoorPass.select(DoorPass)
+        # what a request of the pass needs (its scope, its maker, when it was last seen), not every column:
+        # each stored time costs a parse on every poll
+        DoorPass.select(
+            DoorPass.id,
+            DoorPass.org,
+            DoorPass.meetup,
+            DoorPass.label,
+            DoorPass.last_seen_at,
+            User.id,
+            User.username,
+        )
+        .join(User, on=User.id == DoorPass.created_by, attr="created_by")
+        .switch(DoorPass)
         .join(Meetup, JOIN.LEFT_OUTER, on=Meetup.id == DoorPass.meetup)
         .where(
             DoorPass.id == pass_id,
