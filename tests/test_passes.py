@@ -170,7 +170,9 @@ def test_a_pass_works_its_meetups_door_and_is_named_for_what_it_did(
     assert check_in(phone, meetup, guest).status_int == 200
     walkin = phone.post_json(f"{base(meetup)}/local-walkins", {"displayname": "Bob Nobody"}, status=201)
     assert walkin.json["rsvp"]["checked_in_by"] == actor
-    events = boss.get(f"/organizations/{org.id}/events/").json["events"]
+    events = boss.get(f"/organizations/{org.id}/events/", {"type": "CHECK_IN,UNDO_CHECK_IN,WALKIN"}).json[
+        "events"
+    ]
     assert {e["event_type"] for e in events} == {"CHECK_IN", "UNDO_CHECK_IN", "WALKIN"}
     assert all(e["actor"] == actor for e in events)
     listed = boss.get(f"/organizations/{org.id}/passes").json["passes"][0]
@@ -183,10 +185,11 @@ def test_summary_and_csv_exports_name_the_pass_and_its_maker(phone, boss, meetup
     assert summary["guests"][0]["checked_in_by"] == WORDS
     rows = list(csv.DictReader(io.StringIO(boss.get(f"{base(meetup)}/export").text.lstrip("\ufeff"))))
     assert rows[0]["checked_in_by"] == WORDS
-    log = list(
-        csv.DictReader(io.StringIO(boss.get(f"/organizations/{org.id}/events/export").text.lstrip("\ufeff")))
-    )
-    assert [row["actor"] for row in log] == [WORDS]
+    exported = boss.get(f"/organizations/{org.id}/events/export").text.lstrip("\ufeff")
+    assert [(row["event_type"], row["actor"]) for row in csv.DictReader(io.StringIO(exported))] == [
+        ("CHECK_IN", WORDS),
+        ("PASS_CREATED", "boss"),
+    ]
 
 
 def test_a_pass_cannot_override_a_ban(phone, boss, meetup, guest, org):
@@ -213,12 +216,25 @@ def test_revoking_ends_the_pass_at_once_and_keeps_what_it_did(phone, boss, meetu
     assert ended.headers["WWW-Authenticate"] == "Bearer"
     listed = boss.get(f"/organizations/{org.id}/passes").json["passes"][0]
     assert listed["revoked_at"] is not None and listed["check_ins"] == 1
-    assert boss.get(f"/organizations/{org.id}/events/").json["events"][0]["actor"]["pass"]["label"] == LABEL
+    events = boss.get(f"/organizations/{org.id}/events/").json["events"]
+    assert [(e["event_type"], e["actor"].get("username")) for e in events] == [
+        ("PASS_REVOKED", "boss"),
+        ("CHECK_IN", None),
+        ("PASS_CREATED", "boss"),
+    ]
+    assert events[0]["details"] == {"pass_id": pass_id, "label": LABEL}
+    assert events[1]["actor"]["pass"]["label"] == LABEL
+    assert events[2]["details"] == {"pass_id": pass_id, "label": LABEL, "ends_at": listed["ends_at"]}
+    boss.delete(f"/organizations/{org.id}/passes/{pass_id}", status=204)  # again: nothing more happens
+    assert boss.get(f"/organizations/{org.id}/events/").json["total"] == 3
 
 
 def test_revoking_a_meetups_passes_ends_them_all(client, boss, meetup, org):
     phones = [phone_of(client, make_pass(boss, meetup)) for _ in range(2)]
     assert boss.delete(f"{base(meetup)}/passes").json == {"revoked": 2}
+    assert boss.delete(f"{base(meetup)}/passes").json == {"revoked": 0}
+    revoked = boss.get(f"/organizations/{org.id}/events/", {"type": "PASS_REVOKED"}).json
+    assert revoked["total"] == 2
     assert {p.get("/auth/userinfo", expect_errors=True).json["code"] for p in phones} == {"pass_ended"}
 
 

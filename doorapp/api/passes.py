@@ -12,7 +12,7 @@ from doorapp.api.shapes import pass_json, pass_of
 from doorapp.bodies import moment, text
 from doorapp.db import get_or_404, iso, utcnow
 from doorapp.errors import invalid, validation_error
-from doorapp.models import DoorPass, Meetup, Org
+from doorapp.models import AuditType, DoorPass, Meetup, Org, audit
 from doorapp.models.audit import door_passes
 from doorapp.models.passes import LONGEST
 
@@ -67,6 +67,15 @@ def create_pass(org_id, body, user):
     get_or_404(Org, org_id, "organization")
     meetup = Meetup.open(org_id, body.meetup_id) if body.meetup_id else None
     made, code = DoorPass.make(org_id, meetup and meetup.id, body.label, user, pass_end(meetup, body.ends_at))
+    audit.record(
+        AuditType.PASS_CREATED,
+        user,
+        org=org_id,
+        meetup=meetup and meetup.id,
+        pass_id=made.id,
+        label=made.label,
+        ends_at=iso(made.ends_at),
+    )
     url = f"{phones_address().rstrip('/')}/#/pass/{code}"
     pairing = {"code": code, "url": url, "expires_at": iso(made.code_expires_at), "qr_svg": qr_code(url)}
     return {**one_pass(org_id, made.id), "pairing": pairing}
@@ -82,11 +91,17 @@ def list_passes(org_id):
 
 
 @endpoint("DELETE", PASSES + "/<pass_id>", auth=org_admin, status=204, errors=("not_found",))
-def revoke_pass(org_id, pass_id):
+def revoke_pass(org_id, pass_id, user):
     """Revoke a door pass: its phone's next request is refused (401 pass_ended), in every process. What it
     did stays in the audit log. Revoking a revoked pass changes nothing."""
     one_pass(org_id, pass_id)
-    DoorPass.revoke(org_id, pass_id=pass_id)
+    revoked(user, org_id, DoorPass.revoke(org_id, pass_id=pass_id))
+
+
+def revoked(user, org_id, passes):
+    """A PASS_REVOKED event for each of the passes just revoked."""
+    for door_pass in passes:
+        audit.record(AuditType.PASS_REVOKED, user, org=org_id, pass_id=door_pass.id, label=door_pass.label)
 
 
 @endpoint(
@@ -95,7 +110,9 @@ def revoke_pass(org_id, pass_id):
     auth=org_admin,
     errors=("not_found",),
 )
-def revoke_meetup_passes(org_id, meetup_id):
+def revoke_meetup_passes(org_id, meetup_id, user):
     """Revoke every door pass made for this meetup (those for every meetup stay): `{revoked: N}`."""
     get_or_404(Meetup, meetup_id, "meetup", org=org_id)
-    return {"revoked": DoorPass.revoke(org_id, meetup_id=meetup_id)}
+    passes = DoorPass.revoke(org_id, meetup_id=meetup_id)
+    revoked(user, org_id, passes)
+    return {"revoked": len(passes)}

@@ -35,6 +35,8 @@ class AuditType(StrEnum):
     GUEST_LINKED = "GUEST_LINKED"
     NO_SHOW_EXCUSED = "NO_SHOW_EXCUSED"  # an admin excused a guest's absence, with a reason
     MEETUP_IMPORTED = "MEETUP_IMPORTED"  # a meetup's list was filled or updated from a file
+    PASS_CREATED = "PASS_CREATED"  # an admin made a door pass (a phone's way in to the door)
+    PASS_REVOKED = "PASS_REVOKED"  # an admin revoked a door pass
 
 
 class Moves(StrEnum):
@@ -76,6 +78,8 @@ EVENTS = {
     AuditType.MEETUP_IMPORTED: Event(
         Moves.IN_CHANGE, ("file", "format", "rows", "added", "updated", "cancelled", "unchanged", "problems")
     ),
+    AuditType.PASS_CREATED: Event(Moves.NOTHING, ("pass_id", "label", "ends_at")),
+    AuditType.PASS_REVOKED: Event(Moves.NOTHING, ("pass_id", "label")),
 }
 
 

@@ -135,10 +135,16 @@ class DoorPass(BaseModel):
 
     @classmethod
     def revoke(cls, org_id, pass_id=None, meetup_id=None):
-        """End the org's pass `pass_id`, or every pass of the meetup `meetup_id`, now; the number ended."""
+        """End the org's pass `pass_id`, or every pass of the meetup `meetup_id`, now: the passes it ended
+        (those ended before are left as they were)."""
         where = [cls.org == org_id, cls.revoked_at.is_null()]
         where += [cls.id == pass_id] if pass_id is not None else [cls.meetup == meetup_id]
-        return cls.update(revoked_at=utcnow()).where(*where).execute()
+        live = list(cls.select(cls.id, cls.label).where(*where).order_by(cls.id))
+        ended = cls.update(revoked_at=utcnow()).where(
+            cls.id.in_([p.id for p in live]), cls.revoked_at.is_null()
+        )
+        ended.execute()
+        return live
 
 
 _LIVE = Prepared(

@@ -653,5 +653,10 @@ export default {
   "passes.revoked": "Revoked",
   "passes.revokedToast": "{label} can no longer work the door.",
   "passes.scan": "Scan to join the door as {label}",
-  "passes.title": "Door passes"
+  "passes.title": "Door passes",
+  "event.PASS_CREATED": "Door pass made",
+  "event.PASS_REVOKED": "Door pass revoked",
+  "detail.pass_id": "pass",
+  "detail.label": "name",
+  "detail.ends_at": "ends"
 };

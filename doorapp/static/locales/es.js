@@ -652,5 +652,10 @@ export default {
   "passes.revoked": "Revocado",
   "passes.revokedToast": "{label} ya no puede atender la puerta.",
   "passes.scan": "Escanea para unirte a la puerta como {label}",
-  "passes.title": "Pases de puerta"
+  "passes.title": "Pases de puerta",
+  "event.PASS_CREATED": "Pase de puerta creado",
+  "event.PASS_REVOKED": "Pase de puerta revocado",
+  "detail.pass_id": "pase",
+  "detail.label": "nombre",
+  "detail.ends_at": "termina"
 };
