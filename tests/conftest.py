@@ -7,7 +7,7 @@ from datetime import datetime
 
 import pytest
 from fake_platform import FakePlatform
-from helpers import PASSWORD, SECRET
+from helpers import PASSWORD, SECRET, Conformance
 from postgres import Server as PostgresServer
 from postgres import missing as postgres_missing
 from webtest import TestApp
@@ -66,7 +66,11 @@ def config(tmp_path, database_url):
 
 @pytest.fixture
 def app(config):
-    return create_app(config)
+    """The app, each of its answers checked against its /openapi.json (helpers.Conformance)."""
+    app = create_app(config)
+    watched = Conformance(app)
+    yield app
+    assert not watched.failures, "answers that break /openapi.json:\n" + "\n".join(watched.failures)
 
 
 @pytest.fixture

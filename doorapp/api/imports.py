@@ -4,11 +4,12 @@ previewed (`?preview=true`: the same work, rolled back). The reading is doorapp.
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal, NotRequired, TypedDict
 
 from bottle import response
 
 from doorapp.access import org_member
-from doorapp.api import adapter, endpoint
+from doorapp.api import adapter, endpoint, shapes
 from doorapp.api.shapes import meetup_json
 from doorapp.bodies import moment, text
 from doorapp.db import get_or_404
@@ -21,6 +22,44 @@ COLUMNS_DOC = (
     "The header of the name column to use, or of the first-name and last-name columns separated by a "
     "comma, when the preview picked others (its `other_name_columns`)."
 )
+
+
+class RowProblem(TypedDict):
+    """A row that was not read (`row` null: the line that says how many more there were)."""
+
+    row: int | None
+    message: str
+
+
+class FirstRow(TypedDict):
+    row: int
+    name: str
+    status: Literal["expected", "waitlisted", "not_expected"]
+    guests: int
+
+
+class ImportReport(TypedDict):
+    """What an import did (or, previewed, would do) to the meetup's list (docs/api.md)."""
+
+    format: Literal["meetup", "luma", "table"]
+    rows: int
+    added: int
+    updated: int
+    cancelled: int
+    unchanged: int
+    problems: list[RowProblem]
+    columns: dict[str, str | list[str]]
+    other_name_columns: list[list[str]]
+    expected: int
+    waitlisted: int
+    not_expected: int
+    total: int
+    first_rows: list[FirstRow]
+
+
+# "import" is a keyword: the functional form of TypedDict names it
+ImportAnswer = TypedDict("ImportAnswer", {"meetup": NotRequired[shapes.Meetup], "import": ImportReport})
+PREVIEWED = ((200, "A preview: the report of what the file would do; nothing was stored."),)
 
 
 @dataclass
@@ -50,7 +89,9 @@ def sheet_of(upload, columns):
 
 
 def answer(meetup, report):
-    return {"import": report} if meetup is None else {"meetup": meetup_json(meetup), "import": report}
+    """ImportAnswer: the report, with the meetup unless it was a preview."""
+    found = {"import": ImportReport(**report)}
+    return ImportAnswer(**found) if meetup is None else ImportAnswer(meetup=meetup_json(meetup), **found)
 
 
 def meetup_ids():
@@ -67,6 +108,8 @@ def meetup_ids():
     media="multipart",
     status=201,
     tx=False,
+    answer=ImportAnswer,
+    also=PREVIEWED,
     errors=("duplicate_meetup", "meetup_finalized", "not_found", "unreadable_file"),
 )
 def import_meetup(org_id, body, query, upload, user):
@@ -94,6 +137,7 @@ def import_meetup(org_id, body, query, upload, user):
     query=ImportQuery,
     media="multipart",
     tx=False,
+    answer=ImportAnswer,
     errors=("duplicate_meetup", "meetup_finalized", "not_found", "unreadable_file"),
 )
 def import_meetup_update(org_id, meetup_id, body, query, upload, user):
