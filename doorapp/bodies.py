@@ -287,17 +287,22 @@ def parse(cls, data, where="body", strings=False):
     return cls(**values)
 
 
-def json_schema(cls, query=False, form=False):
-    """The JSON schema of a body or (query=True) query-string dataclass, for OpenAPI. A field that may be
-    null in a JSON body is one that may be absent from a form or a query (which have no null)."""
+def json_schema(cls, query=False, form=False, named=None):
+    """The JSON schema of a body or (query=True) query-string dataclass, for OpenAPI; `named(enum)` gives
+    the schema of a list's StrEnum (OpenAPI's: a reference to one component). A field that may be null
+    in a JSON body is one that may be absent from a form or a query (which have no null)."""
     props, required = {}, []
     for f in fields(cls):
         kind, nullable, entry = _kind(f.type)
         schema = entry[2](kind, f.metadata, "query" if query else "body")
-        if nullable and not (query or form):
-            schema["type"] = [schema["type"], "null"]
-            if "enum" in schema:
-                schema["enum"] = [*schema["enum"], None]
+        if named and _is_enum_list(kind):
+            schema["items"] = named(typing.get_args(kind)[0])
+        if nullable and not (query or form):  # an enum's null is one more choice, beside the enum
+            schema = (
+                {"anyOf": [schema, {"type": "null"}]}
+                if "enum" in schema
+                else {**schema, "type": [schema["type"], "null"]}
+            )
         props[f.name] = schema
         if f.default is MISSING:
             required.append(f.name)

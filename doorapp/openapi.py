@@ -121,8 +121,9 @@ def schema_of(kind, schemas):
         return {"$ref": "#/components/schemas/" + _component(kind, schemas)}
     if origin is typing.Literal:
         return {"type": "string", "enum": list(args)}
-    if isinstance(kind, type) and issubclass(kind, StrEnum):
-        return {"type": "string", "enum": [member.value for member in kind]}
+    if isinstance(kind, type) and issubclass(kind, StrEnum):  # one component: one type in clients
+        schemas.setdefault(kind.__name__, {"type": "string", "enum": [member.value for member in kind]})
+        return {"$ref": "#/components/schemas/" + kind.__name__}
     if origin is list:
         return {"type": "array", "items": schema_of(args[0], schemas)}
     if origin is dict:
@@ -162,10 +163,9 @@ def _component(shape, schemas):
 
 def nullable(schema):
     """The OpenAPI 3.1 (JSON Schema) form of a schema that may also be null."""
-    if "type" not in schema:
+    if "type" not in schema or "enum" in schema:  # a reference, a union, an enum: null is one more choice
         return {"anyOf": [schema, {"type": "null"}]}
-    enum = {"enum": [*schema["enum"], None]} if "enum" in schema else {}
-    return {**schema, "type": [schema["type"], "null"], **enum}
+    return {**schema, "type": [schema["type"], "null"]}
 
 
 def _operation(route, schemas):
@@ -182,7 +182,7 @@ def _operation(route, schemas):
         + f"Who may call it: {rule.description}",
         "security": [] if rule.public else [{"OAuth2PasswordBearer": []}],
     }
-    parameters = _parameters(route)
+    parameters = _parameters(route, schemas)
     if parameters:
         operation["parameters"] = parameters
     if config["body"]:
@@ -199,14 +199,14 @@ def _operation(route, schemas):
     return operation
 
 
-def _parameters(route):
+def _parameters(route, schemas):
     config, names = route.config, re.findall(r"<(\w+)>", route.rule)
     parameters = [
         {"name": name, "in": "path", "required": True, "schema": _PARAM_SCHEMA[PATH_PARAMS[name]]}
         for name in names
     ]
     if config["query"]:
-        schema = json_schema(config["query"], query=True)
+        schema = json_schema(config["query"], query=True, named=lambda enum: schema_of(enum, schemas))
         parameters += [
             {
                 "name": name,

@@ -11,7 +11,7 @@ from doorapp.api import adapter, endpoint
 from doorapp.db import db
 
 
-class Ping(TypedDict):
+class Pong(TypedDict):
     ping: Literal["pong"]
 
 
@@ -36,10 +36,10 @@ class Health(TypedDict):
     services: Services
 
 
-@endpoint("GET", "/ping", auth=public, answer=Ping)
+@endpoint("GET", "/ping", auth=public, answer=Pong)
 def ping():
     """Liveness: answers {"ping": "pong"} while the process runs."""
-    return Ping(ping="pong")
+    return Pong(ping="pong")
 
 
 def _database():

@@ -287,7 +287,7 @@ class ExcuseIn:
     ENTRY + "/excuse",
     auth=org_admin,
     body=ExcuseIn,
-    answer=shapes.Outcome,
+    answer=shapes.GuestOutcome,
     errors=("already_excused", "not_a_no_show", "not_found", "not_on_list"),
 )
 def excuse_no_show(org_id, meetup_id, platform_user_id, body, user):

@@ -44,7 +44,7 @@ class CreatedMeetup(shapes.Meetup):
     sync_error: SyncError | None
 
 
-class Meetups(TypedDict):
+class MeetupList(TypedDict):
     total: int
     meetups: list[shapes.Meetup]
 
@@ -103,13 +103,15 @@ def create_meetup(org_id, body, user):
     return CreatedMeetup(**meetup_json(Meetup.get_by_id(meetup.id)), sync_error=sync_error)
 
 
-@endpoint("GET", "/organizations/<org_id>/meetups/", auth=org_member, answer=Meetups, errors=("not_found",))
+@endpoint(
+    "GET", "/organizations/<org_id>/meetups/", auth=org_member, answer=MeetupList, errors=("not_found",)
+)
 def list_meetups(org_id):
     """The organization's meetups, newest date first."""
     get_or_404(Org, org_id, "organization")
     meetups = list(Meetup.of_org(org_id))
     counts = MeetupGuest.counts([m.id for m in meetups])
-    return Meetups(total=len(meetups), meetups=[meetup_json(m, counts[str(m.id)]) for m in meetups])
+    return MeetupList(total=len(meetups), meetups=[meetup_json(m, counts[str(m.id)]) for m in meetups])
 
 
 @endpoint(
@@ -221,7 +223,7 @@ class Summary(TypedDict):
     last_arrival: MOMENT | None
     bar_minutes: int
     arrivals: list[Bar]
-    guests: list[shapes.Outcome]
+    guests: list[shapes.GuestOutcome]
 
 
 def arrivals(times):

@@ -27,7 +27,7 @@ class BanIn:
     reason: str = text(max_length=500, doc="Why the guest is banned; shown at the door and kept in the log.")
 
 
-class Bans(TypedDict):
+class BanList(TypedDict):
     total: int
     guests: list[shapes.Ban]
 
@@ -68,12 +68,14 @@ class GuestHistory(History):
     meetups: list[HistoryMeetup]
 
 
-@endpoint("GET", "/organizations/<org_id>/guests/banned", auth=org_member, answer=Bans, errors=("not_found",))
+@endpoint(
+    "GET", "/organizations/<org_id>/guests/banned", auth=org_member, answer=BanList, errors=("not_found",)
+)
 def list_banned_guests(org_id):
     """The guests banned in this organization, by username, with reason, time and who banned them."""
     get_or_404(Org, org_id, "organization")
     bans = [banned_json(ban) for ban in Ban.of_org(org_id)]
-    return Bans(total=len(bans), guests=bans)
+    return BanList(total=len(bans), guests=bans)
 
 
 @endpoint(

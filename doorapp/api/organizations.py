@@ -33,12 +33,12 @@ class MemberIn:
     role: Literal["STAFF", "ADMIN"]
 
 
-class Orgs(TypedDict):
+class OrgList(TypedDict):
     total: int
     organizations: list[shapes.Org]
 
 
-class Members(TypedDict):
+class MemberList(TypedDict):
     total: int
     members: list[shapes.Member]
 
@@ -63,11 +63,11 @@ def _not_self(membership, user, action):
         raise ApiError(409, "cannot_modify_self", f"You cannot {action} yourself; ask another admin.")
 
 
-@endpoint("GET", "/organizations/", auth=site_admin, answer=Orgs)
+@endpoint("GET", "/organizations/", auth=site_admin, answer=OrgList)
 def list_organizations():
     """All organizations, by name."""
     orgs = [org_json(o) for o in Org.select().order_by(Org.name)]
-    return Orgs(total=len(orgs), organizations=orgs)
+    return OrgList(total=len(orgs), organizations=orgs)
 
 
 @endpoint(
@@ -116,12 +116,12 @@ def update_organization(org_id, body, user):
     return org_json(org)
 
 
-@endpoint("GET", "/organizations/<org_id>/members", auth=org_admin, answer=Members, errors=("not_found",))
+@endpoint("GET", "/organizations/<org_id>/members", auth=org_admin, answer=MemberList, errors=("not_found",))
 def list_members(org_id):
     """Members of the organization with their roles, by username."""
     get_or_404(Org, org_id, "organization")
     members = [member_json(m) for m in Membership.of_org(org_id)]
-    return Members(total=len(members), members=members)
+    return MemberList(total=len(members), members=members)
 
 
 @endpoint(

@@ -150,7 +150,7 @@ class MeetupGuest(TypedDict):
     rsvp: Rsvp
 
 
-class Outcome(TypedDict):
+class GuestOutcome(TypedDict):
     """One guest's line of a meetup's summary and of its CSV (the CSV's columns, in this order)."""
 
     platform_user_id: int
@@ -211,7 +211,7 @@ class Paged(TypedDict):
     offset: int
 
 
-OUTCOME_COLUMNS = tuple(Outcome.__annotations__)
+OUTCOME_COLUMNS = tuple(GuestOutcome.__annotations__)
 
 
 def person_json(user):
@@ -337,9 +337,9 @@ def meetup_guest_json(entry, history=None):
 
 
 def outcome_json(entry):
-    """Outcome: who, and how their evening went. `entry` comes from MeetupGuest.with_guests()."""
+    """GuestOutcome: who, and how their evening went. `entry` comes from MeetupGuest.with_guests()."""
     guest, checker = entry.guest, entry.checked_in_by
-    return Outcome(
+    return GuestOutcome(
         platform_user_id=guest.platform_user_id,
         username=guest.username,
         displayname=guest.displayname,

@@ -40,7 +40,7 @@ class DisableIn:
     reason: str | None = text(max_length=500, default=None)
 
 
-class Staff(TypedDict):
+class StaffList(TypedDict):
     total: int
     users: list[shapes.User]
 
@@ -63,18 +63,18 @@ def _other_user(user_id, user, action):
     return target
 
 
-@endpoint("GET", "/staff/", auth=site_admin, answer=Staff)
+@endpoint("GET", "/staff/", auth=site_admin, answer=StaffList)
 def list_staff():
     """All staff accounts, oldest first."""
     users = users_json(User.listed())
-    return Staff(total=len(users), users=users)
+    return StaffList(total=len(users), users=users)
 
 
-@endpoint("GET", "/staff/pending", auth=site_admin, answer=Staff)
+@endpoint("GET", "/staff/pending", auth=site_admin, answer=StaffList)
 def list_pending_staff():
     """Accounts waiting for approval, oldest first."""
     users = users_json(User.listed(pending_only=True))
-    return Staff(total=len(users), users=users)
+    return StaffList(total=len(users), users=users)
 
 
 @endpoint(

@@ -15,14 +15,14 @@ class UserSearch:
     q: str = text(min_length=0, max_length=64, default="")
 
 
-class People(TypedDict):
+class PersonList(TypedDict):
     total: int
     users: list[Person]
 
 
-@endpoint("GET", "/users/", auth=signed_in, query=UserSearch, answer=People)
+@endpoint("GET", "/users/", auth=signed_in, query=UserSearch, answer=PersonList)
 def search_users(query):
     """Approved, enabled users whose username contains `q` (in any case) or whose words it starts as the
     door's search does; at most 20."""
     users = [person_json(u) for u in User.search(query.q)]
-    return People(total=len(users), users=users)
+    return PersonList(total=len(users), users=users)
