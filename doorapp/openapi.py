@@ -191,6 +191,7 @@ def _operation(route, schemas):
         if config["media"] == "multipart":  # the file beside the form's fields (doorapp.uploads)
             schema["properties"]["file"] = {"type": "string", "format": "binary"}
             schema["required"] = [*schema.get("required", []), "file"]
+        schema["additionalProperties"] = False  # the server reads these fields alone (and ignores others)
         operation["requestBody"] = {
             "required": bool(schema.get("required")),
             "content": {media: {"schema": schema}},
