@@ -202,6 +202,8 @@ class Conformance:
             route = None
         if route is not None and "auth" not in route.config:
             return None  # a page or a static file
+        if self.document is None:
+            self.document = openapi.build(self.app)
         where = f"{method} {path} answered {status}"
         declared = (
             PROBLEM_ONLY if route is None else self.responses(route).get(str(status), {"undeclared": 1})
@@ -222,8 +224,6 @@ class Conformance:
 
     def responses(self, route):
         """The responses the document declares for the route."""
-        if self.document is None:
-            self.document = openapi.build(self.app)
         template = re.sub(r"<(\w+)>", r"{\1}", route.rule)
         return self.document["paths"][template][route.method.lower()]["responses"]
 
