@@ -254,21 +254,15 @@ def test_the_type_filter_takes_its_values_repeated_or_comma_separated(boss, org,
 
 
 def test_the_filters_are_declared_types_in_openapi(client):
+    document = client.get("/openapi.json").json
     parameters = {
-        p["name"]: p
-        for p in client.get("/openapi.json").json["paths"]["/organizations/{org_id}/events/"]["get"][
-            "parameters"
-        ]
+        p["name"]: p for p in document["paths"]["/organizations/{org_id}/events/"]["get"]["parameters"]
     }
-    assert parameters["type"]["schema"]["items"]["enum"] == list(AuditType)
+    assert parameters["type"]["schema"]["items"] == {"$ref": "#/components/schemas/AuditType"}
+    assert document["components"]["schemas"]["AuditType"]["enum"] == list(AuditType)
     assert (parameters["type"]["style"], parameters["type"]["explode"]) == ("form", True)
-    assert "meetup_id" not in {
-        p["name"]
-        for p in client.get("/openapi.json").json["paths"][
-            "/organizations/{org_id}/events/meetups/{meetup_id}"
-        ]["get"]["parameters"]
-        if p["in"] == "query"
-    }
+    scoped = document["paths"]["/organizations/{org_id}/events/meetups/{meetup_id}"]["get"]["parameters"]
+    assert [p["in"] for p in scoped if p["name"] == "meetup_id"] == ["path"]
     assert parameters["meetup_id"]["schema"]["format"] == "uuid"
     assert (
         parameters["since"]["schema"]["type"] == "string"
