@@ -12,6 +12,9 @@ from pathlib import Path
 import pytest
 from openapi_spec_validator import OpenAPIV31SpecValidator
 
+from doorapp.access import public
+from doorapp.api import endpoint
+
 CONFIG = Path(__file__).with_name("redocly.yaml")
 REDOCLY_VERSION = "2.77.0"  # .ci/run installs this one
 
@@ -159,3 +162,11 @@ def test_the_document_lints_clean_under_redocly_recommended_rules(client, tmp_pa
     report = json.loads(run.stdout)
     assert report["version"] == REDOCLY_VERSION
     assert (run.returncode, report["totals"]) == (0, {"errors": 0, "warnings": 0, "ignored": 0}), report
+
+
+def test_a_json_route_declares_the_shape_of_its_answer():
+    """endpoint() refuses a JSON route without `answer=` (and a shape where no JSON is answered)."""
+    with pytest.raises(TypeError, match="a JSON answer needs its shape"):
+        endpoint("GET", "/untyped", auth=public)
+    with pytest.raises(TypeError, match="a JSON answer needs its shape"):
+        endpoint("DELETE", "/nothing", auth=public, status=204, answer=dict)
