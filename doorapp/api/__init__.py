@@ -8,13 +8,18 @@ import re
 import socket
 import uuid
 from dataclasses import dataclass
+from typing import TypedDict
 
 import segno
 
 from doorapp import access
 from doorapp.access import Rule
+from doorapp.actors import Person, person_json
+from doorapp.api.shapes import MOMENT, UUID
 from doorapp.bodies import text
+from doorapp.db import iso
 from doorapp.models.accounts import new_username
+from doorapp.models.audit import door_passes
 from doorapp.paths import PROG
 
 # Path ids are typed here, once; a wrong type is 422 with loc ["path", name].
@@ -54,10 +59,16 @@ def endpoint(
     errors=(),
     idempotent=False,
     produces="application/json",
+    answer=None,
+    also=(),
+    conditional=False,
 ):
     """Declare an API route. `auth` is a Rule; `body` and `query` dataclasses (the handler gets them as
-    `body` and `query`); `produces` the media type of a success (a handler of another type than JSON
-    returns its body as text or bytes; OpenAPI documents it); `tx=False` for handlers that call the
+    `body` and `query`); `answer` the shape (doorapp.api.shapes) of a success, none for no content;
+    `also` other statuses the handler answers with that shape, as (status, description) pairs;
+    `conditional=True` for a route that answers 304 to a current If-None-Match; `produces` the media type
+    of a success (a handler of another type than JSON returns its body as text or bytes; OpenAPI
+    documents it); `tx=False` for handlers that call the
     platform or that open their own transactions (db.write(), db.atomic()); `errors` the problem codes
     the handler and what it calls raise (those of the Rule, path, body and query come with them; a test
     walks the handler to keep the list true); `idempotent=True` honours an Idempotency-Key header
@@ -71,6 +82,8 @@ def endpoint(
     for name in auth.needs:
         if name not in names:
             raise TypeError(f"{method} {path}: rule {auth.name} needs <{name}> in the path")
+    if (answer is None) != (status == 204 or method == "HEAD" or produces != "application/json"):
+        raise TypeError(f"{method} {path}: a JSON answer needs its shape (answer=), and only it has one")
 
     def register(handler):
         if not (handler.__doc__ or "").strip():
@@ -90,6 +103,9 @@ def endpoint(
                     "errors": tuple(errors),
                     "idempotent": idempotent,
                     "produces": produces,
+                    "answer": answer,
+                    "also": tuple(also),
+                    "conditional": conditional,
                 },
             )
         )
@@ -133,6 +149,54 @@ def signing_keys():
 def client_address():
     """The caller's address, behind the trusted proxies of the configuration."""
     return access.client_address(access.trusted_networks(settings().trusted_proxies))
+
+
+# --- Door passes: their shape, shared by /auth/ (a phone's token, its userinfo) and their routes ----------
+
+
+class Pass(TypedDict):
+    """A door pass: a phone's way in to one organization's door (its meetup, or every open meetup when
+    `meetup_id` is null) until `ends_at`, with no account; `check_ins`: the check-ins it made."""
+
+    id: int
+    label: str
+    org_id: UUID
+    meetup_id: UUID | None
+    ends_at: MOMENT
+    created_at: MOMENT
+    created_by: Person
+    paired_at: MOMENT | None
+    last_seen_at: MOMENT | None
+    revoked_at: MOMENT | None
+    check_ins: int
+
+
+# `pass` is a Python keyword: the shape is declared as a call
+PassHolder = TypedDict("PassHolder", {"pass": Pass})
+PassHolder.__doc__ = "Who a door pass's token is: the pass (GET /auth/userinfo)."
+
+
+def pass_json(door_pass):
+    """Pass, from a row of audit.door_passes() (its maker and `check_ins` joined)."""
+    return Pass(
+        id=door_pass.id,
+        label=door_pass.label,
+        org_id=str(door_pass.org_id),
+        meetup_id=door_pass.meetup_id and str(door_pass.meetup_id),
+        ends_at=iso(door_pass.ends_at),
+        created_at=iso(door_pass.created_at),
+        created_by=person_json(door_pass.created_by),
+        paired_at=iso(door_pass.paired_at),
+        last_seen_at=iso(door_pass.last_seen_at),
+        revoked_at=iso(door_pass.revoked_at),
+        check_ins=door_pass.check_ins,
+    )
+
+
+def pass_of(org_id, pass_id):
+    """Pass of the org's door pass `pass_id`, or None."""
+    found = door_passes(org_id, pass_id).first()
+    return found and pass_json(found)
 
 
 # --- How phones on the venue network reach Door (the Phones screen, door passes' pairing addresses) ------

@@ -4,13 +4,25 @@ setup.)"""
 
 import time
 from dataclasses import dataclass
+from typing import Literal, TypedDict
 
 from bottle import response
 
 from doorapp import access
 from doorapp.access import public, signed_in, signed_in_or_pass
-from doorapp.api import Credentials, client_address, endpoint, password_field, settings, signing_keys
-from doorapp.api.shapes import pass_of, user_json
+from doorapp.api import (
+    Credentials,
+    Pass,
+    PassHolder,
+    client_address,
+    endpoint,
+    pass_of,
+    password_field,
+    settings,
+    shapes,
+    signing_keys,
+)
+from doorapp.api.shapes import user_json
 from doorapp.bodies import text
 from doorapp.db import utcnow, write
 from doorapp.errors import ApiError
@@ -39,6 +51,22 @@ class PasswordReset(RecoveryCheck):
     new_password: str = password_field()
 
 
+class Token(TypedDict):
+    """OAuth 2.0's token answer: a bearer JWT and its lifetime in seconds."""
+
+    access_token: str
+    token_type: Literal["bearer"]
+    expires_in: int
+
+
+class CodeValid(TypedDict):
+    valid: bool
+
+
+class PasswordResetDone(TypedDict):
+    username: str
+
+
 @endpoint(
     "POST",
     "/auth/register",
@@ -46,6 +74,7 @@ class PasswordReset(RecoveryCheck):
     body=Credentials,
     status=201,
     tx=False,
+    answer=shapes.User,
     errors=("rate_limited", "username_taken"),
 )
 def register_user(body):
@@ -67,6 +96,7 @@ def register_user(body):
     body=TokenForm,
     media="form",
     tx=False,
+    answer=Token,
     errors=("account_disabled", "account_pending", "invalid_credentials", "rate_limited"),
 )
 def issue_token(body):
@@ -103,6 +133,7 @@ class PasswordChange:
     auth=signed_in,
     body=PasswordChange,
     tx=False,
+    answer=Token,
     errors=("invalid_credentials", "rate_limited"),
 )
 def change_password(body, user):
@@ -128,19 +159,24 @@ def token_json(user):
     secret, kid = signing_keys().for_signing()
     response.set_header("Cache-Control", "no-store")
     response.set_header("Pragma", "no-cache")
-    return {
-        "access_token": access.issue_token(secret, user, minutes, kid),
-        "token_type": "bearer",
-        "expires_in": minutes * 60,
-    }
+    return Token(
+        access_token=access.issue_token(secret, user, minutes, kid),
+        token_type="bearer",
+        expires_in=minutes * 60,
+    )
 
 
-@endpoint("GET", "/auth/userinfo", auth=signed_in_or_pass)
+@endpoint("GET", "/auth/userinfo", auth=signed_in_or_pass, answer=shapes.User | PassHolder)
 def get_userinfo(user):
     """The signed-in user's profile and organization memberships; for a door pass's token, `{pass: Pass}`."""
     if is_pass(user):
         return {"pass": pass_of(user.org_id, user.id)}
     return user_json(user)
+
+
+# `pass` is a Python keyword: the shape is declared as a call
+PassToken = TypedDict("PassToken", {"access_token": str, "token_type": Literal["bearer"], "pass": Pass})
+PassToken.__doc__ = "A door pass's bearer token (OAuth 2.0's token answer) and the pass it works as."
 
 
 @dataclass
@@ -154,6 +190,7 @@ class PassCode:
     auth=public,
     body=PassCode,
     tx=False,
+    answer=PassToken,
     errors=("invalid_pass_code", "rate_limited"),
 )
 def exchange_pass_code(body):
@@ -172,7 +209,9 @@ def exchange_pass_code(body):
     response.set_header("Cache-Control", "no-store")
     secret, kid = signing_keys().for_signing()
     token = access.issue_pass_token(secret, paired, kid)
-    return {"access_token": token, "token_type": "bearer", "pass": pass_of(paired.org_id, paired.id)}
+    return PassToken(
+        {"access_token": token, "token_type": "bearer", "pass": pass_of(paired.org_id, paired.id)}
+    )
 
 
 def _recovery_user(body):
@@ -211,12 +250,13 @@ def _try_code(user, step):
     auth=public,
     body=RecoveryCheck,
     tx=False,
+    answer=CodeValid,
     errors=("invalid_recovery_code", "rate_limited"),
 )
 def verify_recovery_code(body):
     """Tell whether a recovery code is valid, without using it up."""
     _recovery_user(body)
-    return {"valid": True}
+    return CodeValid(valid=True)
 
 
 @endpoint(
@@ -225,6 +265,7 @@ def verify_recovery_code(body):
     auth=public,
     body=PasswordReset,
     tx=False,
+    answer=PasswordResetDone,
     errors=("invalid_recovery_code", "rate_limited"),
 )
 def reset_password(body):
@@ -236,4 +277,4 @@ def reset_password(body):
         changed = User.reset_password(user, password_hash)
     if not changed:  # a new code was issued, or the code was used, meanwhile
         raise invalid_code()
-    return {"username": user.username}
+    return PasswordResetDone(username=user.username)

@@ -9,8 +9,9 @@ from bottle import request, response
 
 from doorapp import doorlist
 from doorapp.access import door, org_admin, pass_not_allowed
-from doorapp.api import endpoint
-from doorapp.api.shapes import checker_json, meetup_guest_json, outcome_json
+from doorapp.actors import checker_json
+from doorapp.api import endpoint, shapes
+from doorapp.api.shapes import meetup_guest_json, outcome_json
 from doorapp.bodies import text
 from doorapp.db import db, get_or_404, iso
 from doorapp.errors import ApiError, invalid, validation_error
@@ -127,6 +128,8 @@ def refuse_override(user):
     "/organizations/<org_id>/meetups/<meetup_id>/guests",
     auth=door,
     tx=False,
+    answer=shapes.DoorList,
+    conditional=True,
     errors=("not_found",),
 )
 def list_meetup_guests(org_id, meetup_id):
@@ -159,6 +162,7 @@ def list_meetup_guests(org_id, meetup_id):
     body=WalkinIn,
     status=201,
     idempotent=True,
+    answer=shapes.MeetupGuest,
     errors=("already_on_list", "guest_banned", "meetup_finalized", "not_found", "pass_not_allowed"),
 )
 def add_walkin(org_id, meetup_id, platform_user_id, body, user):
@@ -204,6 +208,7 @@ def let_in(meetup, guest, user, when, check_in, forced=False):
     body=LocalWalkinIn,
     status=201,
     idempotent=True,
+    answer=shapes.MeetupGuest,
     errors=("meetup_finalized", "not_found"),
 )
 def add_local_walkin(org_id, meetup_id, body, user):
@@ -223,6 +228,7 @@ def add_local_walkin(org_id, meetup_id, body, user):
     auth=door,
     body=CheckInIn,
     idempotent=True,
+    answer=shapes.MeetupGuest,
     errors=(
         "already_checked_in",
         "guest_banned",
@@ -268,6 +274,7 @@ def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
     auth=door,
     body=UndoIn,
     idempotent=True,
+    answer=shapes.MeetupGuest,
     errors=("meetup_finalized", "not_checked_in", "not_found", "not_on_list"),
 )
 def undo_check_in(org_id, meetup_id, platform_user_id, body, user):
@@ -299,6 +306,7 @@ class ExcuseIn:
     ENTRY + "/excuse",
     auth=org_admin,
     body=ExcuseIn,
+    answer=shapes.GuestOutcome,
     errors=("already_excused", "meetup_not_started", "not_a_no_show", "not_found", "not_on_list"),
 )
 def excuse_no_show(org_id, meetup_id, platform_user_id, body, user):

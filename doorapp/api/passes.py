@@ -5,10 +5,11 @@ meetup's at once. The phone exchanges the pairing code at POST /auth/pass (api/a
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TypedDict
 
 from doorapp.access import org_admin
-from doorapp.api import endpoint, phones_address, qr_code
-from doorapp.api.shapes import pass_json, pass_of
+from doorapp.api import Pass, endpoint, pass_json, pass_of, phones_address, qr_code
+from doorapp.api.shapes import MOMENT
 from doorapp.bodies import moment, text
 from doorapp.db import get_or_404, iso, utcnow
 from doorapp.errors import invalid, validation_error
@@ -17,6 +18,33 @@ from doorapp.models.audit import door_passes
 from doorapp.models.passes import LONGEST
 
 PASSES = "/organizations/<org_id>/passes"
+
+
+class Pairing(TypedDict):
+    """How a phone joins with a new pass: the one-time code, the address with it to open (`url`), a QR
+    code of that address (an SVG data: URI) and when the code stops working."""
+
+    code: str
+    url: str
+    expires_at: MOMENT
+    qr_svg: str
+
+
+class NewPass(Pass):
+    """A door pass just made, with its pairing (shown only here)."""
+
+    pairing: Pairing
+
+
+class PassList(TypedDict):
+    total: int
+    passes: list[Pass]
+
+
+class Revoked(TypedDict):
+    """How many door passes a revoke ended."""
+
+    revoked: int
 
 
 @dataclass
@@ -58,6 +86,7 @@ def one_pass(org_id, pass_id):
     auth=org_admin,
     body=PassIn,
     status=201,
+    answer=NewPass,
     errors=("meetup_finalized", "not_found"),
 )
 def create_pass(org_id, body, user):
@@ -77,17 +106,17 @@ def create_pass(org_id, body, user):
         ends_at=iso(made.ends_at),
     )
     url = f"{phones_address().rstrip('/')}/#/pass/{code}"
-    pairing = {"code": code, "url": url, "expires_at": iso(made.code_expires_at), "qr_svg": qr_code(url)}
-    return {**one_pass(org_id, made.id), "pairing": pairing}
+    pairing = Pairing(code=code, url=url, expires_at=iso(made.code_expires_at), qr_svg=qr_code(url))
+    return NewPass(**one_pass(org_id, made.id), pairing=pairing)
 
 
-@endpoint("GET", PASSES, auth=org_admin, errors=("not_found",))
+@endpoint("GET", PASSES, auth=org_admin, answer=PassList, errors=("not_found",))
 def list_passes(org_id):
     """The organization's door passes, newest first: what each is for, who made it, whether a phone paired
     with it, when it was last used, how many check-ins it made, and whether it was revoked."""
     get_or_404(Org, org_id, "organization")
     passes = [pass_json(p) for p in door_passes(org_id)]
-    return {"total": len(passes), "passes": passes}
+    return PassList(total=len(passes), passes=passes)
 
 
 @endpoint("DELETE", PASSES + "/<pass_id>", auth=org_admin, status=204, errors=("not_found",))
@@ -108,6 +137,7 @@ def revoked(user, org_id, passes):
     "DELETE",
     "/organizations/<org_id>/meetups/<meetup_id>/passes",
     auth=org_admin,
+    answer=Revoked,
     errors=("not_found",),
 )
 def revoke_meetup_passes(org_id, meetup_id, user):
@@ -115,4 +145,4 @@ def revoke_meetup_passes(org_id, meetup_id, user):
     get_or_404(Meetup, meetup_id, "meetup", org=org_id)
     passes = DoorPass.revoke(org_id, meetup_id=meetup_id)
     revoked(user, org_id, passes)
-    return {"revoked": len(passes)}
+    return Revoked(revoked=len(passes))
