@@ -102,7 +102,7 @@ def test_what_a_phone_queued_offline_after_its_pass_was_revoked_is_refused_and_s
     phone.context.set_offline(False)
     expect(phone.get_by_role("heading", name="This door pass has ended")).to_be_visible()
     unsent = phone.locator(".pass-ended").get_by_role("alert")
-    expect(unsent).to_contain_text("1 action made on this phone after the pass ended was not sent")
+    expect(unsent).to_contain_text("1 action made on this phone was not sent before the pass ended")
     expect(unsent).to_contain_text("Ada Smith (@ada_1)")
     screenshot(phone, "pass-ended-unsent")
     assert arrived() == {}

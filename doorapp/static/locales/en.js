@@ -623,7 +623,7 @@ export default {
   "pass.pairing": "Joining the door…",
   "pass.replaces": "You are signed in as {username}. Joining with this pass signs this browser out of that account.",
   "pass.title": "Door pass",
-  "pass.unsent": { "one": "1 action made on this phone after the pass ended was not sent:", "other": "{count} actions made on this phone after the pass ended were not sent:" },
+  "pass.unsent": { "one": "1 action made on this phone was not sent before the pass ended:", "other": "{count} actions made on this phone were not sent before the pass ended:" },
   "pass.useHere": "Use this pass here",
   "pass.using": "This phone works the door with a door pass",
   "passes.checkIns": "Check-ins",

@@ -622,7 +622,7 @@ export default {
   "pass.pairing": "Uniéndose a la puerta…",
   "pass.replaces": "Has iniciado sesión como {username}. Unirte con este pase cierra la sesión de esa cuenta en este navegador.",
   "pass.title": "Pase de puerta",
-  "pass.unsent": { "one": "1 acción hecha en este teléfono después de que terminara el pase no se envió:", "other": "{count} acciones hechas en este teléfono después de que terminara el pase no se enviaron:" },
+  "pass.unsent": { "one": "1 acción hecha en este teléfono no se envió antes de que terminara el pase:", "other": "{count} acciones hechas en este teléfono no se enviaron antes de que terminara el pase:" },
   "pass.useHere": "Usar este pase aquí",
   "pass.using": "Este teléfono atiende la puerta con un pase de puerta",
   "passes.checkIns": "Entradas",
