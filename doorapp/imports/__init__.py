@@ -18,7 +18,7 @@ LOCAL_IDS = (
 @dataclass(frozen=True)
 class Profile:
     platform_user_id: int
-    username: str
+    username: None  # a file has none: the stored one is kept
     displayname: str
     is_local: bool
     org_id: object = None  # a local guest's org (Guest.org): the org that imported them
@@ -52,22 +52,17 @@ def guest_id(entry, meetup_ids, org_id):
     return -1 - int.from_bytes(digest[:8], "big") % LOCAL_IDS, True
 
 
-def as_rsvps(sheet, meetup_ids, known, org_id):
+def as_rsvps(sheet, meetup_ids, org_id):
     """(the RSVPs of the entries expected or waitlisted, {guest id: Profile} of them), as a sync takes
-    them. `known` is Guest.profiles_of(their ids): a known guest keeps the username the platform gave."""
+    them. A file gives no username: a known guest keeps theirs (models.sync.compare), a new one has none."""
     rsvps, profiles = [], {}
     for entry in sheet.entries:
         if entry.status == NOT_EXPECTED:
             continue
         gid, local = guest_id(entry, meetup_ids, org_id)
-        username = known.get(gid, ("", ""))[0]
-        profiles[gid] = Profile(gid, username, entry.name, local, org_id if local else None)
+        profiles[gid] = Profile(gid, None, entry.name, local, org_id if local else None)
         rsvps.append(Rsvp(gid, entry.rsvp_time, entry.status == WAITLISTED, entry.guests))
     return tuple(rsvps), profiles
-
-
-def ids_of(sheet, meetup_ids, org_id):
-    return [guest_id(e, meetup_ids, org_id)[0] for e in sheet.entries]
 
 
 def tally(sheet):

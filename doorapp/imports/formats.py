@@ -7,11 +7,13 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import lru_cache
 
 HEADER_SEARCH = 20  # rows above the header: a title, a date, blank rows
 MAX_NAME = 255
 MAX_GUESTS = 99
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+NOT_TEXT = re.compile(r"[\ufffd\ud800-\udfff]")  # what decoding could not read, a lone surrogate
 MEETUP_MEMBER = re.compile(r"(?:^user\s+|/members/)(\d{1,19})/?$")
 
 # Header words (compared folded: lower case, no accents, single spaces) of each role in a "table".
@@ -168,11 +170,11 @@ def read_row(kind, roles, row, number):
         raise ValueError("No name in this row; it was left out.")
     if CONTROL.search(name):
         raise ValueError("The name holds control characters; this row was left out.")
-    if "\ufffd" in name or name.encode("utf-8", errors="ignore").decode() != name:  # a lone surrogate
+    if NOT_TEXT.search(name):
         raise ValueError("The name holds bytes that are not text; this row was left out.")
     if len(name) > MAX_NAME:
         raise ValueError(f"The name is longer than {MAX_NAME} characters; this row was left out.")
-    raw_status = fold(_cell(row, roles.get("status")))
+    raw_status = _folded(_cell(row, roles.get("status")))
     if raw_status not in STATUS_OF:
         raise ValueError(f"Unknown status {_cell(row, roles['status'])[:40]!r}; this row was left out.")
     entry = Entry(number, "", name, STATUS_OF[raw_status], _guests(_cell(row, roles.get("guests"))))
@@ -203,6 +205,12 @@ def _guests(text):
     return int(text)
 
 
+@lru_cache(maxsize=256)
+def _folded(text):
+    return fold(text)
+
+
+@lru_cache(maxsize=1024)  # an export's rows share a few hundred dates at most
 def _moment(text):
     """Meetup's MM/DD/YYYY, or an ISO 8601 timestamp (Luma's); None for anything else."""
     for pattern in ("%m/%d/%Y", "%m/%d/%Y %H:%M", "%Y-%m-%d %H:%M:%S"):
