@@ -9,9 +9,12 @@ from urllib.parse import urlsplit
 
 import pytest
 import requests
+from fake_meetup import FakeMeetup
 from helpers import ENGINES, at_once, auth, events
 from openpyxl import Workbook
+from webtest import TestApp
 
+from doorapp.app import create_app
 from doorapp.models import Guest, MeetupGuest, Org
 
 MEETUP_XLS_HEADER = [
@@ -145,11 +148,28 @@ def test_imported_guests_belong_to_the_importing_org(door, org, make_user, as_us
     )
 
 
-def test_a_meetup_row_is_the_meetup_adapters_member(door, org, monkeypatch):
-    monkeypatch.setattr("doorapp.api.imports.meetup_ids", lambda: True)
-    post(door, org, meetup_csv())
-    guest = Guest.get_by_id(12537919)
-    assert (guest.displayname, guest.is_local) == ("Ana García", False)
+def test_a_meetup_row_is_the_meetup_adapters_member(config, org, boss):
+    """With PLATFORM=meetup (the fake Meetup API, answering from Meetup's schema), a row of Meetup's export
+    is the member the adapter reaches by id: one guest, one history over a meetup synced from Meetup and
+    one imported from the file."""
+    with FakeMeetup() as fake:
+        fake.add_group("night-owls")
+        fake.add_member(12537919, "Ana G.", "ana", groups=["night-owls"])
+        url = fake.add_event("night-owls", "301234567", "Summer social", "2026-11-14T19:00:00Z", [12537919])
+        club = TestApp(create_app(fake.configure(config)))  # the same database, on Meetup
+        club.authorization = boss.authorization
+        synced = club.post_json(f"/organizations/{org.id}/meetups/", {"platform_url": url}, status=201).json
+        club.post_json(f"/organizations/{org.id}/meetups/{synced['id']}/guests/12537919/checkin", {})
+        imported = post(club, org, meetup_csv()).json["meetup"]
+        again = club.post(f"/organizations/{org.id}/meetups/{synced['id']}/sync").json
+    assert again == {"inserted": 0, "updated": 1, "cancelled": 0, "skipped": 0, "total": 1}  # renamed back
+    assert not Guest.select().where(Guest.is_local).exists()  # every row of the file is a member
+    history = club.get(f"/organizations/{org.id}/guests/12537919/history").json
+    assert (history["guest"]["username"], history["guest"]["displayname"]) == ("ana", "Ana G.")
+    assert [(m["meetup_id"], m["outcome"]) for m in history["meetups"]] == [
+        (imported["id"], "NO_SHOW"),
+        (synced["id"], "ATTENDED"),
+    ]
 
 
 def test_preview_stores_nothing(door, org):
