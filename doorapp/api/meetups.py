@@ -107,7 +107,9 @@ def sync(org_id, meetup_id, user, event=None):
     meetup = Meetup.open(org_id, meetup_id)
     event = event or adapter().event(meetup.platform_url)
     profiles = adapter().profiles([r.platform_user_id for r in event.rsvps])
-    plan = compare(meetup, stored(meetup, profiles), event.rsvps, profiles)  # before the write lock
+    rsvps = [(r.platform_user_id, r.joined_at, r.waitlisted, r.guests) for r in event.rsvps]
+    profiles = {i: (p.username, p.displayname, False, None) for i, p in profiles.items()}
+    plan = compare(meetup, stored(meetup, profiles), rsvps, profiles)  # before the write lock
     with write():
         meetup = Meetup.open(org_id, meetup_id)
         counts = apply(meetup, plan)

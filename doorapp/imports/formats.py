@@ -46,7 +46,7 @@ STATUSES = {
 STATUS_OF = {word: status for status, words in STATUSES.items() for word in words}
 
 
-@dataclass
+@dataclass(slots=True)
 class Entry:
     row: int
     key: str  # who this is: "<format>:<id in the file>", or "name:<name>|<e-mail>" without an id

@@ -51,34 +51,35 @@ class Plan:
 
 
 def compare(meetup, known, rsvps, profiles):
-    """The Plan that brings the list `known` (stored()) in line with `rsvps` and their `profiles`
-    ({guest id: profile}; an RSVP without one is skipped: neither added nor cancelled). A profile's
-    username None keeps the stored one (a file says nothing of it)."""
+    """The Plan that brings the list `known` (stored()) in line with `rsvps` [(guest id, rsvp time or
+    None, waitlisted, guests)] and their `profiles` {guest id: (username, displayname, is_local, org id)}.
+    An RSVP without a profile is skipped: neither added nor cancelled. A username None keeps the stored
+    one (a file says nothing of it); is_local and the org count only for a guest not known yet."""
     now, entries, names = utcnow(), known.entries, known.names
     guests, renamed, orgs = [], [], {None: None}  # orgs: {org id: as sent}
-    for i, profile in profiles.items():
+    for i, (username, displayname, local, org) in profiles.items():
         was = names.get(i)
-        username = profile.username if profile.username is not None else was[0] if was else ""
-        if was == (username, profile.displayname):
+        if username is None:
+            username = was[0] if was else ""
+        if was == (username, displayname):
             continue
         if was is not None:
             renamed.append(i)
-        org = getattr(profile, "org_id", None)
         org = orgs[org] if org in orgs else orgs.setdefault(org, Guest.org.db_value(org))
-        guests.append((i, username, profile.displayname, getattr(profile, "is_local", False), org, now))
+        guests.append((i, username, displayname, local, org, now))
     guests.sort()  # one order of row locks for every sync: two sharing guests wait, not deadlock
     meetup_id, adds, back, details = Meetup.id.db_value(meetup.id), [], [], {}
-    listed = [r for r in rsvps if r.platform_user_id in profiles]
-    for r in listed:
-        state = entries.get(r.platform_user_id)
+    listed = [r for r in rsvps if r[0] in profiles]
+    for i, joined_at, waitlisted, count in listed:
+        state = entries.get(i)
         if state is None:
-            adds.append((meetup_id, r.platform_user_id, r.joined_at or now, r.waitlisted, r.guests, *NEW))
+            adds.append((meetup_id, i, joined_at or now, waitlisted, count, *NEW))
             continue
         if state[0] and not state[1]:  # a cancelled RSVP (not a walk-in) is back
-            back.append(r.platform_user_id)
-        if (state[2], state[3]) != (r.waitlisted, r.guests):
-            details.setdefault((r.waitlisted, r.guests), []).append(r.platform_user_id)
-    on_platform = {r.platform_user_id for r in rsvps}
+            back.append(i)
+        if (state[2], state[3]) != (waitlisted, count):
+            details.setdefault((waitlisted, count), []).append(i)
+    on_platform = {r[0] for r in rsvps}
     gone = [i for i, state in entries.items() if not state[0] and not state[1] and i not in on_platform]
     updated = {*back, *(i for i in renamed if i in entries), *(i for ids in details.values() for i in ids)}
     statements = {
