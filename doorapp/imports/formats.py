@@ -165,7 +165,7 @@ def _cell(row, column):
 
 def read_row(kind, roles, row, number):
     """The Entry of one data row; ValueError(message) when it cannot be one."""
-    name = " ".join(_cell(row, c) for c in roles["name"] if _cell(row, c))
+    name = " ".join(filter(None, [_cell(row, c) for c in roles["name"]]))
     if not name:
         raise ValueError("No name in this row; it was left out.")
     if CONTROL.search(name):
