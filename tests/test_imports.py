@@ -475,3 +475,24 @@ def test_simultaneous_imports_of_one_meetup_never_duplicate_an_entry(live_server
     query = MeetupGuest.select().where(MeetupGuest.meetup == meetup["id"])
     assert query.count() == 204 and len({e.guest_id for e in query}) == 204
     assert Guest.select().count() == 204
+
+
+def test_imports_of_two_files_at_once_leave_the_list_of_the_last_one_stored(live_server, door, org, staff):
+    """Each import compares its file with the list before it waits for the write lock; one that finds
+    another import stored meanwhile compares again, so the list ends as the last file says, never as a
+    mix of the two (SQLite: one writer at a time)."""
+    meetup = post(door, org, meetup_xls(PEOPLE[:1])).json["meetup"]
+    files = [
+        meetup_csv([(f"Early {i}", 30_000_000 + i, "Yes", 0) for i in range(300)]),
+        meetup_csv([(f"Late {i}", 40_000_000 + i, "Yes", 0) for i in range(300)]),
+    ]
+    address = f"{live_server}{url(org, meetup)}"
+
+    def send(i):
+        upload = {"file": (f"file{i % 2}.csv", files[i % 2])}
+        return requests.post(address, files=upload, headers=auth(staff), timeout=60)
+
+    assert [r.status_code for r in at_once(4, send)] == [200] * 4
+    last = events("MEETUP_IMPORTED")[-1].details["file"]
+    expected = {f"{'Early' if last == 'file0.csv' else 'Late'} {i}" for i in range(300)}
+    assert {name for name, state in listed(meetup).items() if not state[0]} == expected
