@@ -29,9 +29,8 @@ class Stored:
 def stored(meetup, ids):
     """What is stored of `meetup`'s list (a Meetup as read, or one not created yet) and of the guests
     `ids`: the list with its guests' names in one query, then the names of those of `ids` not on it."""
-    entries, names = {}, {}
-    for guest, *state, username, displayname in db.execute_sql(*MeetupGuest.states(meetup.id).sql()):
-        entries[guest], names[guest] = tuple(state), (username, displayname)
+    rows = db.execute_sql(*MeetupGuest.states(meetup.id).sql()).fetchall()
+    entries, names = {row[0]: row[1:5] for row in rows}, {row[0]: row[5:] for row in rows}
     newcomers = sorted(set(ids) - entries.keys())
     for sql, params in _each(Guest.names_of, newcomers):
         names.update((i, (username, name)) for i, username, name in db.execute_sql(sql, params))
