@@ -68,15 +68,17 @@ def compare(meetup, known, rsvps, profiles):
         guests.append((i, username, displayname, local, org, now))
     guests.sort()  # one order of row locks for every sync: two sharing guests wait, not deadlock
     meetup_id, adds, back, details = Meetup.id.db_value(meetup.id), [], [], {}
-    listed = [r for r in rsvps if r[0] in profiles]
-    for i, joined_at, waitlisted, count in listed:
-        state = entries.get(i)
+    skipped = 0
+    for i, joined_at, waitlisted, count in rsvps:
+        state, profiled = entries.get(i), i in profiles
+        skipped += not profiled
         if state is None:
-            adds.append((meetup_id, i, joined_at or now, waitlisted, count, *NEW))
+            if profiled:
+                adds.append((meetup_id, i, joined_at or now, waitlisted, count, *NEW))
             continue
-        if state[0] and not state[1]:  # a cancelled RSVP (not a walk-in) is back
+        if state[0] and not state[1] and profiled:  # a cancelled RSVP (not a walk-in) is back
             back.append(i)
-        if (state[2], state[3]) != (waitlisted, count):
+        if (state[2], state[3]) != (waitlisted, count):  # listed already: its details, profile or not
             details.setdefault((waitlisted, count), []).append(i)
     on_platform = {r[0] for r in rsvps}
     gone = [i for i, state in entries.items() if not state[0] and not state[1] and i not in on_platform]
@@ -94,7 +96,7 @@ def compare(meetup, known, rsvps, profiles):
             )
         ],
     }
-    counts = {"listed": len(entries), "skipped": len(rsvps) - len(listed), "added": len(adds)}
+    counts = {"listed": len(entries), "skipped": skipped, "added": len(adds)}
     counts.update(updated=len(updated), gone=len(gone))
     return Plan(rsvps, profiles, known.stamp, counts, renamed, statements)
 
