@@ -15,7 +15,7 @@ from doorapp.db import get_or_404, iso, write
 from doorapp.errors import ApiError
 from doorapp.export import CSV, csv_file
 from doorapp.models import AuditEvent, AuditType, Meetup, MeetupGuest, Org, audit
-from doorapp.models.sync import apply, compare, stored
+from doorapp.models.sync import apply, compare, stored, take_turn
 
 MAX_BARS = 96  # the chart's bars: 15 minutes each, or wider when the arrivals span more than a day
 
@@ -111,6 +111,7 @@ def sync(org_id, meetup_id, user, event=None):
     profiles = {i: (p.username, p.displayname, False, None) for i, p in profiles.items()}
     plan = compare(meetup, stored(meetup, profiles), rsvps, profiles)  # before the write lock
     with write():
+        take_turn(meetup)
         meetup = Meetup.open(org_id, meetup_id)
         counts = apply(meetup, plan)
         audit.record(AuditType.MEETUP_SYNCED, user, org=meetup.org_id, meetup=meetup, **counts)

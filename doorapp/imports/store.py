@@ -9,7 +9,7 @@ from doorapp.db import write
 from doorapp.errors import ApiError
 from doorapp.imports import as_rsvps, tally
 from doorapp.models import AuditType, Meetup, audit
-from doorapp.models.sync import apply, compare, foreseen, stored
+from doorapp.models.sync import apply, compare, foreseen, stored, take_turn
 
 MAX_PROBLEMS = 200  # listed in a report; past them, one line says how many more
 SAMPLE = 10  # the first rows a preview shows
@@ -28,7 +28,11 @@ def store(org_id, sheet, user, filename, meetup_ids, meetup_id=None, create=None
     if preview:
         return None, report_of(sheet, foreseen(plan))
     with write():
-        meetup = _created(org_id, target.id, create, user) if create else Meetup.open(org_id, meetup_id)
+        if create:
+            meetup = _created(org_id, target.id, create, user)
+        else:
+            take_turn(target)
+            meetup = Meetup.open(org_id, meetup_id)
         report = report_of(sheet, apply(meetup, plan))
         counts = {k: report[k] for k in ("format", "rows", "added", "updated", "cancelled", "unchanged")}
         details = {**counts, "problems": len(sheet.problems)}

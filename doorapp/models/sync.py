@@ -8,12 +8,13 @@ Both compare before the write lock is taken: stored() reads the list with its gu
 that write only that; apply(), inside the write transaction, runs them. A list in which nothing changed
 writes nothing but the meetup's sync time. When another sync or import of the meetup committed between the
 reading and the lock (the meetup's last_synced_at moved), apply() reads and compares again inside it, so
-two of them one after the other end as the second says. Every UPDATE names the state it changes, so a
+two of them one after the other end as the second says (on PostgreSQL, where writers run side by side,
+take_turn() makes them one after the other). Every UPDATE names the state it changes, so a
 walk-in added meanwhile is never cancelled."""
 
 from dataclasses import dataclass, field
 
-from doorapp.db import db, in_chunks, run_prepared, utcnow
+from doorapp.db import db, in_chunks, queue_on, run_prepared, utcnow
 from doorapp.models.guests import Guest
 from doorapp.models.meetup_guests import MeetupGuest, guests_renamed
 from doorapp.models.meetups import Meetup
@@ -107,6 +108,13 @@ NEW = (False, False, False)  # a new entry's cancelled_rsvp, is_walkin, has_arri
 def _each(build, ids):
     """in_chunks() of a statement over a list of guest ids."""
     return in_chunks(lambda rows: build([i for (i,) in rows]), [(i,) for i in ids])
+
+
+def take_turn(meetup):
+    """Inside the write transaction, before the meetup is read again in it: wait until any other sync or
+    import of it has committed (PostgreSQL; SQLite's writers take turns anyway), so that apply() sees its
+    sync time and compares again. Check-ins do not wait for it."""
+    queue_on(f"meetup list {meetup.id}")
 
 
 def apply(meetup, plan):
