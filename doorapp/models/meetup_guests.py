@@ -150,7 +150,7 @@ class MeetupGuest(BaseModel):
                 cls.guests_count,
                 Guest.username,
                 Guest.displayname,
-            )  # fmt: skip
+            )
             .join(Guest)
             .where(cls.meetup == meetup_id)
         )
