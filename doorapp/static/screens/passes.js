@@ -3,11 +3,12 @@
 // code for the pass's token and lands on the door; #/pass-ended tells the phone its pass ended, and what it
 // did not send. #/door-meetups lets a pass for every open meetup pick one.
 import { api, token } from "../core/api.js";
-import { ask, busy, clear, copyText, field, formatStamp, formValues, h, toast } from "../core/dom.js";
+import { ask, busy, clear, field, formatStamp, formValues, h, toast } from "../core/dom.js";
 import { problemText, t } from "../core/i18n.js";
 import { limits } from "../core/openapi.js";
 import { items } from "../core/queue.js";
 import { doorHash, orgPath, passHome, session } from "../core/session.js";
+import { joinFigure } from "../shared/join.js";
 import { named } from "../shared/names.js";
 
 export async function manage(view, [meetupId], ctx) {
@@ -57,20 +58,9 @@ function form(open, meetupId, limit, made, refresh) {
 
 // The pairing address of a new pass: its QR code for the phone's camera, and the link to copy.
 function pairing(pass) {
-  const { url, qr_svg: qr, expires_at: expires } = pass.pairing;
-  const copied = h("span", { class: "muted", "aria-live": "polite" });
-  const text = h("input", { class: "url", readonly: true, value: url, "aria-label": t("passes.link") });
-  return h("figure", { class: "join pairing" },
-    h("img", { class: "qr", src: qr, alt: t("passes.qr", { label: pass.label }), width: 264, height: 264 }),
-    h("figcaption", {},
-      h("h2", {}, t("passes.scan", { label: pass.label })),
-      h("div", { class: "inline" }, text,
-        h("button", { type: "button", class: "secondary", onclick: async () => {
-          clear(copied, (await copyText(url, text)) ? t("common.copied") : t("phones.selectToCopy"));
-        } }, t("common.copy"))),
-      copied,
-      h("p", { class: "hint" }, t("passes.once", { time: formatStamp(expires) })),
-      h("p", { class: "hint" }, t("passes.ends", { time: formatStamp(pass.ends_at) }))));
+  const { label, ends_at: ends, pairing: { url, qr_svg, expires_at: expires } } = pass;
+  return joinFigure({ url, qr_svg }, { alt: t("passes.qr", { label }), label: t("passes.link"), title: t("passes.scan", { label }),
+    hints: [t("passes.once", { time: formatStamp(expires) }), t("passes.ends", { time: formatStamp(ends) })] });
 }
 
 const COLUMNS = ["passes.label", "passes.meetup", "passes.madeBy", "passes.paired", "passes.lastSeen", "passes.checkIns"];
