@@ -79,13 +79,18 @@ def test_a_phone_scans_a_door_pass_checks_guests_in_and_stops_when_it_is_revoked
     ]
 
 
+def pairing_path(made):
+    """The pairing address of a pass made through WebTest (whose host is not the live server's)."""
+    return "/#/" + made["pairing"]["url"].split("/#/", 1)[1]
+
+
 def paired_phone(browser, boss, meetup):
     """A phone (English) paired with a new pass of the meetup, on its door; the pass's id."""
     made = boss.post_json(
         f"/organizations/{meetup.org_id}/passes", {"label": "Maria's phone", "meetup_id": str(meetup.id)}
     ).json
     phone = browser.page(viewport=PHONE, path=None, touch=True)
-    phone.goto(made["pairing"]["url"].split("/#/", 1)[1].join(("/#/", "")))
+    phone.goto(pairing_path(made))
     expect(phone.locator("#door-results > li").first).to_be_visible()
     return phone, made["id"]
 
@@ -106,6 +111,18 @@ def test_what_a_phone_queued_offline_after_its_pass_was_revoked_is_refused_and_s
     expect(unsent).to_contain_text("Ada Smith (@ada_1)")
     screenshot(phone, "pass-ended-unsent")
     assert arrived() == {}
+
+
+def test_a_pass_for_every_open_meetup_lets_the_phone_choose_its_door(browser, boss_user, org, crowd, as_user):
+    made = as_user(boss_user).post_json(f"/organizations/{org.id}/passes", {"label": "Side entrance"}).json
+    phone = browser.page(viewport=PHONE, path=None, touch=True)
+    phone.goto(pairing_path(made))
+    expect(phone.get_by_role("heading", name="Which door?")).to_be_visible()
+    phone.get_by_role("link", name=crowd.name).click()
+    expect(phone.locator("#door-results > li").first).to_be_visible()
+    expect(phone.get_by_role("link", name="Back to meetups")).to_have_attribute("href", "#/door-meetups")
+    check_in_by_username(phone, "grace_0")
+    wait_for(lambda: len(arrived()) == 1)
 
 
 def test_an_organizer_in_spanish_makes_and_lists_passes_in_spanish(
