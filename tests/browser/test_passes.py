@@ -140,3 +140,17 @@ def test_an_organizer_in_spanish_makes_and_lists_passes_in_spanish(
         expect(page.locator("tr[data-pass]").first).to_contain_text("Todavía no")
         no_english(page, known=["Puerta lateral"])
         screenshot(page, "passes-es")
+
+
+def test_an_organizer_revokes_every_pass_of_a_meetup_at_once(
+    browser, boss_user, org, crowd, as_user, token_for
+):
+    boss = as_user(boss_user)
+    phones = [paired_phone(browser, boss, crowd)[0] for _ in range(2)]
+    laptop = browser.page(token=token_for(boss_user), path=f"/#/passes/{crowd.id}")
+    laptop.get_by_role("button", name=f"Revoke every pass of {crowd.name}").click()
+    laptop.get_by_role("dialog").get_by_role("button", name="Revoke").click()
+    expect(laptop.get_by_text("2 door passes revoked.")).to_be_visible()
+    expect(laptop.locator("tr[data-pass]", has_text="Revoked")).to_have_count(2)
+    for phone in phones:  # each hears of it at its next poll
+        expect(phone.get_by_role("heading", name="This door pass has ended")).to_be_visible()

@@ -658,5 +658,7 @@ export default {
   "event.PASS_REVOKED": "Door pass revoked",
   "detail.pass_id": "pass",
   "detail.label": "name",
-  "detail.ends_at": "ends"
+  "detail.ends_at": "ends",
+  "passes.revokeAll": "Revoke every pass of {meetup}",
+  "passes.revokedAll": { "one": "1 door pass revoked.", "other": "{count} door passes revoked." }
 };

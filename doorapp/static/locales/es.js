@@ -657,5 +657,7 @@ export default {
   "event.PASS_REVOKED": "Pase de puerta revocado",
   "detail.pass_id": "pase",
   "detail.label": "nombre",
-  "detail.ends_at": "termina"
+  "detail.ends_at": "termina",
+  "passes.revokeAll": "Revocar todos los pases de {meetup}",
+  "passes.revokedAll": { "one": "1 pase de puerta revocado.", "other": "{count} pases de puerta revocados." }
 };

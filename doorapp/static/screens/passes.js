@@ -19,7 +19,12 @@ export async function manage(view, [meetupId], ctx) {
   const made = h("div", { "aria-live": "polite" });
   const refresh = async () => {
     const { passes } = await api.get(orgPath("/passes"));
-    if (ctx.alive) clear(list, passes.length ? table(passes, names, refresh) : h("p", { class: "muted" }, t("passes.none")));
+    if (!ctx.alive) return;
+    const now = Date.now();
+    const live = passes.filter((p) => p.meetup_id && p.meetup_id === meetupId && !p.revoked_at && Date.parse(p.ends_at) > now);
+    clear(list, passes.length ? table(passes, names, refresh) : h("p", { class: "muted" }, t("passes.none")),
+      live.length > 1 ? h("div", { class: "actions" }, h("button", { type: "button", class: "danger",
+        onclick: () => revokeAll(meetupId, names.get(meetupId), refresh) }, t("passes.revokeAll", { meetup: names.get(meetupId) }))) : null);
   };
   const open = meetups.filter((m) => !m.is_finalized);
   view.append(
@@ -92,6 +97,15 @@ async function revoke(pass, refresh) {
     action: () => api.del(orgPath(`/passes/${pass.id}`)) });
   if (!done) return;
   toast(t("passes.revokedToast", { label: pass.label }));
+  await refresh();
+}
+
+async function revokeAll(meetupId, meetup, refresh) {
+  let revoked = 0;
+  const done = await ask({ title: t("passes.revokeAll", { meetup }), message: t("passes.revokeText"), confirm: t("passes.revoke"),
+    danger: true, action: async () => { ({ revoked } = await api.del(orgPath(`/meetups/${meetupId}/passes`))); } });
+  if (!done) return;
+  toast(t("passes.revokedAll", { count: revoked }));
   await refresh();
 }
 
