@@ -341,6 +341,47 @@ def test_a_meetup_export_with_its_event_url_on_the_meetup_platform(config, staff
     assert (ana.displayname, ana.is_local) == ("Ana García", False)
 
 
+def sync(client, org, meetup):
+    return client.post(f"/organizations/{org.id}/meetups/{meetup['id']}/sync").json
+
+
+def test_a_sync_never_cancels_the_guests_of_a_file(fake_platform, config, staff, as_user, org):
+    """A meetup made from a file with its event's URL on the `rest` platform: the file's rows are local
+    guests, which the platform's list never holds, so a sync brings the platform's RSVPs and cancels none
+    of the file's; an RSVP the platform drops is still cancelled."""
+    door = on_platform(fake_platform, config, staff, as_user)
+    fake_platform.add_user(1, "alice", "Alice Platform")
+    fake_platform.add_user(2, "bob", "Bob Platform")
+    typed = fake_platform.add_event(
+        "night-owls", "winter-social", "Winter social", "2026-12-12T19:30:00Z", [1, 2]
+    )
+    meetup = post(door, org, meetup_csv(), "a.csv", name=None, date=None, platform_url=typed).json["meetup"]
+    from_file = listed(meetup)
+    assert sync(door, org, meetup) == {"inserted": 2, "updated": 0, "cancelled": 0, "skipped": 0, "total": 6}
+    fake_platform.set_rsvps("night-owls", "winter-social", [1])
+    assert sync(door, org, meetup)["cancelled"] == 1
+    assert listed(meetup) == {
+        **from_file,
+        "Alice Platform": (False, False, 0, False),
+        "Bob Platform": (True, False, 0, False),
+    }
+    assert not any(cancelled for cancelled, *_ in from_file.values())
+
+
+def test_a_sync_cancels_the_meetup_members_of_a_file_it_no_longer_lists(config, staff, as_user, org):
+    """On the `meetup` platform a row of Meetup's export is the member: a sync of the file's event keeps
+    that list in line with Meetup's, cancelling the rows whose RSVP Meetup no longer has."""
+    with FakeMeetup() as fake:
+        fake.add_group("night-owls")
+        fake.add_member(12537919, "Ana García", "ana", groups=["night-owls"])
+        typed = fake.add_event("night-owls", "301", "Summer social", "2026-12-05T21:00:00+01:00", [12537919])
+        door = on_platform(fake, config, staff, as_user)
+        meetup = post(door, org, meetup_xls(), name=None, date=None, platform_url=typed).json["meetup"]
+        report = sync(door, org, meetup)
+    assert (report["inserted"], report["cancelled"], report["total"]) == (0, 3, 4)
+    assert [name for name, (cancelled, *_) in listed(meetup).items() if not cancelled] == ["Ana García"]
+
+
 def test_a_multipart_body_without_its_boundary_is_400(door, org):
     headers = {"Content-Type": "multipart/form-data"}
     reply = door.post(url(org), b"--x\r\n", headers=headers, status=400)
