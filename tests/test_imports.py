@@ -150,8 +150,14 @@ def test_a_newer_file_updates_the_list_like_a_sync(door, org):
     ]  # Tomás is gone
     preview = post(door, org, meetup_xls(newer), meetup=meetup, preview=True).json["import"]
     assert (preview["added"], preview["updated"], preview["cancelled"]) == (1, 2, 2)
+    assert preview["names"] == {  # who, in alphabetical order
+        "added": ["Wei Zhang"],
+        "updated": ['=HYPERLINK("http://x")', "Priya Raman"],
+        "cancelled": ["Ana García", "Tomás O'Neill, Jr."],
+    }
     report = post(door, org, meetup_xls(newer), meetup=meetup).json["import"]
     assert (report["added"], report["updated"], report["cancelled"]) == (1, 2, 2)
+    assert report["names"] == preview["names"]
     assert listed(meetup) == {
         "Ana García": (True, False, 1, True),
         "Tomás O'Neill, Jr.": (True, False, 0, False),
@@ -161,6 +167,7 @@ def test_a_newer_file_updates_the_list_like_a_sync(door, org):
     }
     again = post(door, org, meetup_xls(newer), meetup=meetup).json["import"]
     assert (again["added"], again["updated"], again["cancelled"], again["unchanged"]) == (0, 0, 0, 4)
+    assert again["names"] == {"added": [], "updated": [], "cancelled": []}
     assert Guest.select().count() == 5
 
 
@@ -495,7 +502,10 @@ def test_a_ten_thousand_row_export_is_read_whole(door, org):
     people = [(f"Member {i}", 40_000_000 + i, "Yes", 0) for i in range(10_000)]
     data = meetup_csv(people)
     assert len(data) > 500 * 1024  # past bottle's default in-memory limit for a form part
-    assert post(door, org, data, "big.csv").json["import"]["added"] == 10_000
+    report = post(door, org, data, "big.csv").json["import"]
+    assert report["added"] == 10_000
+    named = sorted((f"Member {i}" for i in range(10_000)), key=str.casefold)[:50]
+    assert report["names"] == {"added": named, "updated": [], "cancelled": []}  # the first 50 of each
 
 
 def test_a_hundred_thousand_rows_is_refused_whole(door, org):

@@ -45,6 +45,15 @@ class FirstRow(TypedDict):
     guests: int
 
 
+class ImportNames(TypedDict):
+    """Who an import adds, updates (by the name it gives them) and cancels: at most 50 names of each, in
+    alphabetical order (the report's counts say how many in all)."""
+
+    added: list[str]
+    updated: list[str]
+    cancelled: list[str]
+
+
 class ImportReport(TypedDict):
     """What an import did (or, previewed, would do) to the meetup's list (docs/api.md)."""
 
@@ -53,6 +62,7 @@ class ImportReport(TypedDict):
     added: int
     updated: int
     cancelled: int
+    names: ImportNames
     unchanged: int
     problems: list[RowProblem]
     columns: dict[str, str | list[str]]

@@ -14,6 +14,7 @@ take_turn() makes them one after the other). Every UPDATE names the state it cha
 walk-in added meanwhile is never cancelled."""
 
 from dataclasses import dataclass, field
+from heapq import nsmallest
 
 from doorapp.db import db, in_chunks, queue_on, run_prepared, utcnow
 from doorapp.models.guests import Guest
@@ -41,14 +42,15 @@ def stored(meetup, ids):
 
 @dataclass
 class Plan:
-    """What compare() found (its counts), and the statements that write it."""
+    """What compare() found (its counts, and who), and the statements that write it."""
 
-    rsvps: tuple  # what was compared, to compare again (apply)
+    rsvps: tuple  # what was compared, to compare again (current)
     profiles: dict
-    stamp: object  # Stored.stamp
+    known: Stored  # what it was compared with
     platform: bool  # compare()'s
     counts: dict  # listed (entries when read), skipped, added, updated, gone
     renamed: list  # known guests whose names change
+    who: dict  # {added, updated, cancelled: [guest id]}
     statements: dict = field(default_factory=dict)  # what: [(sql, params)]
 
 
@@ -107,7 +109,19 @@ def compare(meetup, known, rsvps, profiles, platform=False):
     }
     counts = {"listed": len(entries), "skipped": skipped, "added": len(adds)}
     counts.update(updated=len(updated), gone=len(gone))
-    return Plan(rsvps, profiles, known.stamp, platform, counts, renamed, statements)
+    who = {"added": [row[1] for row in adds], "updated": [*updated], "cancelled": gone}
+    return Plan(rsvps, profiles, known, platform, counts, renamed, who, statements)
+
+
+def named(plan, limit):
+    """{added, updated, cancelled}: the names of those the plan adds, updates (by their new name) and
+    cancels, at most `limit` of each, in alphabetical order."""
+
+    def name(i):
+        username, displayname = (plan.profiles.get(i) or plan.known.names.get(i) or ("", ""))[:2]
+        return displayname or username or ""
+
+    return {what: nsmallest(limit, map(name, ids), key=str.casefold) for what, ids in plan.who.items()}
 
 
 NEW = (False, False, False)  # a new entry's cancelled_rsvp, is_walkin, has_arrived (MeetupGuest.add_rsvps)
@@ -125,11 +139,18 @@ def take_turn(meetup):
     queue_on(f"meetup list {meetup.id}")
 
 
+def current(meetup, plan):
+    """The plan, compared again when another sync or import of the meetup committed since it was made (its
+    last_synced_at moved); inside the write transaction, `meetup` read again in it."""
+    if meetup.last_synced_at == plan.known.stamp:
+        return plan
+    return compare(meetup, stored(meetup, plan.profiles), plan.rsvps, plan.profiles, plan.platform)
+
+
 def apply(meetup, plan):
-    """Run the plan's writes inside the caller's write transaction, `meetup` read again in it (compared
-    again first when another sync or import of it came in between); the counts."""
-    if meetup.last_synced_at != plan.stamp:
-        plan = compare(meetup, stored(meetup, plan.profiles), plan.rsvps, plan.profiles, plan.platform)
+    """Run the plan's writes inside the caller's write transaction, `meetup` read again in it (current()
+    first); the counts."""
+    plan = current(meetup, plan)
     run_prepared(plan.statements["guests"])
     guests_renamed(plan.renamed)  # their names change on other meetups' lists too, in any org
     inserted = run_prepared(plan.statements["rsvps"])
