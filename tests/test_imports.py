@@ -575,6 +575,32 @@ def test_the_command_line_says_what_is_wrong(tmp_path, config, org, capsys):
     assert "--date" in str(cli(tmp_path, config, capsys, photo, "--org", "night-owls", "--name", "x")[0])
 
 
+def test_the_command_line_takes_an_event_url_as_the_api_does(tmp_path, config, org, door, capsys):
+    """--platform-url: an event of the configured platform (here the demo community) names and dates the
+    meetup and is stored normalised, as the API's platform_url; any other address fills nothing in."""
+    path = tmp_path / "attendees.csv"
+    path.write_bytes(meetup_csv())
+    typed = "https://demo.door.invalid/+night-owls/tech-conference/?ref=mail"
+    event = post(door, org, meetup_csv(), "a.csv", preview=True, name=None, date=None, platform_url=typed)
+    new = [path, "--org", "night-owls"]
+    status, out = cli(tmp_path, config, capsys, *new, "--platform-url", typed)
+    assert status == 0 and "added: 4" in out
+    [made] = door.get(f"/organizations/{org.id}/meetups/").json["meetups"]
+    assert {k: made[k] for k in ("name", "date", "platform_url")} == event.json["event"]
+    assert "already has a meetup" in cli(tmp_path, config, capsys, *new, "--platform-url", typed)[0]
+    luma = "https://lu.ma/owls-winter"
+    refused = cli(tmp_path, config, capsys, *new, "--platform-url", luma)[0]
+    assert "needs --name and --date" in refused and "--platform-url: Must be" in refused
+    own = ["--name", "Owls", "--date", "2026-11-21T19:00:00Z", "--platform-url", luma]
+    assert cli(tmp_path, config, capsys, *new, *own)[0] == 0
+    assert {m["platform_url"] for m in door.get(f"/organizations/{org.id}/meetups/").json["meetups"]} == {
+        event.json["event"]["platform_url"],
+        luma,
+    }
+    update = [*new, "--meetup", made["id"], "--platform-url", luma]
+    assert "--meetup updates a meetup" in cli(tmp_path, config, capsys, *update)[0]
+
+
 # --- two imports of one meetup at once ----------------------------------------------------------------------
 
 

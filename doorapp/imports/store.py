@@ -42,6 +42,26 @@ def store(org_id, sheet, user, filename, meetup_ids, meetup_id=None, create=None
     return Meetup.get_by_id(meetup.id), report
 
 
+def to_create(platform, name, date, url):
+    """({name, date, platform_url} of a meetup to make from a file, None where still unknown; the errors
+    of a URL the `platform` adapter refused). An event URL of the platform is kept normalised, and a
+    missing name or date is read from its event (call it with no transaction open); any other URL is kept
+    as typed and fills nothing in."""
+    refused = []
+    if url:
+        try:
+            url = platform.event_url(url)
+        except ApiError as error:
+            if error.code != "validation_error":
+                raise
+            refused = error.extensions["errors"]
+    found = {"name": name, "date": date, "platform_url": url}
+    if url and not refused and (name is None or date is None):
+        event = platform.event(url)
+        found["name"], found["date"] = name or event.title[:255], date or event.date
+    return found, refused
+
+
 def _refuse_duplicate(org_id, url):
     if url and Meetup.select().where(Meetup.org == org_id, Meetup.platform_url == url).exists():
         raise ApiError(409, "duplicate_meetup", f"This organization already has a meetup for {url}.")
