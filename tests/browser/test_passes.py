@@ -68,6 +68,8 @@ def test_a_phone_scans_a_door_pass_checks_guests_in_and_stops_when_it_is_revoked
     assert phone.evaluate("localStorage.getItem('auth_token')") is None
     assert len(arrived()) == 2
 
+    laptop.goto(f"/#/meetups/{crowd.id}/summary")  # the summary's words are its CSV's (English)
+    expect(laptop.locator("[data-guest='2000']")).to_contain_text(f"let in by {WORDS}")
     laptop.goto("/#/audit")
     check_ins = laptop.locator("li.event[data-type=CHECK_IN]")
     expect(check_ins).to_have_count(2)
