@@ -110,6 +110,11 @@ def m0009_meetups_from_files():
     )
 
 
+def m0010_cancelled_meetups():
+    """A meetup an admin cancelled (it did not take place): when, and why."""
+    add_columns(Meetup, "cancelled_at", "cancel_reason")
+
+
 MIGRATIONS = [
     m0001_initial,
     m0002_door_list_order,
@@ -120,6 +125,7 @@ MIGRATIONS = [
     m0007_door_list_versions,
     m0008_local_guests_org,
     m0009_meetups_from_files,
+    m0010_cancelled_meetups,
 ]
 
 

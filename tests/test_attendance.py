@@ -42,10 +42,10 @@ def read_csv(reply):
 
 
 @pytest.fixture
-def evening(door, boss_user, meetup, guest, org):
-    """Summer social after the doors closed: alice (+2) and bob arrived, carol never came, dave cancelled,
-    erin waitlisted, mallory (banned) forced in, trent's check-in undone, walk-in wendy, and Nadia, who is
-    not on the platform, let in by name."""
+def evening(door, boss, boss_user, meetup, guest, org):
+    """Summer social after the doors closed (finalized: it is over, so who did not come is a no-show):
+    alice (+2) and bob arrived, carol never came, dave cancelled, erin waitlisted, mallory (banned) forced
+    in, trent's check-in undone, walk-in wendy, and Nadia, who is not on the platform, let in by name."""
     MeetupGuest.update(guests_count=2).where(MeetupGuest.guest == guest).execute()
     add(meetup, 2, "bob")
     add(meetup, 3, "carol")
@@ -67,6 +67,7 @@ def evening(door, boss_user, meetup, guest, org):
     MeetupGuest.update(arrival_time=start + timedelta(minutes=55)).where(
         MeetupGuest.guest == nadia.json["guest"]["platform_user_id"]
     ).execute()
+    boss.patch_json(f"{base(meetup)}/finalize", {})
     return meetup
 
 
@@ -76,6 +77,7 @@ def test_the_summary_counts_the_evening_and_draws_arrivals_per_15_minutes(door, 
         "rsvps": 6,
         "arrived": 5,
         "no_shows": 2,
+        "upcoming": 0,
         "excused": 0,
         "cancelled": 1,
         "waitlisted": 1,
@@ -113,10 +115,16 @@ def test_the_summary_counts_the_evening_and_draws_arrivals_per_15_minutes(door, 
     assert summary["meetup"]["id"] == str(evening.id)
 
 
-def test_a_meetup_nobody_came_to_has_an_empty_chart(door, meetup):
+def test_a_meetup_nobody_came_to_has_an_empty_chart_and_no_no_show_before_it_is_over(door, boss, meetup):
     summary = door.get(f"{base(meetup)}/summary").json
     assert summary["arrivals"] == [] and summary["first_arrival"] is None
-    assert summary["counts"]["no_shows"] == 1 and summary["guests"][0]["outcome"] == "NO_SHOW"
+    assert summary["meetup"]["is_over"] is False
+    assert (summary["counts"]["no_shows"], summary["counts"]["upcoming"]) == (0, 1)
+    assert summary["guests"][0]["outcome"] == "UPCOMING"
+    boss.patch_json(f"{base(meetup)}/finalize", {})
+    summary = door.get(f"{base(meetup)}/summary").json
+    assert (summary["counts"]["no_shows"], summary["counts"]["upcoming"]) == (1, 0)
+    assert summary["guests"][0]["outcome"] == "NO_SHOW" and summary["meetup"]["is_over"] is True
 
 
 def test_arrivals_over_more_than_a_day_widen_the_bars(door, meetup, guest):
@@ -158,8 +166,9 @@ def test_an_admin_excuses_a_no_show_with_a_reason_once(boss, evening):
     assert len(events("NO_SHOW_EXCUSED")) == 1
 
 
-def test_a_finalized_meetup_can_still_have_a_no_show_excused(boss, evening):
-    boss.patch_json(f"{base(evening)}/finalize", {})
+def test_a_meetup_reopened_after_it_was_over_can_still_have_a_no_show_excused(boss, evening):
+    boss.patch_json(f"{base(evening)}/unfinalize", {})
+    Meetup.update(date=datetime(2026, 11, 1)).where(Meetup.id == evening.id).execute()  # dated in the past
     assert (
         boss.patch_json(f"{base(evening)}/guests/7/excuse", {"reason": "Door mistake"}).json["outcome"]
         == "EXCUSED_ABSENCE"
@@ -203,7 +212,7 @@ def test_the_meetup_export_is_a_spreadsheet_safe_csv_of_the_demo_evening(door, b
     assert names[9223372036854775807] == "Max Int64 🦉"  # 64-bit ids as their digits
     assert not [cell for row in rows for cell in row if cell.startswith(FORMULA_START)]
     assert rows[0][:4] == ["1009", "formula_equals", names[1009], "ATTENDED"] and rows[0][9] == "sam"
-    assert {row[3] for row in rows[1:]} <= {"NO_SHOW", "WAITLIST"}
+    assert {row[3] for row in rows[1:]} <= {"UPCOMING", "WAITLIST"}  # the book circle is still to come
 
 
 def test_the_audit_export_takes_the_lists_filters(boss, door, evening, org):

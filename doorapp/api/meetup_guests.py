@@ -88,8 +88,7 @@ def door_entry(org_id, meetup_id, platform_user_id):
         raise ApiError(
             404, "not_on_list", f"{named(guest)} is not on this meetup's list; add them as a walk-in."
         )
-    if entry.meetup.is_finalized:
-        raise ApiError(409, "meetup_finalized", FINALIZED)
+    Meetup.refuse_closed(entry.meetup)
     return entry
 
 
@@ -99,6 +98,7 @@ def refuse_check_in(entry):
     if not entry.has_arrived:
         entry = MeetupGuest.at_door(entry.meetup.org_id, entry.meetup_id, entry.guest_id)
     if not entry.has_arrived:
+        Meetup.refuse_closed(entry.meetup)
         raise ApiError(409, "meetup_finalized", FINALIZED)
     raise ApiError(
         409,
@@ -152,7 +152,7 @@ def list_meetup_guests(org_id, meetup_id):
     body=WalkinIn,
     status=201,
     idempotent=True,
-    errors=("already_on_list", "guest_banned", "meetup_finalized", "not_found"),
+    errors=("already_on_list", "guest_banned", "meetup_cancelled", "meetup_finalized", "not_found"),
 )
 def add_walkin(org_id, meetup_id, platform_user_id, body, user):
     """Add a guest who did not RSVP to the meetup's list as a walk-in; with `check_in`, check them in too.
@@ -195,7 +195,7 @@ def let_in(meetup, guest, user, when, check_in, forced=False):
     body=LocalWalkinIn,
     status=201,
     idempotent=True,
-    errors=("meetup_finalized", "not_found"),
+    errors=("meetup_cancelled", "meetup_finalized", "not_found"),
 )
 def add_local_walkin(org_id, meetup_id, body, user):
     """Let in a person who is not on the platform, by the name typed at the door: a walk-in, checked in.
@@ -214,7 +214,14 @@ def add_local_walkin(org_id, meetup_id, body, user):
     auth=org_member,
     body=CheckInIn,
     idempotent=True,
-    errors=("already_checked_in", "guest_banned", "meetup_finalized", "not_found", "not_on_list"),
+    errors=(
+        "already_checked_in",
+        "guest_banned",
+        "meetup_cancelled",
+        "meetup_finalized",
+        "not_found",
+        "not_on_list",
+    ),
 )
 def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
     """Check a guest in: records arrival time, arrival number and who let them in.
@@ -250,7 +257,7 @@ def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
     auth=org_member,
     body=UndoIn,
     idempotent=True,
-    errors=("meetup_finalized", "not_checked_in", "not_found", "not_on_list"),
+    errors=("meetup_cancelled", "meetup_finalized", "not_checked_in", "not_found", "not_on_list"),
 )
 def undo_check_in(org_id, meetup_id, platform_user_id, body, user):
     """Undo a check-in; the reason is required and kept in the log. The arrival number is not reused."""

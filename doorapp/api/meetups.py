@@ -49,7 +49,7 @@ def refuse_duplicate(org_id, url):
     body=MeetupIn,
     status=201,
     tx=False,
-    errors=(*platforms.ERRORS, "duplicate_meetup", "meetup_finalized", "not_found"),
+    errors=(*platforms.ERRORS, "duplicate_meetup", "meetup_cancelled", "meetup_finalized", "not_found"),
 )
 def create_meetup(org_id, body, user):
     """Create a meetup from an event URL on the platform (name and date come from there) and sync its RSVP
@@ -93,7 +93,7 @@ def get_meetup(org_id, meetup_id):
     "/organizations/<org_id>/meetups/<meetup_id>/sync",
     auth=org_member,
     tx=False,
-    errors=(*platforms.ERRORS, "meetup_finalized", "not_found"),
+    errors=(*platforms.ERRORS, "meetup_cancelled", "meetup_finalized", "not_found"),
 )
 def sync_meetup(org_id, meetup_id, user):
     """Synchronise the RSVP list from the platform; nothing is stored when a platform call fails."""
@@ -147,6 +147,53 @@ def unfinalize_meetup(org_id, meetup_id, user):
     return meetup_json(Meetup.get_by_id(meetup.id))
 
 
+@dataclass
+class CancelIn:
+    reason: str = text(max_length=500, doc="Why the meetup did not take place; kept in the audit log.")
+
+
+@endpoint(
+    "PATCH",
+    "/organizations/<org_id>/meetups/<meetup_id>/cancel",
+    auth=org_admin,
+    body=CancelIn,
+    errors=("meetup_cancelled", "meetup_has_arrivals", "not_found"),
+)
+def cancel_meetup(org_id, meetup_id, body, user):
+    """Cancel a meetup that did not take place: its door closes and its guests get no no-show (their
+    outcome is MEETUP_CANCELLED); it stays in the list and the audit log. Refused while anyone is checked
+    in (undo their check-ins first)."""
+    meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)
+    if meetup.cancelled_at is not None:
+        raise ApiError(409, "meetup_cancelled", "This meetup is already cancelled.")
+    arrived = MeetupGuest.counts([meetup.id])[str(meetup.id)]["arrived"]
+    if arrived or not Meetup.cancel(meetup, body.reason):
+        raise ApiError(409, "meetup_has_arrivals", ARRIVALS.format(what="cancelled"))
+    audit.record(AuditType.MEETUP_CANCELLED, user, org=meetup.org_id, meetup=meetup, reason=body.reason)
+    return meetup_json(Meetup.get_by_id(meetup.id))
+
+
+ARRIVALS = "Guests were checked in at this meetup, so it cannot be {what}."
+
+
+@endpoint(
+    "DELETE",
+    "/organizations/<org_id>/meetups/<meetup_id>",
+    auth=org_admin,
+    status=204,
+    errors=("meetup_has_arrivals", "not_found"),
+)
+def delete_meetup(org_id, meetup_id, user):
+    """Delete a meetup created by mistake, with its guest list: only while nobody has ever been checked in
+    at it (an undone check-in counts: cancel such a meetup instead). MEETUP_DELETED keeps its name, date
+    and URL."""
+    meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)
+    if not Meetup.remove(meetup.id):
+        raise ApiError(409, "meetup_has_arrivals", ARRIVALS.format(what="deleted"))
+    what = {"name": meetup.name, "date": iso(meetup.date), "platform_url": meetup.platform_url or None}
+    audit.record(AuditType.MEETUP_DELETED, user, org=meetup.org_id, meetup=meetup.id, **what)
+
+
 # --- after the night: the attendance summary and its CSV ---------------------------------------------------
 
 
@@ -182,6 +229,7 @@ def summary_json(meetup):
             "rsvps": sum(not e.is_walkin and not e.cancelled_rsvp for e in entries),
             "arrived": len(times),
             "no_shows": outcomes["NO_SHOW"],
+            "upcoming": outcomes["UPCOMING"] + outcomes["MEETUP_CANCELLED"],
             "excused": outcomes["EXCUSED_ABSENCE"],
             "cancelled": outcomes["CANCELLED"],
             "waitlisted": outcomes["WAITLIST"],
@@ -209,7 +257,9 @@ def get_meetup_summary(org_id, meetup_id):
 
     `rsvps` counts RSVPs not cancelled (the waitlisted included), as the door list's counts do.
     Outcomes use Meetup's words where they exist (ATTENDED, NO_SHOW, EXCUSED_ABSENCE) and Door's own for
-    the rest (WALK_IN, CANCELLED, WAITLIST, NOT_CHECKED_IN). `people` counts the guests arrivals brought."""
+    the rest (WALK_IN, CANCELLED, WAITLIST, NOT_CHECKED_IN). An expected guest who has not come is a
+    NO_SHOW only once the meetup is over (finalized, or dated before now): before, UPCOMING; at a cancelled
+    meetup, MEETUP_CANCELLED; `upcoming` counts both. `people` counts the guests arrivals brought."""
     return summary_json(get_or_404(Meetup, meetup_id, "meetup", org=org_id))
 
 

@@ -3,14 +3,13 @@ unbanning (admins), linking a guest let in by name to their platform account, an
 
 from collections import Counter
 from dataclasses import dataclass
-from datetime import timedelta
 
 from doorapp import platforms
 from doorapp.access import org_admin, org_member
 from doorapp.api import adapter, endpoint
 from doorapp.api.shapes import banned_json, guest_json, history_json
 from doorapp.bodies import text
-from doorapp.db import get_or_404, iso, utcnow, write
+from doorapp.db import get_or_404, iso, write
 from doorapp.errors import ApiError
 from doorapp.models import AuditEvent, AuditType, Ban, Guest, MeetupGuest, Org, audit
 from doorapp.models.meetup_guests import link_guest, local_guest
@@ -121,21 +120,13 @@ def found_local(org_id, platform_user_id):
     return local
 
 
-def upcoming(entry):
-    """UPCOMING for an expected guest of a meetup yet to come (open, dated later): no no-show yet."""
-    meetup = entry.meetup
-    if entry.outcome == "NO_SHOW" and not meetup.is_finalized and meetup.date > utcnow():
-        return "UPCOMING"
-    return None
-
-
 @endpoint(
     "GET", "/organizations/<org_id>/guests/<platform_user_id>/history", auth=org_admin, errors=("not_found",)
 )
 def get_guest_history(org_id, platform_user_id):
     """A guest's history in this organization: meetups attended, no-shows, last visit, bans.
 
-    Each meetup's outcome is as the summary gives it, or UPCOMING for a meetup yet to come.
+    Each meetup's outcome is as the summary gives it (UPCOMING for a meetup yet to come, never NO_SHOW).
 
     `repeat_no_show` counts no-shows at the organization's last 5 meetups only; an excused absence does not
     count, and the mark never bans anyone by itself."""
@@ -145,13 +136,13 @@ def get_guest_history(org_id, platform_user_id):
             "meetup_id": str(e.meetup.id),
             "name": e.meetup.name,
             "date": iso(e.meetup.date),
-            "outcome": upcoming(e) or e.outcome,
+            "outcome": e.outcome,
             "guests_count": e.guests_count,
             "arrival_time": iso(e.arrival_time),
         }
         for e in MeetupGuest.of_guest(org.id, guest.platform_user_id)
     ]
-    history = MeetupGuest.history(org.id, [guest.platform_user_id], utcnow() + timedelta(days=1))
+    history = MeetupGuest.history(org.id, [guest.platform_user_id])
     bans = AuditEvent.log(org.id, guest=guest.platform_user_id, types=(AuditType.BAN, AuditType.UNBAN))
     ban = Ban.active(org.id, guest.platform_user_id)
     outcomes = Counter(m["outcome"] for m in meetups)

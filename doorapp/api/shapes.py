@@ -97,6 +97,9 @@ def meetup_json(meetup, counts=None):
         "finalized_at": iso(meetup.finalized_at),
         "created_at": iso(meetup.created_at),
         "last_synced_at": iso(meetup.last_synced_at),
+        "is_over": meetup.is_over,
+        "cancelled_at": iso(meetup.cancelled_at),
+        "cancel_reason": meetup.cancel_reason,
         "counts": counts,
     }
 

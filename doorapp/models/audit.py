@@ -34,6 +34,10 @@ class AuditType(StrEnum):
     GUEST_LINKED = "GUEST_LINKED"
     NO_SHOW_EXCUSED = "NO_SHOW_EXCUSED"  # an admin excused a guest's absence, with a reason
     MEETUP_IMPORTED = "MEETUP_IMPORTED"  # a meetup's list was filled or updated from a file
+    MEETUP_CANCELLED = (
+        "MEETUP_CANCELLED"  # an admin cancelled a meetup that did not take place, with a reason
+    )
+    MEETUP_DELETED = "MEETUP_DELETED"  # an admin deleted a meetup made by mistake (nobody was checked in)
 
 
 class Moves(StrEnum):
@@ -64,8 +68,9 @@ EVENTS = {
     AuditType.UNBAN: Event(Moves.ORG, ("ban_reason",)),
     AuditType.MEETUP_CREATED: Event(Moves.NOTHING, ("platform_url",)),
     AuditType.MEETUP_SYNCED: Event(Moves.IN_CHANGE, ("inserted", "updated", "cancelled", "skipped", "total")),
-    AuditType.MEETUP_FINALIZED: Event(Moves.MEETUP),
-    AuditType.MEETUP_UNFINALIZED: Event(Moves.MEETUP),
+    # a meetup over or not changes its guests' history on the org's other lists
+    AuditType.MEETUP_FINALIZED: Event(Moves.ORG),
+    AuditType.MEETUP_UNFINALIZED: Event(Moves.ORG),
     AuditType.MEMBER_ADDED: Event(Moves.NOTHING, ("user_id", "username", "role")),
     AuditType.MEMBER_ROLE_CHANGED: Event(Moves.NOTHING, ("user_id", "username", "old", "new")),
     AuditType.MEMBER_REMOVED: Event(Moves.NOTHING, ("user_id", "username", "role")),
@@ -75,6 +80,8 @@ EVENTS = {
     AuditType.MEETUP_IMPORTED: Event(
         Moves.IN_CHANGE, ("file", "format", "rows", "added", "updated", "cancelled", "unchanged", "problems")
     ),
+    AuditType.MEETUP_CANCELLED: Event(Moves.ORG),  # its guests' no-shows are gone from every list
+    AuditType.MEETUP_DELETED: Event(Moves.ORG, ("name", "date", "platform_url")),  # what it was
 }
 
 

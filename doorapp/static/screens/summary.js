@@ -21,11 +21,11 @@ function render(view, summary, path, ctx) {
   const actions = [h("a", { class: "button secondary", href: doorHash(meetup.org_id, meetup.id) }, meetup.is_finalized ? t("summary.doorList") : t("meetups.openDoor"))];
   if (isOrgAdmin()) {
     actions.push(h("button", { type: "button", class: "primary", onclick: (event) => busy(event.currentTarget, null, () => download(`${path}/export`)) },
-      t("common.downloadCsv")));
+      t("common.downloadCsv")), ...cancelOrDelete(summary, path, ctx));
   }
   const tiles = [
     [t("summary.peopleIn"), counts.people, "ok", counts.guests_brought ? t("summary.brought", { arrived: counts.arrived, count: counts.guests_brought }) : null],
-    [t("counter.rsvps"), counts.rsvps], [t("summary.noShows"), counts.no_shows, counts.no_shows ? "danger" : ""],
+    [t("counter.rsvps"), counts.rsvps], counts.upcoming ? [t("outcome.upcoming"), counts.upcoming] : [t("summary.noShows"), counts.no_shows, counts.no_shows ? "danger" : ""],
     [t("outcome.excused"), counts.excused], [t("outcome.cancelled"), counts.cancelled], [t("outcome.waitlist"), counts.waitlisted],
     [t("counter.walkins"), counts.walkins, "", counts.local_walkins ? t("summary.localWalkins", { count: counts.local_walkins }) : null], [t("summary.forced"), counts.forced_check_ins, counts.forced_check_ins ? "danger" : ""],
     [t("summary.undone"), counts.undone_check_ins],
@@ -34,8 +34,9 @@ function render(view, summary, path, ctx) {
     h("section", { class: "panel summary" },
       h("a", { class: "back", href: "#/meetups" }, "← ", t("nav.meetups")),
       h("h1", {}, meetup.name),
-      h("p", { class: "muted" }, formatDate(meetup.date), " · ",
-        meetup.is_finalized ? h("span", { class: "badge" }, t("meetup.finalized")) : t("summary.open")),
+      h("p", { class: "muted" }, formatDate(meetup.date), " · ", meetup.cancelled_at ? h("span", { class: "badge warn" }, t("meetup.cancelled"))
+        : meetup.is_finalized ? h("span", { class: "badge" }, t("meetup.finalized")) : t(meetup.is_over ? "summary.open" : "summary.upcoming")),
+      meetup.cancelled_at ? h("p", { class: "alert warn cancelled" }, t("summary.cancelledBecause", { date: formatDate(meetup.cancelled_at) }), " ", meetup.cancel_reason) : null,
       h("div", { class: "actions" }, actions),
       h("div", { class: "tiles" }, tiles.map(([label, value, kind, note]) =>
         h("div", { class: `tile ${kind || ""}` }, h("span", { class: "value" }, formatNumber(value)),
@@ -51,6 +52,35 @@ function render(view, summary, path, ctx) {
       summary.guests.length
         ? h("ol", { class: "rows outcomes" }, summary.guests.map((guest) => guestRow(guest, path, ctx)))
         : h("p", { class: "muted" }, t("summary.emptyList"))));
+}
+
+// An admin's way out for a night that did not happen: cancel it (its guests get no no-show) while nobody is
+// in, or delete it outright while nobody was ever checked in (Door says no otherwise).
+function cancelOrDelete({ meetup, counts }, path, ctx) {
+  const buttons = [];
+  if (!meetup.cancelled_at && !counts.arrived) {
+    buttons.push(h("button", { type: "button", class: "secondary", onclick: async () => {
+      const done = await ask({ title: t("summary.cancelTitle", { name: meetup.name }), message: t("summary.cancelText"),
+        confirm: t("summary.cancelMeetup"), danger: true,
+        input: { label: t("common.reasonLabel"), required: true, placeholder: t("summary.cancelPlaceholder"), limits: (await limits("cancel_meetup")).reason },
+        action: (reason) => api.patch(`${path}/cancel`, { reason }) });
+      if (done) {
+        toast(t("summary.cancelledToast", { name: meetup.name }));
+        ctx.navigate(location.hash);
+      }
+    } }, t("summary.cancelButton")));
+  }
+  if (!counts.arrived && !counts.undone_check_ins) {
+    buttons.push(h("button", { type: "button", class: "secondary", onclick: async () => {
+      const done = await ask({ title: t("summary.deleteTitle", { name: meetup.name }), message: t("summary.deleteText"),
+        confirm: t("summary.deleteMeetup"), danger: true, action: () => api.del(path) });
+      if (done) {
+        toast(t("summary.deletedToast", { name: meetup.name }));
+        ctx.navigate("#/meetups");
+      }
+    } }, t("summary.deleteButton")));
+  }
+  return buttons;
 }
 
 function guestRow(guest, path, ctx) {

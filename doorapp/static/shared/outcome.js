@@ -6,7 +6,7 @@ import { t } from "../core/i18n.js";
 const OUTCOMES = {
   ATTENDED: ["outcome.attended", "ok"], WALK_IN: ["outcome.walkIn", "ok"], NO_SHOW: ["outcome.noShow", "danger"],
   EXCUSED_ABSENCE: ["outcome.excused", "warn"], CANCELLED: ["outcome.cancelled", ""], WAITLIST: ["outcome.waitlist", ""],
-  NOT_CHECKED_IN: ["outcome.notCheckedIn", ""], UPCOMING: ["counter.expected", ""],
+  NOT_CHECKED_IN: ["outcome.notCheckedIn", ""], UPCOMING: ["outcome.upcoming", ""], MEETUP_CANCELLED: ["outcome.meetupCancelled", ""],
 };
 
 export function outcomeBadge(outcome) {
