@@ -96,10 +96,11 @@ class MeetupGuest(BaseModel):
         return _AT_DOOR.first(org_id, meetup_id, guest_id)
 
     @classmethod
-    def add_walkin(cls, meetup_id, guest_id):
-        """Put the guest on the list as a walk-in; False when already on it (the unique index decides)."""
+    def add_walkin(cls, meetup_id, guest_id, at):
+        """Put the guest on the list as a walk-in who came `at`; False when already on it (the unique index
+        decides)."""
         return (
-            cls.insert(meetup=meetup_id, guest=guest_id, is_walkin=True)
+            cls.insert(meetup=meetup_id, guest=guest_id, is_walkin=True, rsvp_time=at)
             .on_conflict_ignore()
             .as_rowcount()
             .execute()
@@ -107,13 +108,13 @@ class MeetupGuest(BaseModel):
         )
 
     @classmethod
-    def check_in(cls, entry, user):
-        """Mark the entry arrived with the meetup's next number; False when it already was or the meetup is
-        finalized (the UPDATEs decide; the caller rolls back on False, which returns the number)."""
+    def check_in(cls, entry, user, at):
+        """Mark the entry arrived `at` with the meetup's next number; False when it already was or the meetup
+        is closed (the UPDATEs decide; the caller rolls back on False, which returns the number)."""
         number = Meetup.next_arrival_order(entry.meetup_id)
         arrival = {
             "has_arrived": True,
-            "arrival_time": utcnow(),
+            "arrival_time": at,
             "arrival_order": number,
             "checked_in_by": user,
         }
@@ -203,7 +204,8 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def with_guests(cls, meetup_id):
-        """The meetup's entries with their guests and checkers joined, in arrival order, then RSVP order."""
+        """The meetup's entries with their guests and checkers joined, arrivals first by when they came (the
+        door's time), then the rest in RSVP order."""
         arrived_first = Case(None, [(cls.has_arrived, 0)], 1)
         return (
             cls.select(cls, Guest, User.id, User.username, Meetup)
@@ -213,7 +215,7 @@ class MeetupGuest(BaseModel):
             .switch(cls)
             .join(Meetup)
             .where(cls.meetup == meetup_id)
-            .order_by(arrived_first, cls.arrival_order, cls.rsvp_time, cls.id)
+            .order_by(arrived_first, cls.arrival_time, cls.arrival_order, cls.rsvp_time, cls.id)
         )
 
     @classmethod
