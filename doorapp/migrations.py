@@ -115,6 +115,11 @@ def m0010_cancelled_meetups():
     add_columns(Meetup, "cancelled_at", "cancel_reason")
 
 
+def m0011_org_time_zone():
+    """An organization's time zone, for the times of files made for people (none: the server's)."""
+    add_columns(Org, "time_zone")
+
+
 MIGRATIONS = [
     m0001_initial,
     m0002_door_list_order,
@@ -126,6 +131,7 @@ MIGRATIONS = [
     m0008_local_guests_org,
     m0009_meetups_from_files,
     m0010_cancelled_meetups,
+    m0011_org_time_zone,
 ]
 
 

@@ -202,6 +202,9 @@ def test_the_meetup_export_is_a_spreadsheet_safe_csv_of_the_demo_evening(door, b
         "arrival_time",
         "checked_in_by",
         "excused_at",
+        "ban_overridden",
+        "undone_check_ins",
+        "undo_reasons",
     ]
     assert len(rows) == 40 and all(len(row) == len(header) for row in rows)
     names = {int(row[0]): row[2] for row in rows}

@@ -48,6 +48,7 @@ SPEC_ROLES = {
     ("PATCH", "/organizations/<org_id>/meetups/<meetup_id>/finalize"): "org_admin",
     ("PATCH", "/organizations/<org_id>/meetups/<meetup_id>/unfinalize"): "org_admin",
     ("PATCH", "/organizations/<org_id>/meetups/<meetup_id>/cancel"): "org_admin",
+    ("PATCH", "/organizations/<org_id>/settings"): "org_admin",
     ("DELETE", "/organizations/<org_id>/meetups/<meetup_id>"): "org_admin",
     (
         "POST",

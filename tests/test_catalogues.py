@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from doorapp.api.meetups import PEOPLE_COLUMNS
 from doorapp.errors import CODES
 from doorapp.imports.decode import FOUND
 from doorapp.imports.formats import FORMATS, PROBLEMS, STATUSES
@@ -34,6 +35,8 @@ BUILT_FROM = {
     "import.role": {"id", "email", "status", "guests"},
     # the detail keys each audit type declares (a detail an older version wrote shows as it comes)
     "detail": {key for event in EVENTS.values() for key in event.details},
+    # a CSV made for people (doorapp/spreadsheet.py): its column names and its word for yes
+    "csv": {*PEOPLE_COLUMNS, "yes"},
 }
 
 

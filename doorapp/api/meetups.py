@@ -16,6 +16,7 @@ from doorapp.errors import ApiError
 from doorapp.export import CSV, csv_file
 from doorapp.models import AuditEvent, AuditType, Meetup, MeetupGuest, Org, audit
 from doorapp.models.sync import apply_sync, prepare_sync
+from doorapp.spreadsheet import ExportQuery, People
 
 MAX_BARS = 96  # the chart's bars: 15 minutes each, or wider when the arrivals span more than a day
 
@@ -212,16 +213,19 @@ def arrivals(times):
     ]
 
 
+def check_ins(meetup):
+    """The meetup's CHECK_IN and UNDO_CHECK_IN events, oldest first (one query)."""
+    types = (AuditType.CHECK_IN, AuditType.UNDO_CHECK_IN)
+    return list(AuditEvent.log(meetup.org_id, meetup=meetup.id, types=types))[::-1]
+
+
 def summary_json(meetup):
     """The summary of get_meetup_summary, in three queries (entries, check-in events, the meetup's counts)."""
     entries = list(MeetupGuest.with_guests(meetup.id))
     outcomes = Counter(e.outcome for e in entries)
     times = [e.arrival_time for e in entries if e.has_arrived]
     brought = sum(e.guests_count for e in entries if e.has_arrived)
-    check_ins = AuditEvent.log(
-        meetup.org_id, meetup=meetup.id, types=(AuditType.CHECK_IN, AuditType.UNDO_CHECK_IN)
-    )
-    kinds = Counter("forced" if e.details.get("forced") else e.event_type for e in check_ins)
+    kinds = Counter("forced" if e.details.get("forced") else e.event_type for e in check_ins(meetup))
     bar_minutes, bars = arrivals(times)
     return {
         "meetup": meetup_json(meetup),
@@ -263,15 +267,56 @@ def get_meetup_summary(org_id, meetup_id):
     return summary_json(get_or_404(Meetup, meetup_id, "meetup", org=org_id))
 
 
+# The export's columns: the summary's, and what the door's log says of each guest's check-ins
+EXPORT_COLUMNS = (*OUTCOME_COLUMNS, "ban_overridden", "undone_check_ins", "undo_reasons")
+# For people: the name first, no ids, times local (spreadsheet.People)
+PEOPLE_COLUMNS = ("displayname", "username", *EXPORT_COLUMNS[3:])
+TIMES = ("rsvp_time", "cancelled_at", "arrival_time", "excused_at")
+
+
+def door_record(meetup):
+    """{guest id: (ban overridden, check-ins undone, the undos' reasons)} from the meetup's log."""
+    record = {}
+    for event in check_ins(meetup):
+        forced, undone, reasons = record.get(event.guest_id, (False, 0, []))
+        if event.event_type == AuditType.UNDO_CHECK_IN:
+            undone, reasons = undone + 1, [*reasons, event.reason]
+        record[event.guest_id] = (forced or bool(event.details.get("forced")), undone, reasons)
+    return record
+
+
 @endpoint(
     "GET",
     "/organizations/<org_id>/meetups/<meetup_id>/export",
     auth=org_admin,
+    query=ExportQuery,
     produces=CSV,
     errors=("not_found",),
 )
-def export_meetup_guests(org_id, meetup_id):
-    """The meetup's guest list with each guest's outcome, as CSV (UTF-8 with a byte-order mark)."""
+def export_meetup_guests(org_id, meetup_id, query):
+    """The meetup's guest list with each guest's outcome, ban overrides and undone check-ins, as CSV (UTF-8
+    with a byte-order mark).
+
+    `style=data` (the default) is for programs: the API's column names and outcome words, times in UTC ISO
+    8601. `style=people` is for a spreadsheet: columns and outcomes in `lang`, times in the organization's
+    time zone (its `time_zone`, else the server's) to the minute, separated by `sep` (semicolon for a
+    spreadsheet set to Spanish or another language that writes decimal commas)."""
     meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)
-    rows = [outcome_json(e).values() for e in MeetupGuest.with_guests(meetup.id)]
-    return csv_file(f"{meetup.name} {meetup.date:%Y-%m-%d}", OUTCOME_COLUMNS, rows)
+    name, record = f"{meetup.name} {meetup.date:%Y-%m-%d}", door_record(meetup)
+    lines = []
+    for entry in MeetupGuest.with_guests(meetup.id):
+        forced, undone, reasons = record.get(entry.guest_id, (False, 0, []))
+        line = {**outcome_json(entry), "ban_overridden": forced, "undone_check_ins": undone}
+        lines.append({**line, "undo_reasons": " | ".join(filter(None, reasons)) or None, "entry": entry})
+    if query.style == "data":
+        return csv_file(name, EXPORT_COLUMNS, [[line[c] for c in EXPORT_COLUMNS] for line in lines])
+    people = People(query, Org.get_by_id(org_id).time_zone)
+    for line in lines:
+        entry = line["entry"]
+        line.update({time: people.when(getattr(entry, time)) for time in TIMES})
+        line.update(
+            outcome=people.outcome(line["outcome"]), ban_overridden=people.yes(line["ban_overridden"])
+        )
+        line["rsvp_time"] = None if entry.is_walkin else line["rsvp_time"]
+    rows = [[line[c] for c in PEOPLE_COLUMNS] for line in lines]
+    return csv_file(name, people.header(PEOPLE_COLUMNS), rows, people.separator)

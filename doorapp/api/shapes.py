@@ -56,7 +56,13 @@ def user_json(user):
 
 
 def org_json(org):
-    return {"id": str(org.id), "name": org.name, "slug": org.slug, "created_at": iso(org.created_at)}
+    return {
+        "id": str(org.id),
+        "name": org.name,
+        "slug": org.slug,
+        "created_at": iso(org.created_at),
+        "time_zone": org.time_zone or None,
+    }
 
 
 def member_json(membership):

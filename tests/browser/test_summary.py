@@ -70,8 +70,10 @@ def test_finalizing_shows_the_summary_and_its_csv_opens_with_names_intact_and_in
     expect(page.locator(".tile").first).to_contain_text("People in")
     expect(page.locator("[data-guest='1001'] .name")).to_have_text("<img src=x onerror=alert(1)>")
     screenshot(page, "summary")
+    page.get_by_role("button", name="Download CSV").click()
+    page.get_by_role("dialog").locator("select[name=style]").select_option("data")  # for a program
     with page.expect_download() as waiting:
-        page.get_by_role("button", name="Download CSV").click()
+        page.get_by_role("dialog").get_by_role("button", name="Download CSV").click()
     download = waiting.value
     assert download.url.startswith("blob:") and "token" not in download.url
     assert download.suggested_filename == "Book-circle-Borges-and-2026-12-10.csv"

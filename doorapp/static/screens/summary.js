@@ -1,9 +1,10 @@
 // A meetup's attendance after the night (#/meetups/{id}/summary): the numbers, arrivals per 15 minutes as
 // an SVG chart, and each guest's outcome. Admins excuse a no-show and download the guest list as CSV.
-import { api, download } from "../core/api.js";
+import { api } from "../core/api.js";
+import { downloadCsv } from "../shared/csv-dialog.js";
 import { arrivalsChart } from "./summary-chart.js";
 import { outcomeBadge } from "../shared/outcome.js";
-import { ask, busy, formatDate, formatTime, h, toast } from "../core/dom.js";
+import { ask, formatDate, formatTime, h, toast } from "../core/dom.js";
 import { limits } from "../core/openapi.js";
 import { doorHash, isOrgAdmin, orgPath } from "../core/session.js";
 import { formatNumber, t } from "../core/i18n.js";
@@ -20,7 +21,7 @@ function render(view, summary, path, ctx) {
   const { meetup, counts } = summary;
   const actions = [h("a", { class: "button secondary", href: doorHash(meetup.org_id, meetup.id) }, meetup.is_finalized ? t("summary.doorList") : t("meetups.openDoor"))];
   if (isOrgAdmin()) {
-    actions.push(h("button", { type: "button", class: "primary", onclick: (event) => busy(event.currentTarget, null, () => download(`${path}/export`)) },
+    actions.push(h("button", { type: "button", class: "primary", onclick: () => downloadCsv(`${path}/export`) },
       t("common.downloadCsv")), ...cancelOrDelete(summary, path, ctx));
   }
   const tiles = [
