@@ -2,6 +2,7 @@
 // an SVG chart, and each guest's outcome. Admins excuse a no-show and download the guest list as CSV.
 import { api } from "../core/api.js";
 import { downloadCsv } from "../shared/csv-dialog.js";
+import { guestList } from "./summary-guests.js";
 import { arrivalsChart } from "./summary-chart.js";
 import { outcomeBadge } from "../shared/outcome.js";
 import { ask, formatDate, formatTime, h, toast } from "../core/dom.js";
@@ -51,7 +52,7 @@ function render(view, summary, path, ctx) {
     h("section", { class: "panel" },
       h("h2", {}, t("summary.guests", { count: summary.guests.length })),
       summary.guests.length
-        ? h("ol", { class: "rows outcomes" }, summary.guests.map((guest) => guestRow(guest, path, ctx)))
+        ? guestList(summary, (guest) => guestRow(guest, path, ctx))
         : h("p", { class: "muted" }, t("summary.emptyList"))));
 }
 
@@ -102,7 +103,7 @@ function guestRow(guest, path, ctx) {
   return h("li", { class: "row", dataset: { guest: String(guest.platform_user_id) } },
     h("div", { class: "who" },
       isOrgAdmin() ? h("a", { class: "name", href: `#/guests/${guest.platform_user_id}` }, name) : h("span", { class: "name" }, name),
-      h("span", { class: "username" }, "@" + guest.username), outcomeBadge(guest.outcome),
+      h("span", { class: "username" }, guest.username ? "@" + guest.username : t("guest.notOnPlatform")), outcomeBadge(guest.outcome),
       guest.guests_count ? h("span", { class: "tag" }, `+${guest.guests_count}`) : null),
     h("div", { class: "state" }, guest.arrival_time
       ? [t("summary.arrivedAt", { order: guest.arrival_order, time: formatTime(guest.arrival_time) }),

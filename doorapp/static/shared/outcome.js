@@ -9,7 +9,9 @@ const OUTCOMES = {
   NOT_CHECKED_IN: ["outcome.notCheckedIn", ""], UPCOMING: ["outcome.upcoming", ""], MEETUP_CANCELLED: ["outcome.meetupCancelled", ""],
 };
 
+export const outcomeWord = (outcome) => (OUTCOMES[outcome] ? t(OUTCOMES[outcome][0]) : outcome);
+
 export function outcomeBadge(outcome) {
-  const [key, kind] = OUTCOMES[outcome] || [null, ""];
-  return h("span", { class: `badge ${kind}`, dataset: { outcome } }, key ? t(key) : outcome);
+  const [, kind] = OUTCOMES[outcome] || [null, ""];
+  return h("span", { class: `badge ${kind}`, dataset: { outcome } }, outcomeWord(outcome));
 }
