@@ -1,7 +1,6 @@
-"""The command line: doorapp serve | create-admin | backup | import (README: "Command line")."""
+"""The command line: doorapp serve | create-admin | backup | rotate-key | import (README: "Command line")."""
 
 import argparse
-import contextlib
 import getpass
 import logging
 import os
@@ -25,6 +24,7 @@ EXAMPLES = [
     ("serve --host 0.0.0.0", "let phones on the venue network in"),
     ("create-admin alice", "an approved SITE_ADMIN (asks for the password)"),
     ("backup backups/", "an online copy of the database, safe while serving"),
+    ("rotate-key", "a new signing key: every session ends, on every machine"),
     (
         "import list.xls --org owls --name 'Owls #12' --date 2026-11-21T19:00",
         "a meetup from a guest list file",
@@ -94,6 +94,10 @@ def parser():
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     backup.add_argument("dest", help="a file, or a folder to put a dated file in")
+    rotate = commands.add_parser(
+        "rotate-key", help="sign tokens with a new key: every session ends (or with DOOR_SECRET_KEY's)",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )  # fmt: skip
     from doorapp.imports.cli import add_arguments
 
     importer = commands.add_parser(
@@ -101,7 +105,7 @@ def parser():
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )  # fmt: skip
     add_arguments(importer)
-    for command in (serve, admin, backup, importer):
+    for command in (serve, admin, backup, rotate, importer):
         command.add_argument("--data-dir", help=f"data folder (DOOR_DATA_DIR; default {DATA})")
     return top
 
@@ -119,9 +123,21 @@ def main(argv=None):
         host=getattr(args, "host", None),
         port=getattr(args, "port", None),
     )
+    from doorapp.db import db
+    from doorapp.migrations import NewerDatabase
+
     try:
-        commands = {"serve": serve, "create-admin": create_admin, "backup": backup, "import": import_file}
+        commands = {
+            "serve": serve,
+            "create-admin": create_admin,
+            "backup": backup,
+            "rotate-key": rotate_key,
+            "import": import_file,
+        }
         return commands[args.command](config, args)
+    except NewerDatabase as error:
+        db.close()
+        raise SystemExit(str(error)) from None
     except peewee.OperationalError as error:  # locked by another program past the busy timeout, or unreadable
         said = " ".join(str(error).split())  # psycopg's reasons span lines; the log wants one
         where = "the database DATABASE_URL names" if config.database_url else "its database"
@@ -139,47 +155,47 @@ def main(argv=None):
 
 
 def _app(config):
-    """The app on a migrated database: an older one is backed up first; a newer one is refused, untouched."""
+    """The app on a migrated database: an older one is backed up first; a newer one is refused, untouched
+    (NewerDatabase, which main() says in one line)."""
     from doorapp.app import create_app
-    from doorapp.backup import before_upgrade
-    from doorapp.db import db
-    from doorapp.migrations import NewerDatabase
 
-    try:
-        return create_app(
-            config, before_upgrade=lambda: before_upgrade(config.database_path, config.data_dir)
-        )
-    except NewerDatabase as error:
-        db.close()
-        raise SystemExit(str(error)) from None
+    return create_app(config, before_upgrade=backup_first(config))
+
+
+def backup_first(config):
+    """The hook that backs up an existing database before a migration changes it."""
+    from doorapp.backup import before_upgrade
+
+    return lambda: before_upgrade(config.database_path, config.data_dir)
 
 
 def serve(config, args):
     from doorapp.backup import Checkpointer, Scheduler
     from doorapp.db import checkpoint_elsewhere
-    from doorapp.server import create_server
+    from doorapp.server import create_server, run
 
     if args.workers < 1 or args.workers > 1 and not hasattr(os, "fork"):
         raise SystemExit("--workers must be 1 or more, and more than 1 needs Linux or macOS.")
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s[%(process)d] %(message)s"
     )
-    app = _app(config)
+    app, stop = _app(config), threading.Event()
     checkpoint_elsewhere()
     server = create_server(app, config.host, config.port) if args.workers == 1 else listener(config)
-    chores = [Scheduler(config.database_path, config.data_dir), Checkpointer(config.database_path)]
+    chores = []
+    if config.database_path:  # SQLite's own: PostgreSQL is backed up and checkpointed apart
+        chores = [Scheduler(config.database_path, config.data_dir), Checkpointer(config.database_path)]
     for chore in chores:
         chore.start()
-    stop_on_signals()
+    stop_on_signals(stop if args.workers == 1 else None)  # the workers' parent waits in os.wait()
     try:
         welcome(app, config, server, args)
-        server.run() if args.workers == 1 else run_workers(config, server, args.workers)
+        run(server, stop) if args.workers == 1 else run_workers(config, server, args.workers)
     except KeyboardInterrupt:
         pass
     finally:
-        if args.workers == 1:
-            server.task_dispatcher.shutdown(timeout=8)  # finish the requests in flight
-        server.close()
+        if args.workers > 1:
+            server.close()
         for chore in chores:
             chore.stop()
         logging.getLogger("doorapp").info("stopped")
@@ -222,6 +238,7 @@ def run_workers(config, sock, count):
                 )
                 time.sleep(1)  # a worker that cannot start must not spin
     finally:
+        sock.close()  # the port stays open in the workers until each has stopped accepting
         for pid in children:
             os.kill(pid, signal.SIGTERM)
         for pid in children:
@@ -238,30 +255,32 @@ def orphaned(parent):
 def worker(config, sock):
     """One worker process of run_workers: its app and server on the inherited socket; its exit status."""
     from doorapp.db import checkpoint_elsewhere
-    from doorapp.server import create_server
+    from doorapp.server import create_server, run
 
     try:
-        stop_on_signals()
+        stop = threading.Event()
+        stop_on_signals(stop)
         parent = os.getppid()
         threading.Thread(target=orphaned, args=(parent,), daemon=True).start()
         server = create_server(_app(config), sockets=[sock])
         checkpoint_elsewhere()
-        with contextlib.suppress(KeyboardInterrupt):
-            server.run()
-        server.task_dispatcher.shutdown(timeout=8)
+        run(server, stop)
         return 0
     except BaseException:  # noqa: BLE001 (a child must never return into the parent's code)
         logging.getLogger("doorapp").exception("worker failed")
         return 1
 
 
-def stop_on_signals():
-    """SIGTERM and Ctrl-C stop the service (as KeyboardInterrupt), once."""
+def stop_on_signals(stopping=None):
+    """SIGTERM and Ctrl-C stop the service, once: they set `stopping` (a server's loop sees it and drains),
+    or, without one, raise KeyboardInterrupt."""
 
     def stop(signum, frame):  # Ctrl-C reaches both the one-file launcher (which passes it on) and us
         for name in ("SIGTERM", "SIGINT"):
             signal.signal(getattr(signal, name), signal.SIG_IGN)
-        raise KeyboardInterrupt
+        if stopping is None:
+            raise KeyboardInterrupt
+        stopping.set()
 
     for name in ("SIGTERM", "SIGINT"):  # SIGINT too: a shell's `door &` starts us with it ignored
         signal.signal(getattr(signal, name), stop)
@@ -353,16 +372,23 @@ def import_file(config, args):
     return run(config, args)
 
 
+def rotate_key(config, args):
+    from doorapp.app import prepare
+    from doorapp.keys import rotate
+
+    prepare(config, before_upgrade=backup_first(config))
+    print(rotate(config))
+    return 0
+
+
 def backup(config, args):
     from doorapp.backup import backup as copy_database
+    from doorapp.backup import dump
 
     path = config.database_path
     if path is None:
-        raise SystemExit(
-            "DATABASE_URL names a PostgreSQL database: Door copies only its SQLite file. Back "
-            "it up with PostgreSQL's own tool, e.g. pg_dump --format=custom --file=door.dump "
-            '"$DATABASE_URL".'
-        )
+        print(f"Backed up to {dump(config.database_url, args.dest)} (pg_dump's format: pg_restore reads it)")
+        return 0
     if not path.exists():
         raise SystemExit(f"There is no database at {path}; check DOOR_DATA_DIR or --data-dir.")
     print(f"Backed up to {copy_database(path, args.dest)}")

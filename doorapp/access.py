@@ -110,19 +110,20 @@ def same(a, b):
 _tokens = {}  # (signing key, token): its verified claims (what checking it again would give; at most 1,000)
 
 
-def issue_token(secret, user, minutes):
+def issue_token(secret, user, minutes, kid=None):
+    """A token for `user`, naming its key (`kid`, doorapp.keys) when given."""
     now = utcnow()
     claims = {"sub": user.username, "role": user.role, "iat": now, "exp": now + timedelta(minutes=minutes)}
-    return jwt.encode(claims, secret, algorithm="HS256")
+    return jwt.encode(claims, secret, algorithm="HS256", headers={"kid": kid} if kid else None)
 
 
-def _claims(secret):
+def _claims(keys):
     header = request.get_header("Authorization", "")
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise ApiError(401, "not_authenticated", "Sign in first: send Authorization: Bearer <token>.")
     try:
-        claims = _verified(secret, token.strip())
+        claims = _verified(keys, token.strip())
     except jwt.ExpiredSignatureError:
         raise ApiError(401, "invalid_token", "Your session has expired; sign in again.") from None
     except jwt.InvalidTokenError:
@@ -132,11 +133,25 @@ def _claims(secret):
     return claims
 
 
-def _verified(secret, token):
+def _verified(keys, token):
     """The token's claims once its signature and claims are checked; a token seen before is looked up
-    (a door polls every second with the same one) and only its expiry checked again."""
+    (a door polls every second with the same one) and only its expiry checked again. A token naming
+    another key than this process's (`kid`) has the key read again: another machine may have rotated it.
+    (A token with no `kid`, made before tokens named their key, is checked with the key in use.)"""
+    secret = keys.secret
     claims = _tokens.get((secret, token))
     if claims is None:
+        kid = jwt.get_unverified_header(token).get("kid")
+        if kid is not None and kid != keys.kid:
+            keys.refresh()
+            secret = keys.secret
+            if kid != keys.kid:
+                raise ApiError(
+                    401,
+                    "invalid_token",
+                    "Door's signing key was changed (doorapp rotate-key), which ended every session; "
+                    "sign in again.",
+                )
         claims = jwt.decode(token, secret, algorithms=["HS256"], options={"require": ["sub", "exp"]})
         if len(_tokens) >= 1000:
             _tokens.clear()
@@ -146,12 +161,13 @@ def _verified(secret, token):
     return claims
 
 
-def current_user(secret, rule, org_id=None):
+def current_user(keys, rule, org_id=None):
     """The signed-in user with `token_role` set from the token, or None for public rules (401 if absent).
-    With `org_id`, the user's role there (or None) comes in the same query as `org_role`."""
+    With `org_id`, the user's role there (or None) comes in the same query as `org_role`. `keys`: the
+    process's doorapp.keys.Keys."""
     if rule.public:
         return None
-    claims = _claims(secret)
+    claims = _claims(keys)
     user = User.signed_in(claims["sub"], org_id)
     if user is None:
         raise ApiError(401, "invalid_token", "The account of this token no longer exists; sign in again.")
@@ -160,7 +176,8 @@ def current_user(secret, rule, org_id=None):
         raise ApiError(
             401,
             "invalid_token",
-            "This session has ended (a new password, or the account was disabled); sign in again.",
+            "This session has ended (a new password, a disabled account or a new signing key); "
+            "sign in again.",
         )
     user.token_role = claims["role"]
     return user

@@ -2,18 +2,15 @@
 
 import contextlib
 import logging
-import os
 import re
-import secrets
 import uuid
 from dataclasses import replace
-from pathlib import Path
 from urllib.parse import quote
 
 from bottle import Bottle, request, response
 from peewee import OperationalError
 
-from doorapp import pages, platforms
+from doorapp import keys, pages, platforms
 from doorapp.api import (  # noqa: F401 (importing a module registers its routes, in this order)
     ROUTES,
     auth,
@@ -46,21 +43,17 @@ PUBLIC_URL = re.compile(r"https?://[^\s/?#]+(/\S*)?")
 
 def create_app(config, before_upgrade=None):
     """A Bottle app for `config`, with its database bound and migrated."""
-    private_dir(config.data_dir)  # recovery-code hashes and the signing key: the owner's alone
-    config = replace(config, secret_key=secret_key(config))
-    if config.public_url and not PUBLIC_URL.fullmatch(config.public_url):
-        raise SystemExit(
-            f"DOOR_PUBLIC_URL must be an http:// or https:// address, not {config.public_url!r}."
-        )
-    open_database(config)
-    migrate(before_upgrade)
+    prepare(config, before_upgrade)
+    signing = keys.Keys(config)
+    config = replace(config, secret_key=signing.secret)  # the key at start (tests sign with it)
 
     app = Bottle()
     app.uninstall("json")  # the ApiPlugin writes the JSON itself (plugin.serialize)
     app.config["door.config"] = config
+    app.config["door.keys"] = signing
     app.config["door.platform"] = platforms.load(config)
     app.default_error_handler = render_problem
-    app.install(ApiPlugin(config))
+    app.install(ApiPlugin(config, signing))
     for route in ROUTES:
         app.route(route.path, route.method, route.handler, **route.config)
     pages.add_routes(app)
@@ -101,6 +94,19 @@ def create_app(config, before_upgrade=None):
     return app
 
 
+def prepare(config, before_upgrade=None):
+    """The data folder, settings and database checked, the database bound and migrated (what every
+    command needs before it acts)."""
+    private_dir(config.data_dir)  # recovery-code hashes and the signing key: the owner's alone
+    keys.given(config)
+    if config.public_url and not PUBLIC_URL.fullmatch(config.public_url):
+        raise SystemExit(
+            f"DOOR_PUBLIC_URL must be an http:// or https:// address, not {config.public_url!r}."
+        )
+    open_database(config)
+    migrate(before_upgrade)
+
+
 def utf8(data):
     try:
         data.decode("utf-8")
@@ -129,50 +135,3 @@ def open_database(config):
             if part == path or part.exists():
                 private_file(part)
     connect(database_for(config.database_url, path))
-
-
-def secret_key(config):
-    """DOOR_SECRET_KEY as given, or the key in <data dir>/secret.key, generated (mode 0600) on first start."""
-    if config.secret_key:
-        if len(config.secret_key.encode()) < 32:
-            raise SystemExit("DOOR_SECRET_KEY must be at least 32 bytes long.")
-        return config.secret_key
-    path = Path(config.data_dir) / "secret.key"
-    if not path.exists():
-        write_key(path)
-    return read_key(path)
-
-
-KEY_FORM = re.compile(r"[A-Za-z0-9_-]{64}\n?")  # secrets.token_urlsafe(48): 384 random bits
-
-
-def read_key(path):
-    """The signing key in `path`, accepted only in the form write_key() gives it (64 URL-safe characters):
-    anything else (NUL bytes, binary, a short or empty key) stops Door with one line, never the key."""
-    data = path.read_bytes()
-    if not KEY_FORM.fullmatch(data.decode("latin-1")):
-        raise SystemExit(
-            f"{path} holds no signing key of the form Door writes (64 letters, digits, - or _). Delete "
-            f"the file and start Door again to make a new one (everyone signs in again)."
-        )
-    return data.decode().strip()
-
-
-def write_key(path):
-    """A new random key in `path` (mode 0600), durably: written and synced under a name of its own, then
-    linked into place, which fails when another process was first (its key is kept)."""
-    draft = path.with_name(f"{path.name}.{os.getpid()}.new")
-    try:
-        with os.fdopen(os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as file:
-            file.write(secrets.token_urlsafe(48).encode() + b"\n")
-            file.flush()
-            os.fsync(file.fileno())
-        with contextlib.suppress(FileExistsError):
-            os.link(draft, path)
-        folder = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(folder)
-        finally:
-            os.close(folder)
-    finally:
-        os.unlink(draft)

@@ -1,15 +1,17 @@
 """Online copies of the SQLite database (SQLite's backup API: safe while the service runs).
 
-`door backup DEST` calls backup(); `serve` runs a Scheduler that backs up by itself once a day and after a
-meetup is finalized, keeping the latest KEEP in <data dir>/backups, and a Checkpointer that copies the
-write-ahead log into the database file; an upgrade first takes a copy with before_upgrade(). A backup
-is one self-contained file: restore it by copying it over door.db while Door is stopped (README, "Back up
-and restore").
+`door backup DEST` calls backup() (on PostgreSQL: dump(), PostgreSQL's own pg_dump); `serve` runs a
+Scheduler that backs up by itself once a day and after a meetup is finalized, keeping the latest KEEP in
+<data dir>/backups, and a Checkpointer that copies the write-ahead log into the database file; an upgrade
+first takes a copy with before_upgrade(). A backup is one self-contained file: restore it by copying it
+over door.db while Door is stopped (README, "Back up and restore").
 """
 
 import logging
 import os
+import shutil
 import sqlite3
+import subprocess
 import threading
 import time
 from contextlib import closing
@@ -18,6 +20,7 @@ from pathlib import Path
 
 from peewee import fn
 
+from doorapp import faults
 from doorapp.models import AuditEvent, AuditType
 from doorapp.paths import private_dir, private_file
 
@@ -29,9 +32,52 @@ CHECK_EVERY = 60  # seconds between the scheduler's looks at the database
 
 def backup(database_path, dest):
     """`door backup DEST`: copy the database to a file, or into a folder (a dated file; "DEST/" is made)."""
-    if str(dest).endswith(("/", "\\")) or Path(dest).is_dir():
+    if a_folder(dest):
         return backup_into(database_path, dest)
     return copy(database_path, Path(dest))
+
+
+def a_folder(dest):
+    """DEST names a folder (one that exists, or "DEST/" to be made)."""
+    return str(dest).endswith(("/", "\\")) or Path(dest).is_dir()
+
+
+def dump(database_url, dest):
+    """`door backup DEST` on PostgreSQL: its own dump tool, pg_dump, in its custom format (pg_restore reads
+    it) into a file, or a dated file in a folder. The password reaches pg_dump in its environment, never on
+    its command line, where other users of the machine could read it."""
+    import psycopg.conninfo  # installed: DATABASE_URL names PostgreSQL
+
+    from doorapp.db import postgres_options
+
+    program = shutil.which("pg_dump")
+    if program is None:
+        raise SystemExit(
+            "DATABASE_URL names a PostgreSQL database and its backup tool, pg_dump, is not installed here "
+            "(Debian: apt-get install postgresql-client): back it up with pg_dump --format=custom, or with "
+            "your provider's backups. Nothing was written."
+        )
+    if a_folder(dest):
+        dest = private_dir(dest) / f"door-{datetime.now().strftime('%Y%m%d-%H%M%S-%f')}.dump"
+    name, options = postgres_options(database_url)
+    password = options.pop("password", None)
+    private_file(dest)  # made 0600 before pg_dump writes into it
+    dumped = subprocess.run(
+        [
+            program,
+            "--format=custom",
+            f"--file={dest}",
+            f"--dbname={psycopg.conninfo.make_conninfo(dbname=name, **options)}",
+        ],
+        env={**os.environ, **({"PGPASSWORD": password} if password else {})},
+        capture_output=True,
+        text=True,
+    )
+    if dumped.returncode != 0:
+        Path(dest).unlink(missing_ok=True)
+        said = " ".join(dumped.stderr.split()) or f"exit status {dumped.returncode}"
+        raise SystemExit(f"pg_dump could not back up the database ({said}). Nothing was written.")
+    return Path(dest)
 
 
 def backup_into(database_path, folder, prefix="door"):
@@ -177,5 +223,14 @@ class Checkpointer(Periodic):
         try:  # PASSIVE: waits for no reader or writer; what it cannot copy now, it copies next time
             with closing(sqlite3.connect(self.database_path, isolation_level=None)) as connection:
                 connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
-        except sqlite3.Error as error:  # a locked or lost file: the requests report theirs
-            log.warning("checkpoint failed: %s", error)
+        except sqlite3.Error as error:  # a read-only or lost file, a full disk: /health tells it too
+            if failures := faults.failed("checkpoint"):
+                log.warning(
+                    "checkpoint failed (%d in a row; said again every %d minutes while it goes on): %s",
+                    failures,
+                    faults.LOG_EVERY // 60,
+                    error,
+                )
+            return
+        if failures := faults.worked("checkpoint"):
+            log.info("checkpoints work again, after %d failures", failures)

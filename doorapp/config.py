@@ -27,7 +27,9 @@ class Config:
         " (needs the extra `postgres`)",
     )
     secret_key: str | None = _setting(
-        "DOOR_SECRET_KEY", "HS256 signing key (>= 32 bytes); default generated into <data dir>/secret.key"
+        "DOOR_SECRET_KEY",
+        "HS256 signing key (>= 32 bytes), the same on every machine; by default Door makes one, kept by a"
+        " PostgreSQL database or in <data dir>/secret.key",
     )
     access_token_expire_minutes: int = _setting(
         "ACCESS_TOKEN_EXPIRE_MINUTES", "token lifetime in minutes", 720
@@ -50,6 +52,16 @@ class Config:
     )
     trusted_proxies: str = _setting(
         "DOOR_TRUSTED_PROXIES", "comma-separated addresses/CIDRs whose X-Forwarded-For is believed", ""
+    )
+    request_timeout: int = _setting(
+        "DOOR_REQUEST_TIMEOUT",
+        "seconds a request may take to arrive whole, from its first byte (then 408)",
+        30,
+    )
+    connections: int = _setting(
+        "DOOR_CONNECTIONS",
+        "connections each process holds at once; a new one past that closes the one waiting longest",
+        1000,
     )
 
     @classmethod

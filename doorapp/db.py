@@ -23,6 +23,7 @@ except ImportError:  # Windows
 
 from peewee import Case, DatabaseProxy, Model, OperationalError, SqliteDatabase, fn
 
+from doorapp import faults
 from doorapp.errors import ApiError
 
 # cache_size: 512 KiB of pages per connection (SQLite's default is 2 MiB), one per server thread. In WAL mode
@@ -80,6 +81,7 @@ def postgres_options(url):
     }
     given = {"host": parts.hostname, "port": port, "user": unquote(user), "password": unquote(password)}
     options.update({key: value for key, value in given.items() if value})
+    options.setdefault("connect_timeout", "5")  # a database out of reach: /health says 503 within seconds
     return unquote(parts.path.lstrip("/")), options
 
 
@@ -121,12 +123,18 @@ def write():
     then on the database's lock file (the other processes of `serve --workers`), and BEGIN IMMEDIATE takes
     the file's write lock up front. PostgreSQL runs writers side by side in plain (READ COMMITTED)
     transactions: the conditional UPDATEs and unique indexes on the models decide every race."""
-    if is_sqlite():
-        with _write_lock, _writers_turn(), db.atomic("IMMEDIATE"):
-            yield
-    else:
-        with db.atomic():
-            yield
+    try:
+        if is_sqlite():
+            with _write_lock, _writers_turn(), db.atomic("IMMEDIATE"):
+                yield
+        else:
+            with db.atomic():
+                yield
+    except OperationalError as error:  # a read-only file, a full disk, a lost server: /health tells it
+        if not race_lost(error):
+            faults.failed("write")
+        raise
+    faults.worked("write")
 
 
 # What a writer that lost a race to another transaction is told: the unique index it filled was filled

@@ -51,6 +51,8 @@ CODES = {
     "already_excused": 409,
     "meetup_cancelled": 409,
     "meetup_has_arrivals": 409,
+    "meetup_not_started": 409,
+    "request_timeout": 408,
     "body_too_large": 413,
     "unsupported_media_type": 415,
     "validation_error": 422,
@@ -67,6 +69,7 @@ _CODE_FOR_STATUS = {
     400: "bad_request",
     404: "not_found",
     405: "method_not_allowed",
+    408: "request_timeout",
     413: "body_too_large",
     500: "internal_error",
 }

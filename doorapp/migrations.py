@@ -10,7 +10,7 @@ from peewee import SQL, CharField, DateTimeField
 from playhouse.migrate import SchemaMigrator
 
 from doorapp.db import BaseModel, db, exclusive, utcnow
-from doorapp.models import MODELS, Guest, IdempotencyKey, Meetup, MeetupGuest, Org, User
+from doorapp.models import MODELS, Guest, IdempotencyKey, Meetup, MeetupGuest, Org, SigningKey, User
 from doorapp.models.accounts import INVISIBLE  # the code points that show as nothing
 
 
@@ -110,12 +110,18 @@ def m0009_meetups_from_files():
     )
 
 
-def m0010_cancelled_meetups():
+def m0010_signing_key():
+    """The signing key kept by the database, for every machine on it (doorapp.keys; made at start, not
+    here: the environment decides which key it is)."""
+    db.create_tables([SigningKey])
+
+
+def m0011_cancelled_meetups():
     """A meetup an admin cancelled (it did not take place): when, and why."""
     add_columns(Meetup, "cancelled_at", "cancel_reason")
 
 
-def m0011_org_time_zone():
+def m0012_org_time_zone():
     """An organization's time zone, for the times of files made for people (none: the server's)."""
     add_columns(Org, "time_zone")
 
@@ -130,8 +136,9 @@ MIGRATIONS = [
     m0007_door_list_versions,
     m0008_local_guests_org,
     m0009_meetups_from_files,
-    m0010_cancelled_meetups,
-    m0011_org_time_zone,
+    m0010_signing_key,
+    m0011_cancelled_meetups,
+    m0012_org_time_zone,
 ]
 
 

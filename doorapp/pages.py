@@ -1,7 +1,7 @@
 """The few HTML routes: the app shell at /, its static files, and /docs. Autoescaping Jinja2, strict CSP."""
 
 import jinja2
-from bottle import response, static_file
+from bottle import HTTPError, response, static_file
 
 from doorapp import __version__
 from doorapp.paths import resource_dir
@@ -36,6 +36,8 @@ def add_routes(app):
 
     def static(path):
         reply = static_file(path, root=str(resource_dir() / "static"))
+        if reply.status_code == 403:  # a path out of the folder (/static/../x) or a folder: nothing here
+            return HTTPError(404)
         reply.set_header("X-Content-Type-Options", "nosniff")
         # revalidate every time (a cheap 304): after an upgrade no browser mixes old and new modules
         reply.set_header("Cache-Control", "no-cache")

@@ -24,14 +24,14 @@ class ApiPlugin:
 
     name, api = "door_api", 2
 
-    def __init__(self, config):
-        self.config = config
+    def __init__(self, config, keys):
+        self.config, self.keys = config, keys
 
     def apply(self, handler, route):
         config = route.config
         if "auth" not in config:
             raise TypeError(f"{route.method} {route.rule} declares no auth= Rule; use endpoint()")
-        checked = authorize(config["auth"], self.config.secret_key)
+        checked = authorize(config["auth"], self.keys)
         parsed = parse(config, wants_user="user" in route.get_callback_args())
 
         def prepare(args):
@@ -42,12 +42,12 @@ class ApiPlugin:
         return serialize(config["status"], config["produces"], run)
 
 
-def authorize(rule, secret):
+def authorize(rule, keys):
     """The stage that knows the caller: path ids typed, then the token and the Rule (401, 403)."""
 
     def check(args):
         args = path_args(args)
-        user = access.current_user(secret, rule, args.get("org_id"))
+        user = access.current_user(keys, rule, args.get("org_id"))
         rule.enforce(user, args)
         return user, args
 

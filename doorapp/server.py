@@ -3,13 +3,19 @@
 import copy
 import ctypes
 import json
+import select
+import time
+from collections import Counter
 
 import waitress
+from waitress import wasyncore
 from waitress.channel import HTTPChannel
 from waitress.parser import HTTPRequestParser
+from waitress.server import BaseWSGIServer
 from waitress.task import ErrorTask
+from waitress.utilities import Error
 
-from doorapp.errors import code_for_status, problem
+from doorapp.errors import code_for_status, log, problem
 from doorapp.plugin import MAX_BODY
 from doorapp.uploads import MAX_UPLOAD_BODY, UPLOAD_PATH
 
@@ -46,9 +52,81 @@ class Parser(HTTPRequestParser):
             self.adj.max_request_body_size = MAX_UPLOAD_BODY + 1
 
 
+IDLE = 10  # seconds a connection with no request under way is kept; a door polls every second
+_full_since = [0.0]  # when make_room last said in the log that the server is full
+
+
+class RequestTimeout(Error):
+    code, reason = 408, "Request Timeout"
+
+
 class Channel(HTTPChannel):
+    """A connection. A request must arrive whole within `server.request_timeout` seconds of its first byte,
+    else it is answered 408 and the connection closed; and a new connection that finds the server full
+    closes a waiting one (make_room), so slow or idle connections never keep new ones out."""
+
     error_task_class = ProblemTask
     parser_class = Parser
+    began = 0.0  # when the request now arriving sent its first byte
+
+    def __init__(self, server, sock, addr, adj, map=None):
+        super().__init__(server, sock, addr, adj, map)
+        if len(map) >= adj.connection_limit:  # waitress would stop accepting: the next one must get in
+            make_room(map, self)
+
+    def received(self, data):
+        if self.request is None:
+            self.began = time.time()
+        return super().received(data)
+
+    def readable(self):  # the loop asks every channel at least once a second (asyncore_loop_timeout)
+        if self.request is not None and not self.requests and self.waiting() > self.server.request_timeout:
+            self.time_out()
+        return super().readable()
+
+    def waiting(self):
+        """Seconds since this connection last got anywhere: its request's first byte, or its last exchange."""
+        return time.time() - (self.began if self.request is not None else self.last_activity)
+
+    def time_out(self):
+        """Answer the request still arriving with 408 (ProblemTask) and close, as waitress answers one it
+        cannot read; here in the loop, as waitress sends a 100 Continue: a few hundred bytes that must not
+        wait behind the requests queued for the threads."""
+        with self.requests_lock:
+            late = self.parser_class(self.adj)
+            late.version = self.request.version
+            late.error = RequestTimeout(
+                f"The request did not arrive whole within {self.server.request_timeout} seconds of its first"
+                " byte."
+            )
+            self.request.close()
+            self.request = None
+            self.requests.append(late)
+        self.service()
+
+
+def make_room(map, newcomer):
+    """The server holds as many connections as it may: close the one waiting longest with no request being
+    served and no answer being sent, of the address holding the most such. A slow sender's request never
+    completes and an idle connection does nothing, so they go first; a phone's request takes milliseconds.
+    Every address being one (a reverse proxy), the longest waiting goes."""
+    waiting = [
+        channel
+        for channel in map.values()
+        if isinstance(channel, HTTPChannel)
+        and channel is not newcomer
+        and not (channel.requests or channel.total_outbufs_len)
+    ]
+    if waiting:
+        crowded = Counter(channel.addr[0] for channel in waiting).most_common(1)[0][0]
+        max((c for c in waiting if c.addr[0] == crowded), key=Channel.waiting).handle_close()
+    if time.time() - _full_since[0] > 600:  # said once, then every 10 minutes while it goes on
+        _full_since[0] = time.time()
+        log.warning(
+            "%d connections open, as many as DOOR_CONNECTIONS allows: each new one closes the one waiting"
+            " longest (slow or idle clients, perhaps an attack)",
+            len(map),
+        )
 
 
 def return_large_blocks():
@@ -61,13 +139,35 @@ def return_large_blocks():
         mallopt(-3, 128 * 1024)  # M_MMAP_THRESHOLD
 
 
+def connection_limit(wanted):
+    """How many connections this process can hold: `wanted`, within the open-file limit (raised towards
+    its hard limit where there is one: macOS starts programs with 256) less room for the database, logs and
+    spooled bodies; and where waitress falls back to select() (Windows), within its 512 sockets."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return min(wanted, 500)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < wanted + 100:
+        soft = wanted + 100 if hard == resource.RLIM_INFINITY else min(hard, wanted + 100)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    limit = max(10, min(wanted, soft - 100)) if soft != resource.RLIM_INFINITY else wanted
+    return limit if hasattr(select, "poll") else min(limit, 500)
+
+
 def create_server(app, host=None, port=None, sockets=None):
     """The server on `host`:`port`, or on the listening `sockets` (a worker of `serve --workers`).
     X-Forwarded-For reaches the app, which believes it only from DOOR_TRUSTED_PROXIES
     (access.client_address); waitress would otherwise delete it, and every client behind a proxy would share
     the proxy's rate limits. A body over Door's limit is refused when its headers arrive, before waitress
-    would spool it (up to 1 GiB) to disk."""
+    would spool it (up to 1 GiB) to disk.
+    Slow senders (SECURITY.md): up to DOOR_CONNECTIONS connections, watched with poll() (select() stops at
+    1,024), a request's deadline (Channel), idle connections closed after IDLE seconds, and a full server
+    closing a waiting connection for each new one (make_room)."""
     return_large_blocks()
+    config = app.config["door.config"]
+    if config.request_timeout < 1 or config.connections < 10:
+        raise SystemExit("DOOR_REQUEST_TIMEOUT must be 1 or more, and DOOR_CONNECTIONS 10 or more.")
     where = {"sockets": sockets} if sockets else {"host": host, "port": port}
     server = waitress.create_server(
         app,
@@ -76,8 +176,53 @@ def create_server(app, host=None, port=None, sockets=None):
         ident="door",
         clear_untrusted_proxy_headers=False,
         max_request_body_size=MAX_BODY + 1,
+        connection_limit=connection_limit(config.connections),
+        channel_timeout=IDLE,
+        cleanup_interval=1,
+        asyncore_use_poll=True,
     )
     for listener in getattr(server, "map", {0: server}).values():  # a MultiSocketServer has one per address
         if hasattr(listener, "channel_class"):
             listener.channel_class = Channel
+            listener.request_timeout = config.request_timeout
     return server
+
+
+def run(server, stop):
+    """Serve until `stop` (a threading.Event that SIGTERM and Ctrl-C set) is set, then drain(). Not
+    waitress's run(): an interrupt raised into its loop may land between reading a request and queueing
+    it, and its shutdown drops requests read but not yet started."""
+    connections = getattr(server, "map", None) or server._map  # a MultiSocketServer's, or the server's
+    while not stop.is_set():
+        wasyncore.loop(timeout=0.2, use_poll=server.adj.asyncore_use_poll, map=connections, count=1)
+    drain(server, connections)
+
+
+def drain(server, connections, timeout=8):
+    """Stop accepting (the port refuses connections, which a balancer sends to another machine), answer
+    every request already read or being read, for at most `timeout` seconds, then close everything: a
+    rolling restart loses no request a machine had taken."""
+    for listener in [d for d in list(connections.values()) if isinstance(d, BaseWSGIServer)]:
+        for _ in range(listener.adj.backlog):  # the connections the system accepted for us are ours
+            count = len(connections)
+            listener.handle_accept()
+            if len(connections) == count:
+                break
+        wasyncore.dispatcher.close(listener)  # its socket only: the loop's trigger stays
+    deadline = time.monotonic() + timeout
+    while any(busy(c, time.time()) for c in list(connections.values())) and time.monotonic() < deadline:
+        wasyncore.loop(timeout=0.05, use_poll=server.adj.asyncore_use_poll, map=connections, count=1)
+    server.task_dispatcher.shutdown(timeout=max(0.0, deadline - time.monotonic()))
+    wasyncore.close_all(connections)
+
+
+def busy(connection, now, quiet=0.5):
+    """A client's connection with a request being read, waiting, running, or an answer still to send; or
+    one that was opened or used less than `quiet` seconds ago, whose next request's first bytes may not
+    have been read yet (a balancer's connection, accepted just before the port closed)."""
+    return isinstance(connection, HTTPChannel) and bool(
+        connection.requests
+        or connection.request is not None
+        or connection.total_outbufs_len
+        or now - connection.last_activity < quiet
+    )

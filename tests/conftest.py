@@ -16,7 +16,7 @@ from doorapp import access
 from doorapp.app import create_app
 from doorapp.config import Config
 from doorapp.db import db
-from doorapp.models import Guest, Meetup, MeetupGuest, Membership, Org, User
+from doorapp.models import Guest, Meetup, MeetupGuest, Membership, Org, SigningKey, User
 from doorapp.server import create_server
 
 _HASH = {}
@@ -33,6 +33,7 @@ def postgres():
     server = PostgresServer()
     server.template = server.database()
     create_app(Config(data_dir=server.folder, secret_key=SECRET, database_url=server.template))
+    SigningKey.delete().execute()  # each test's Door, with a key of its own, makes the database's key
     db.close_all()
     server.template = server.template.rsplit("/", 1)[1]
     yield server

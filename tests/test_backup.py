@@ -79,6 +79,31 @@ def test_backup_without_a_database_says_where_it_looked(tmp_path):
     assert refused.stderr == f"There is no database at {nowhere}; check DOOR_DATA_DIR or --data-dir.\n"
 
 
+def test_a_postgresql_backup_is_pg_dumps_own_and_nothing_lands_in_the_data_folder(postgres, tmp_path):
+    url, data = postgres.database(postgres.template), tmp_path / "data"
+    env = door_env(DATABASE_URL=url, DOOR_DATA_DIR=str(data))
+    made = subprocess.run(
+        [DOORAPP, "backup", f"{tmp_path}/dumps/"], capture_output=True, text=True, env=env, timeout=60
+    )
+    postgres.drop(url)
+    assert made.returncode == 0, made.stderr
+    [dump] = (tmp_path / "dumps").iterdir()
+    assert dump.name.endswith(".dump") and f"Backed up to {dump}" in made.stdout
+    assert dump.read_bytes().startswith(b"PGDMP")  # pg_dump's custom format, which pg_restore reads
+    assert oct(dump.stat().st_mode & 0o777) == "0o600"
+    assert not data.exists() or not any(data.iterdir())
+
+
+def test_a_postgresql_backup_without_pg_dump_says_what_to_use(tmp_path):
+    env = door_env(DATABASE_URL="postgresql://door@127.0.0.1:1/door", PATH=str(tmp_path))  # no pg_dump
+    refused = subprocess.run(
+        [DOORAPP, "backup", tmp_path / "copy.dump"], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    assert "pg_dump, is not installed" in refused.stderr and "pg_dump --format=custom" in refused.stderr
+    assert not (tmp_path / "copy.dump").exists()
+
+
 def test_restoring_a_backup_brings_its_data_back(tmp_path):
     data = tmp_path / "door-data"
     with served(DOORAPP, "serve", "--port", "0", "--data-dir", data) as door:

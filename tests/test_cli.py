@@ -1,13 +1,16 @@
 """The command line over real processes (README: "Command line"): help, version, serve, create-admin, keys."""
 
+import json
 import shutil
 import signal
+import socket
 import sqlite3
 import stat
 import subprocess
 import sys
 import time
 from dataclasses import fields
+from urllib.parse import urlsplit
 
 import jwt
 import pytest
@@ -99,6 +102,38 @@ def test_sigterm_and_ctrl_c_stop_it_with_status_0_and_no_database_journal_left(t
         assert requests.get(f"{door.url}/ping", timeout=10).json() == {"ping": "pong"}
         assert door.stop(signum) == 0
     assert (tmp_path / "door.db").exists() and not list(tmp_path.glob("door.db-*"))  # checkpointed, closed
+
+
+def refused(url):
+    """True once `url`'s port refuses connections (within 3 s)."""
+    address, deadline = urlsplit(url), time.monotonic() + 3
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection((address.hostname, address.port), timeout=1).close()
+        except ConnectionRefusedError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_on_sigterm_serve_stops_accepting_answers_the_request_it_began_to_read_and_exits_0(tmp_path, workers):
+    """What a rolling restart behind a balancer needs: the port refuses new connections at once (the
+    balancer tries another machine), and the request already begun is read to its end and answered."""
+    with served(DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path, "--workers", workers) as door:
+        body = json.dumps({"code": door.setup_code, "username": "olga", "password": PASSWORD}).encode()
+        head = "POST /setup HTTP/1.1\r\nHost: door\r\nContent-Type: application/json\r\n"
+        head += f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+        address = urlsplit(door.url)
+        with socket.create_connection((address.hostname, address.port), timeout=10) as begun:
+            begun.sendall(head.encode() + body[:10])
+            time.sleep(0.5)  # the server has read the headers and the body's start
+            door.process.send_signal(signal.SIGTERM)
+            assert refused(door.url)
+            begun.sendall(body[10:])
+            answer = b"".join(iter(lambda: begun.recv(65536), b""))
+        assert answer.startswith(b"HTTP/1.1 201 "), answer[:200]
+        assert door.process.wait(timeout=10) == 0
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
@@ -212,11 +247,11 @@ def test_a_bad_number_setting_is_refused_clearly(tmp_path):
     assert refused.returncode == 1 and "DOOR_PORT must be a number" in refused.stderr
 
 
-def test_backup_of_a_postgresql_database_points_to_pg_dump(tmp_path):
-    refused = doorapp("backup", tmp_path / "copy.db", DATABASE_URL="postgresql://door@127.0.0.1:1/door")
+def test_a_postgresql_backup_pg_dump_cannot_make_says_why_and_leaves_no_file(tmp_path):
+    refused = doorapp("backup", tmp_path / "copy.dump", DATABASE_URL="postgresql://door@127.0.0.1:1/door")
     assert refused.returncode == 1
     assert "pg_dump" in refused.stderr and "Traceback" not in refused.stderr
-    assert not (tmp_path / "copy.db").exists()
+    assert not (tmp_path / "copy.dump").exists()
 
 
 def test_an_unknown_database_url_is_refused_plainly(tmp_path):

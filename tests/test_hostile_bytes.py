@@ -2,6 +2,7 @@
 header that is not UTF-8, digits int() refuses, invalid percent-escapes; and a crash logged with the status
 sent and answered with its X-Request-ID."""
 
+import json
 import socket
 import sqlite3
 from datetime import datetime
@@ -34,15 +35,16 @@ def door(tmp_path):
         yield server, headers, f"/organizations/{org.id}/meetups/{meetup.id}/guests/7/checkin"
 
 
-def raw(url, request):
-    """Send bytes as they are; the status line and headers of the answer."""
+def raw(url, request, body=False):
+    """Send bytes as they are; the status line and headers of the answer (and its body)."""
     address = urlsplit(url)
     with socket.create_connection((address.hostname, address.port), timeout=10) as sock:
         sock.sendall(request)
         answer = b""
         while chunk := sock.recv(65536):
             answer += chunk
-    return answer.partition(b"\r\n\r\n")[0].decode("latin-1")
+    head, _, content = answer.partition(b"\r\n\r\n")
+    return (head.decode("latin-1"), content) if body else head.decode("latin-1")
 
 
 HEADERS = ["X-Request-ID", "Authorization", "Idempotency-Key", "X-Forwarded-For", "If-None-Match"]
@@ -110,3 +112,16 @@ def test_a_door_time_past_the_calendars_edge_is_422_and_logged_as_such(door):
     assert reply.status_code == 422 and reply.json()["errors"][0]["loc"] == ["body", "door_time"]
     server.stop()
     assert f"POST {checkin} 422" in "".join(server.log)
+
+
+def test_a_path_out_of_the_static_folder_is_404_not_found(door):
+    """Clients resolve `..` before sending; a raw socket does not, and Bottle's static_file answered 403
+    `bad_request` for it."""
+    server, _, _ = door
+    assert raw(
+        server.url, b"GET /static/app.js HTTP/1.1\r\nHost: door\r\nConnection: close\r\n\r\n"
+    ).startswith("HTTP/1.1 200")
+    for path in ("/static/..", "/static/../../data/door.db", "/static/%2e%2e/secret.key", "/static/core"):
+        request = f"GET {path} HTTP/1.1\r\nHost: door\r\nConnection: close\r\n\r\n".encode()
+        head, body = raw(server.url, request, body=True)
+        assert head.startswith("HTTP/1.1 404") and json.loads(body)["code"] == "not_found", (path, head)

@@ -38,7 +38,7 @@ def test_a_signing_key_not_of_the_form_door_writes_stops_it_in_one_line(tmp_path
 
 
 def test_the_key_door_writes_is_of_its_own_form_and_leaves_no_draft(tmp_path):
-    from doorapp.app import KEY_FORM, write_key
+    from doorapp.keys import KEY_FORM, write_key
 
     write_key(tmp_path / "secret.key")
     write_key(tmp_path / "secret.key")  # a second writer keeps the first key

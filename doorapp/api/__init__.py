@@ -117,6 +117,13 @@ def adapter():
     return request.app.config["door.platform"]
 
 
+def signing_keys():
+    """The running app's signing key (doorapp.keys.Keys)."""
+    from bottle import request
+
+    return request.app.config["door.keys"]
+
+
 def client_address():
     """The caller's address, behind the trusted proxies of the configuration."""
     return access.client_address(access.trusted_networks(settings().trusted_proxies))

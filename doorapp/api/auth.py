@@ -8,7 +8,7 @@ from bottle import response
 
 from doorapp import access
 from doorapp.access import public, signed_in
-from doorapp.api import Credentials, client_address, endpoint, password_field, settings
+from doorapp.api import Credentials, client_address, endpoint, password_field, settings, signing_keys
 from doorapp.api.shapes import user_json
 from doorapp.bodies import text
 from doorapp.db import utcnow, write
@@ -123,10 +123,11 @@ def token_json(user):
     if user.sessions_since:
         time.sleep(max(0.0, (user.sessions_since - utcnow()).total_seconds()))
     minutes = settings().access_token_expire_minutes
+    secret, kid = signing_keys().for_signing()
     response.set_header("Cache-Control", "no-store")
     response.set_header("Pragma", "no-cache")
     return {
-        "access_token": access.issue_token(settings().secret_key, user, minutes),
+        "access_token": access.issue_token(secret, user, minutes, kid),
         "token_type": "bearer",
         "expires_in": minutes * 60,
     }

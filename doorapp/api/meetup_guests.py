@@ -14,8 +14,8 @@ from doorapp.api.shapes import meetup_guest_json, outcome_json, person_json
 from doorapp.bodies import text
 from doorapp.db import db, get_or_404, iso, utcnow
 from doorapp.errors import ApiError, invalid, validation_error
-from doorapp.models import Ban, Guest, IdempotencyKey, Meetup, MeetupGuest, audit
-from doorapp.models.audit import AuditType
+from doorapp.models import AuditEvent, Ban, Guest, IdempotencyKey, Meetup, MeetupGuest, audit
+from doorapp.models.audit import AuditType, check_in_record
 from doorapp.models.meetups import FINALIZED
 
 ENTRY = "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>"
@@ -314,17 +314,24 @@ class ExcuseIn:
     ENTRY + "/excuse",
     auth=org_admin,
     body=ExcuseIn,
-    errors=("already_excused", "not_a_no_show", "not_found", "not_on_list"),
+    errors=("already_excused", "meetup_not_started", "not_a_no_show", "not_found", "not_on_list"),
 )
 def excuse_no_show(org_id, meetup_id, platform_user_id, body, user):
     """Excuse a guest who RSVP'd and did not come (NO_SHOW becomes EXCUSED_ABSENCE); a reason is required.
 
-    Works on finalized meetups too; an excused absence does not count towards a repeat no-show mark."""
+    Only once the meetup has begun or is finalized (before: 409 meetup_not_started); a later check-in of
+    the guest ends the excuse. An excused absence does not count towards a repeat no-show mark."""
     entry = MeetupGuest.at_door(org_id, meetup_id, platform_user_id)
     if entry is None:
         get_or_404(Meetup, meetup_id, "meetup", org=org_id)
         guest = Guest.seen_by(org_id, platform_user_id)
         raise ApiError(404, "not_on_list", f"{guest.username} is not on this meetup's list.")
+    if entry.meetup.to_come:
+        raise ApiError(
+            409,
+            "meetup_not_started",
+            f"This meetup starts at {iso(entry.meetup.date)}: an absence can be excused once it has begun.",
+        )
     if entry.outcome not in ("NO_SHOW", "EXCUSED_ABSENCE"):
         raise ApiError(409, "not_a_no_show", f"{entry.guest.username} is no no-show: {entry.outcome}.")
     if not MeetupGuest.excuse(entry):
@@ -337,4 +344,5 @@ def excuse_no_show(org_id, meetup_id, platform_user_id, body, user):
         guest=entry.guest_id,
         reason=body.reason,
     )
-    return outcome_json(MeetupGuest.with_guests(meetup_id).where(MeetupGuest.id == entry.id).get())
+    line = MeetupGuest.with_guests(meetup_id).where(MeetupGuest.id == entry.id).get()
+    return outcome_json(line, check_in_record(AuditEvent.check_ins(org_id, meetup_id)))

@@ -15,6 +15,7 @@ from doorapp.db import get_or_404, iso, write
 from doorapp.errors import ApiError
 from doorapp.export import CSV, csv_file
 from doorapp.models import AuditEvent, AuditType, Meetup, MeetupGuest, Org, audit
+from doorapp.models.audit import check_in_record
 from doorapp.models.sync import apply_sync, prepare_sync
 from doorapp.spreadsheet import ExportQuery, People
 
@@ -213,19 +214,15 @@ def arrivals(times):
     ]
 
 
-def check_ins(meetup):
-    """The meetup's CHECK_IN and UNDO_CHECK_IN events, oldest first (one query)."""
-    types = (AuditType.CHECK_IN, AuditType.UNDO_CHECK_IN)
-    return list(AuditEvent.log(meetup.org_id, meetup=meetup.id, types=types))[::-1]
-
-
 def summary_json(meetup):
     """The summary of get_meetup_summary, in three queries (entries, check-in events, the meetup's counts)."""
     entries = list(MeetupGuest.with_guests(meetup.id))
     outcomes = Counter(e.outcome for e in entries)
     times = [e.arrival_time for e in entries if e.has_arrived]
     brought = sum(e.guests_count for e in entries if e.has_arrived)
-    kinds = Counter("forced" if e.details.get("forced") else e.event_type for e in check_ins(meetup))
+    events = AuditEvent.check_ins(meetup.org_id, meetup.id)
+    kinds = Counter("forced" if e.details.get("forced") else e.event_type for e in events)
+    record = check_in_record(events)
     bar_minutes, bars = arrivals(times)
     return {
         "meetup": meetup_json(meetup),
@@ -249,7 +246,7 @@ def summary_json(meetup):
         "last_arrival": iso(max(times, default=None)),
         "bar_minutes": bar_minutes,
         "arrivals": bars,
-        "guests": [outcome_json(e) for e in entries],
+        "guests": [outcome_json(e, record) for e in entries],
     }
 
 
@@ -263,26 +260,17 @@ def get_meetup_summary(org_id, meetup_id):
     Outcomes use Meetup's words where they exist (ATTENDED, NO_SHOW, EXCUSED_ABSENCE) and Door's own for
     the rest (WALK_IN, CANCELLED, WAITLIST, NOT_CHECKED_IN). An expected guest who has not come is a
     NO_SHOW only once the meetup is over (finalized, or dated before now): before, UPCOMING; at a cancelled
-    meetup, MEETUP_CANCELLED; `upcoming` counts both. `people` counts the guests arrivals brought."""
+    meetup, MEETUP_CANCELLED; `upcoming` counts both. `people` counts the guests arrivals brought.
+    A guest's `ban_overridden` and `undone_check_ins` say what the counts tell of them.
+    One rule for this and the CSV export: the same columns, each one that members see of these guests at
+    the door (names, RSVPs, arrivals, who checked them in) or that the counts tell (cancelled, excused,
+    forced, undone); what is an admin's alone (ban, excuse and undo reasons, the audit log) is in neither."""
     return summary_json(get_or_404(Meetup, meetup_id, "meetup", org=org_id))
 
 
-# The export's columns: the summary's, and what the door's log says of each guest's check-ins
-EXPORT_COLUMNS = (*OUTCOME_COLUMNS, "ban_overridden", "undone_check_ins", "undo_reasons")
 # For people: the name first, no ids, times local (spreadsheet.People)
-PEOPLE_COLUMNS = ("displayname", "username", *EXPORT_COLUMNS[3:])
+PEOPLE_COLUMNS = ("displayname", "username", *OUTCOME_COLUMNS[3:])
 TIMES = ("rsvp_time", "cancelled_at", "arrival_time", "excused_at")
-
-
-def door_record(meetup):
-    """{guest id: (ban overridden, check-ins undone, the undos' reasons)} from the meetup's log."""
-    record = {}
-    for event in check_ins(meetup):
-        forced, undone, reasons = record.get(event.guest_id, (False, 0, []))
-        if event.event_type == AuditType.UNDO_CHECK_IN:
-            undone, reasons = undone + 1, [*reasons, event.reason]
-        record[event.guest_id] = (forced or bool(event.details.get("forced")), undone, reasons)
-    return record
 
 
 @endpoint(
@@ -294,25 +282,22 @@ def door_record(meetup):
     errors=("not_found",),
 )
 def export_meetup_guests(org_id, meetup_id, query):
-    """The meetup's guest list with each guest's outcome, ban overrides and undone check-ins, as CSV (UTF-8
-    with a byte-order mark).
+    """The meetup's guest list with each guest's outcome, as CSV (UTF-8 with a byte-order mark).
 
+    The summary's `guests`, column for column; the file, a copy that leaves Door, is for admins.
     `style=data` (the default) is for programs: the API's column names and outcome words, times in UTC ISO
     8601. `style=people` is for a spreadsheet: columns and outcomes in `lang`, times in the organization's
     time zone (its `time_zone`, else the server's) to the minute, separated by `sep` (semicolon for a
     spreadsheet set to Spanish or another language that writes decimal commas)."""
     meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)
-    name, record = f"{meetup.name} {meetup.date:%Y-%m-%d}", door_record(meetup)
-    lines = []
-    for entry in MeetupGuest.with_guests(meetup.id):
-        forced, undone, reasons = record.get(entry.guest_id, (False, 0, []))
-        line = {**outcome_json(entry), "ban_overridden": forced, "undone_check_ins": undone}
-        lines.append({**line, "undo_reasons": " | ".join(filter(None, reasons)) or None, "entry": entry})
+    name = f"{meetup.name} {meetup.date:%Y-%m-%d}"
+    record = check_in_record(AuditEvent.check_ins(meetup.org_id, meetup.id))
+    entries = list(MeetupGuest.with_guests(meetup.id))
+    lines = [outcome_json(entry, record) for entry in entries]
     if query.style == "data":
-        return csv_file(name, EXPORT_COLUMNS, [[line[c] for c in EXPORT_COLUMNS] for line in lines])
+        return csv_file(name, OUTCOME_COLUMNS, [line.values() for line in lines])
     people = People(query, Org.get_by_id(org_id).time_zone)
-    for line in lines:
-        entry = line["entry"]
+    for line, entry in zip(lines, entries, strict=True):
         line.update({time: people.when(getattr(entry, time)) for time in TIMES})
         line.update(
             outcome=people.outcome(line["outcome"]), ban_overridden=people.yes(line["ban_overridden"])

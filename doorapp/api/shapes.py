@@ -19,6 +19,8 @@ OUTCOME_COLUMNS = (
     "arrival_time",
     "checked_in_by",
     "excused_at",
+    "ban_overridden",
+    "undone_check_ins",
 )
 
 
@@ -154,10 +156,11 @@ def meetup_guest_json(entry, history=None):
     }
 
 
-def outcome_json(entry):
+def outcome_json(entry, record):
     """One guest's line of a meetup's summary and of its CSV (OUTCOME_COLUMNS): who, and how their evening
-    went. `entry` comes from MeetupGuest.with_guests()."""
+    went. `entry` comes from MeetupGuest.with_guests(), `record` from audit.check_in_record()."""
     guest, checker = entry.guest, entry.checked_in_by
+    forced, undone = record.get(guest.platform_user_id, (False, 0))
     values = (
         guest.platform_user_id,
         guest.username,
@@ -170,6 +173,8 @@ def outcome_json(entry):
         iso(entry.arrival_time),
         checker and checker.username,
         iso(entry.excused_at),
+        forced,
+        undone,
     )
     return dict(zip(OUTCOME_COLUMNS, values, strict=True))
 

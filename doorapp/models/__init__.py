@@ -1,7 +1,7 @@
 """Door's tables, one module per aggregate; each model's queries are its methods, and each hot statement
 (Prepared) sits under the class that uses it. Ids go in one order everywhere: org_id, meetup_id, guest_id.
 
-    accounts  User, Org, Membership, Failure, Setting, IdempotencyKey
+    accounts  User, Org, Membership, Failure, Setting, IdempotencyKey, SigningKey
     guests    Guest, Ban
     names     the name rule of searches
     meetups   Meetup (arrival counter, finalizing), the door lists' versions
@@ -9,7 +9,7 @@
     audit     AuditType, what each type records and moves (EVENTS), AuditEvent, record()
 """
 
-from doorapp.models.accounts import Failure, IdempotencyKey, Membership, Org, Setting, User
+from doorapp.models.accounts import Failure, IdempotencyKey, Membership, Org, Setting, SigningKey, User
 from doorapp.models.audit import AuditEvent, AuditType
 from doorapp.models.guests import Ban, Guest
 from doorapp.models.meetup_guests import MeetupGuest
@@ -27,6 +27,7 @@ MODELS = [
     Failure,
     Setting,
     IdempotencyKey,
+    SigningKey,
 ]
 
 __all__ = [
@@ -42,5 +43,6 @@ __all__ = [
     "Membership",
     "Org",
     "Setting",
+    "SigningKey",
     "User",
 ]

@@ -1,5 +1,5 @@
 """Accounts: users, organizations and memberships, and the small tables of the sign-in story (failed
-attempts, settings, Idempotency-Keys)."""
+attempts, settings, Idempotency-Keys, the signing key)."""
 
 import re
 import unicodedata
@@ -75,6 +75,11 @@ class User(BaseModel):
         return (
             cls.update(sessions_since=cls.session_start(), **changes).where(cls.id == user_id).execute() == 1
         )
+
+    @classmethod
+    def end_every_session(cls):
+        """End every account's sessions (a new signing key), in one UPDATE."""
+        cls.update(sessions_since=cls.session_start()).execute()
 
     @staticmethod
     def session_start():
@@ -266,6 +271,30 @@ class Setting(BaseModel):
     @classmethod
     def forget_setup_code(cls):
         cls.delete().where(cls.key.in_(("setup_code", "setup_code_at"))).execute()
+
+
+class SigningKey(BaseModel):
+    """The key that signs tokens, kept by a PostgreSQL database for every machine on it (doorapp.keys): one
+    row, made by the first Door to start, replaced by `doorapp rotate-key`. `secret` is None when the
+    machines sign with DOOR_SECRET_KEY from their environment; `fingerprint` tells keys apart unseen."""
+
+    id = IntegerField(primary_key=True)  # always 1: the key in use
+    secret = TextField(null=True)
+    fingerprint = CharField(max_length=64)
+    created_at = DateTimeField(default=utcnow)
+
+    @classmethod
+    def current(cls):
+        return cls.get_or_none(cls.id == 1)
+
+    @classmethod
+    def put(cls, secret, fingerprint):
+        """Make (secret, fingerprint) the key in use."""
+        row = {"secret": secret, "fingerprint": fingerprint, "created_at": utcnow()}
+        upsert = cls.insert(id=1, **row).on_conflict(
+            conflict_target=[cls.id], update={getattr(cls, name): value for name, value in row.items()}
+        )
+        upsert.execute()
 
 
 class IdempotencyKey(BaseModel):

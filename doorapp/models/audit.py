@@ -107,6 +107,17 @@ def record(event_type, actor, org=None, meetup=None, guest=None, reason=None, **
     )
 
 
+def check_in_record(events):
+    """{guest id: (a check-in overrode their ban, how many of their check-ins were undone)} from a meetup's
+    AuditEvent.check_ins()."""
+    record = {}
+    for event in events:
+        forced, undone = record.get(event.guest_id, (False, 0))
+        forced = forced or bool(event.details.get("forced"))
+        record[event.guest_id] = (forced, undone + (event.event_type == AuditType.UNDO_CHECK_IN))
+    return record
+
+
 class AuditEvent(BaseModel):
     """Written in the same transaction as its action; never updated or deleted."""
 
@@ -163,6 +174,12 @@ class AuditEvent(BaseModel):
         ):
             where += [field == value] if value is not None else []
         return cls.select().where(*where).order_by(cls.timestamp.desc(), cls.id.desc())
+
+    @classmethod
+    def check_ins(cls, org_id, meetup_id):
+        """The meetup's CHECK_IN and UNDO_CHECK_IN events, oldest first, in one query."""
+        types = (AuditType.CHECK_IN, AuditType.UNDO_CHECK_IN)
+        return list(cls.log(org_id, meetup=meetup_id, types=types))[::-1]
 
     @classmethod
     def record(cls, event_type, actor_id, org_id, meetup_id, guest_id, reason, details):

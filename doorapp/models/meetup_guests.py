@@ -288,7 +288,7 @@ def _as_history(rows):
 _ARRIVED = Prepared(
     ("datetime", "int", "int", "int"),
     lambda at, number, user_id, entry_id: MeetupGuest.update(
-        has_arrived=True, arrival_time=at, arrival_order=number, checked_in_by=user_id
+        has_arrived=True, arrival_time=at, arrival_order=number, checked_in_by=user_id, excused_at=None
     ).where(MeetupGuest.id == entry_id, ~MeetupGuest.has_arrived),
 )
 _AT_DOOR = Prepared(

@@ -39,6 +39,11 @@ class Meetup(BaseModel):
 
     # (org, platform_url) is unique where there is a URL: a meetup from a file may have none ("")
 
+    @property
+    def to_come(self):
+        """Open and dated later: nobody can have missed it yet (no no-show, no excuse)."""
+        return not self.is_finalized and self.date > utcnow()
+
     @classmethod
     def open(cls, org_id, meetup_id):
         """The org's meetup: 404 not_found when it is not there, 409 once it is finalized or cancelled."""
@@ -56,9 +61,9 @@ class Meetup(BaseModel):
 
     @property
     def is_over(self):
-        """Whether the night is over (finalized, or dated before now): only then can anyone have missed it.
-        A cancelled meetup never is. `over()` is the same in SQL."""
-        return self.cancelled_at is None and (self.is_finalized or self.date < utcnow())
+        """Whether the night is over (finalized, or dated before now: not to_come): only then can anyone
+        have missed it. A cancelled meetup never is. `over()` is the same in SQL."""
+        return self.cancelled_at is None and not self.to_come
 
     @classmethod
     def over(cls, now):

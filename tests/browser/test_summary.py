@@ -92,7 +92,7 @@ def test_finalizing_shows_the_summary_and_its_csv_opens_with_names_intact_and_in
 
 
 def test_an_admin_excuses_a_no_show_from_the_summary(browser, api, olga, org, meetup, token_for):
-    api.patch_json(f"/organizations/{org.id}/meetups/{meetup.id}/finalize", {})  # over: she missed it
+    Meetup.update(date=datetime(2026, 11, 1)).where(Meetup.id == meetup.id).execute()  # it has happened
     page = browser.page(token=token_for(olga), path=f"/#/meetups/{meetup.id}/summary", viewport=KEYBOARD_UP)
     expect(page.get_by_text("Nobody has been checked in yet.")).to_be_visible()
     row = page.locator("[data-guest='9007199254740993']")
