@@ -81,6 +81,8 @@ def test_the_demos_coming_nights_show_no_no_show_and_an_admin_cancels_one(
     assert [e.reason for e in AuditEvent.select().where(AuditEvent.event_type == "MEETUP_CANCELLED")] == [
         "Storm"
     ]
+    page.goto(f"/#/orgs/{org.id}/meetups/{board_games}")  # its door says so
+    expect(page.locator(".alert.cancelled")).to_contain_text("Storm")
     page.goto(f"/#/orgs/{org.id}/meetups/{summer}")
     expect(page.locator(".row").first).to_be_visible()
     expect(page.locator(".tag.no-shows")).to_have_count(0)

@@ -173,6 +173,7 @@ export default {
   "door.backToMeetups": "Back to meetups",
   "door.banned": "BANNED",
   "door.bannedTitle": "{guest} is banned",
+  "door.cancelledNote": "This meetup was cancelled: nobody is let in here. Reason: {reason}",
   "door.checkIn": "Check in",
   "door.checkInAnyway": "Check in anyway",
   "door.checkInBanned": "Check in…",

@@ -172,6 +172,7 @@ export default {
   "door.backToMeetups": "Volver a los eventos",
   "door.banned": "VETADO",
   "door.bannedTitle": "{guest} está vetado",
+  "door.cancelledNote": "Este evento se canceló: aquí no entra nadie. Motivo: {reason}",
   "door.checkIn": "Dar entrada",
   "door.checkInAnyway": "Dar entrada igualmente",
   "door.checkInBanned": "Dar entrada…",
