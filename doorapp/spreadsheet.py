@@ -68,6 +68,10 @@ class People:
     def outcome(self, word):
         return self.words[OUTCOME_KEYS[word]] if word in OUTCOME_KEYS else word
 
+    def detail(self, key):
+        """A detail's name in an audit event (the catalogue's detail.<key>), or the key as it comes."""
+        return self.words.get(f"detail.{key}", key)
+
     def yes(self, flag):
         return self.words["csv.yes"] if flag else None
 

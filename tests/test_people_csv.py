@@ -105,3 +105,17 @@ def test_an_org_admin_sets_the_time_zone_and_the_log_says_so(boss, door, org):
     assert refused["code"] == "org_admin_required"
     assert boss.patch_json(f"/organizations/{org.id}/settings", {"time_zone": ""}).json["time_zone"] is None
     assert door.get(f"/organizations/{org.id}").json["time_zone"] is None
+
+
+def test_the_audit_log_for_people_has_local_times_words_and_the_filters(boss, org, night):
+    boss.patch_json(f"/organizations/{org.id}/settings", {"time_zone": "Europe/Madrid"})
+    query = "type=CHECK_IN,UNDO_CHECK_IN&style=people&lang=es&sep=semicolon"
+    header, *rows = read(boss.get(f"/organizations/{org.id}/events/export?{query}"), ";")
+    assert header == ["Cuándo", "Qué", "Por", "Nombre", "Usuario", "Evento", "Motivo", "Detalles"]
+    assert [row[1] for row in rows] == ["Entrada anulada", "Entrada"] * 2 + ["Entrada", "Entrada"]
+    first = rows[-1]  # oldest last: alice's check-in, sent with the door's time
+    assert (first[2], first[3], first[5]) == ("sam", "Alice Ångström", "Summer social")
+    assert first[7] == "reloj de la puerta: 2026-11-25T20:03:00Z"
+    assert rows[0][6] == "Still not her" and len(rows[0][0]) == len("2026-11-25 21:03")
+    forced = next(row for row in rows if row[4] == "formula")
+    assert forced[3] == "'=1+2" and forced[7] == "veto saltado: True"

@@ -1,13 +1,13 @@
 // Download CSV, asked first: for a spreadsheet (the organization's local times, the chosen language's words,
 // the separator that spreadsheet splits on when the file is double-clicked) or for a program (the API's
 // words, UTC). An admin sets the organization's time zone here too; Door keeps it for every such file.
-import { api, download } from "../core/api.js";
+import { api, download, query } from "../core/api.js";
 import { ask, field, h } from "../core/dom.js";
 import { lang, t } from "../core/i18n.js";
 import { limits } from "../core/openapi.js";
 import { orgPath } from "../core/session.js";
 
-export async function downloadCsv(path) {
+export async function downloadCsv(path, params = {}) {
   const org = await api.get(orgPath());
   const here = Intl.DateTimeFormat().resolvedOptions().timeZone || "";
   const zones = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
@@ -22,9 +22,9 @@ export async function downloadCsv(path) {
   return ask({ title: t("csv.title"), confirm: t("common.downloadCsv"), extra: h("div", { class: "stack csv-options" }, style, people),
     action: async () => {
       const chosen = style.querySelector("select").value;
-      if (chosen === "data") return download(`${path}?style=data`);
+      if (chosen === "data") return download(path + query({ ...params, style: "data" }));
       const timeZone = zone.querySelector("input").value.trim();
       if (timeZone !== (org.time_zone || "")) await api.patch(orgPath("/settings"), { time_zone: timeZone });
-      return download(`${path}?style=people&lang=${lang}&sep=${sep.querySelector("select").value}`);
+      return download(path + query({ ...params, style: "people", lang, sep: sep.querySelector("select").value }));
     } });
 }
