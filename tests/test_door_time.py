@@ -5,10 +5,12 @@ time, and the summary's order and chart follow it, while arrival numbers stay th
 from datetime import timedelta
 
 import pytest
-from helpers import add_guest, base, entry
+from helpers import ENGINES, add_guest, base, entry
 
 from doorapp.db import iso, utcnow
 from doorapp.models import MeetupGuest
+
+pytestmark = ENGINES  # on SQLite and on PostgreSQL
 
 
 def stamp(moment):

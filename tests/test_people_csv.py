@@ -8,10 +8,12 @@ import io
 from datetime import UTC, datetime
 
 import pytest
-from helpers import add_guest, base, entry, events
+from helpers import ENGINES, add_guest, base, entry, events
 
 from doorapp.export import FORMULA_START
 from doorapp.models import Ban
+
+pytestmark = ENGINES  # on SQLite and on PostgreSQL
 
 
 def read(reply, separator):

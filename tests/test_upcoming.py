@@ -5,10 +5,12 @@ history; an admin cancels a meetup that did not take place, or deletes one made 
 from datetime import timedelta
 
 import pytest
-from helpers import base, entry, events
+from helpers import ENGINES, base, entry, events
 
 from doorapp.db import utcnow
 from doorapp.models import Meetup, MeetupGuest
+
+pytestmark = ENGINES  # on SQLite and on PostgreSQL
 
 
 def night(org, days, name, guests=()):
