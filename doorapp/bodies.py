@@ -29,6 +29,7 @@ _MOMENT = "Must be an ISO 8601 timestamp such as 2026-11-21T19:04:05Z, or a date
 CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _BODY_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _DIGITS = re.compile(r"\s*-?[0-9]{1,19}\s*")  # str.isdigit() takes "²" and "①", which int() refuses
+CONTROLS_FREE = f"^[^{CONTROLS.pattern[1:-1]}]*$"  # CONTROLS as a JSON Schema pattern of a whole text
 
 
 def text(max_length=None, min_length=1, pattern=None, default=MISSING, strip=True, doc=None, normalize=None):
@@ -79,12 +80,17 @@ def _string(value, meta, form):
     return value
 
 
-def _string_schema(kind, meta):
+def _string_schema(kind, meta, where="body"):
+    refused = [f"[{(CONTROLS if where == 'query' else _BODY_CONTROLS).pattern[1:-1]}]"]
+    low = meta.get("min_length") or 0
+    if low and meta.get("strip", True):  # what is left once the surrounding spaces are stripped is counted
+        refused.append(rf"^\s*[\s\S]{{0,{low - 1}}}\s*$")
     limits = {
-        "minLength": meta.get("min_length"),
+        "minLength": low,
         "maxLength": meta.get("max_length"),
         "pattern": meta.get("pattern") and meta["pattern"].pattern,
         "description": meta.get("doc"),
+        "not": {"pattern": "|".join(refused)},
     }
     return {"type": "string", **{k: v for k, v in limits.items() if v}}
 
@@ -129,11 +135,16 @@ def _strings(value, meta, form):
 
 
 def _choices(kind):
-    """list[SomeStrEnum]: in a query, one comma-separated parameter (OpenAPI's form style, not exploded)."""
+    """list[SomeStrEnum]: in a query, the parameter repeated (type=A&type=B), its values separated by commas
+    (type=A,B), or both."""
     enum = typing.get_args(kind)[0]
 
     def parse(value, meta, form):
-        items = [v.strip() for v in value.split(",")] if form and isinstance(value, str) else value
+        items = value
+        if form and isinstance(value, (str, list)) and all(isinstance(v, str) for v in value):
+            items = [
+                part.strip() for v in ([value] if isinstance(value, str) else value) for part in v.split(",")
+            ]
         if not isinstance(items, list) or not items or not all(v in enum.__members__ for v in items):
             message = f"Must be a comma-separated list of {', '.join(enum)}."
             raise Invalid("choice", message, choices=list(enum))
@@ -172,38 +183,50 @@ def _is_enum_list(kind):
     return typing.get_origin(kind) is list and isinstance(args[0], type) and issubclass(args[0], StrEnum)
 
 
-# The kinds: (does a field's type belong to it, its parser (made for the type), its JSON schema).
+# The kinds: (does a field's type belong to it, its parser (made for the type), its JSON schema (of the type,
+# its metadata, and where it is read: "body" or "query")).
 KINDS = [
     (lambda k: k is str, lambda k: _string, _string_schema),
     (
         lambda k: k is int,
         lambda k: _integer,
-        lambda k, meta: {
+        lambda k, meta, where: {
             "type": "integer",
-            **{
-                key: meta[name]
-                for key, name in (("minimum", "minimum"), ("maximum", "maximum"))
-                if meta.get(name) is not None
-            },
+            "format": "int64",
+            "minimum": INT64[0] if meta.get("minimum") is None else meta["minimum"],
+            "maximum": INT64[1] if meta.get("maximum") is None else meta["maximum"],
         },
     ),
-    (lambda k: k is bool, lambda k: _boolean, lambda k, meta: {"type": "boolean"}),
-    (_is_literal, _choice, lambda k, meta: {"type": "string", "enum": list(typing.get_args(k))}),
+    (lambda k: k is bool, lambda k: _boolean, lambda k, meta, where: {"type": "boolean"}),
+    (_is_literal, _choice, lambda k, meta, where: {"type": "string", "enum": list(typing.get_args(k))}),
     (
         lambda k: k == list[str],
         lambda k: _strings,
-        lambda k, meta: {"type": "array", "items": {"type": "string"}},
+        lambda k, meta, where: {"type": "array", "items": _string_schema(str, {"min_length": 0}, where)},
     ),
     (
         _is_enum_list,
         _choices,
-        lambda k, meta: {"type": "array", "items": {"type": "string", "enum": list(typing.get_args(k)[0])}},
+        lambda k, meta, where: {
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "string", "enum": list(typing.get_args(k)[0])},
+        },
     ),
-    (lambda k: k is uuid.UUID, lambda k: _uuid, lambda k, meta: {"type": "string", "format": "uuid"}),
+    (
+        lambda k: k is uuid.UUID,
+        lambda k: _uuid,
+        lambda k, meta, where: {"type": "string", "format": "uuid"},
+    ),
     (
         lambda k: k is datetime,
         lambda k: _moment,
-        lambda k, meta: {"type": "string", "maxLength": 64, "description": meta["doc"]},
+        lambda k, meta, where: {
+            "type": "string",
+            "format": "date-time",
+            "maxLength": 64,
+            "description": meta["doc"] + " The server also takes a date alone, or no offset (UTC).",
+        },
     ),
 ]
 
@@ -222,11 +245,12 @@ def _kind(kind):
 
 @functools.cache
 def _plan(cls):
-    """[(field, may it be null, its parser)] of a dataclass, worked out once (parse runs every request)."""
+    """[(field, may it be null, its parser, is it a list)] of a dataclass, worked out once (parse runs every
+    request)."""
     plan = []
     for f in fields(cls):
         kind, nullable, entry = _kind(f.type)
-        plan.append((f, nullable, entry[1](kind)))
+        plan.append((f, nullable, entry[1](kind), typing.get_origin(kind) is list))
     return plan
 
 
@@ -240,12 +264,13 @@ def refuse_controls(value, controls=CONTROLS):
 
 def parse(cls, data, where="body", strings=False):
     """An instance of the dataclass `cls` from a JSON object, or (strings=True) a form or query dict whose
-    values are all strings; else one 422 naming every bad field, located at `where`. Every text of a body,
-    form or query passes refuse_controls() here first."""
+    values are all strings (a query's MultiDict gives a list field every value of its name); else one 422
+    naming every bad field, located at `where`. Every text of a body, form or query passes
+    refuse_controls() here first."""
     values, errors = {}, []
     controls = CONTROLS if where == "query" else _BODY_CONTROLS
-    for f, nullable, parser in _plan(cls):
-        value = data.get(f.name)
+    for f, nullable, parser, many in _plan(cls):
+        value = (data.getall(f.name) or None) if many and hasattr(data, "getall") else data.get(f.name)
         if value is None:
             if f.name in data and nullable:
                 values[f.name] = None
@@ -262,12 +287,23 @@ def parse(cls, data, where="body", strings=False):
     return cls(**values)
 
 
-def json_schema(cls):
-    """The JSON schema of a body or query dataclass, for OpenAPI."""
+def json_schema(cls, query=False, form=False, named=None):
+    """The JSON schema of a body or (query=True) query-string dataclass, for OpenAPI; `named(enum)` gives
+    the schema of a list's StrEnum (OpenAPI's: a reference to one component). A field that may be null
+    in a JSON body is one that may be absent from a form or a query (which have no null)."""
     props, required = {}, []
     for f in fields(cls):
         kind, nullable, entry = _kind(f.type)
-        props[f.name] = {**entry[2](kind, f.metadata), **({"nullable": True} if nullable else {})}
+        schema = entry[2](kind, f.metadata, "query" if query else "body")
+        if named and _is_enum_list(kind):
+            schema["items"] = named(typing.get_args(kind)[0])
+        if nullable and not (query or form):  # an enum's null is one more choice, beside the enum
+            schema = (
+                {"anyOf": [schema, {"type": "null"}]}
+                if "enum" in schema
+                else {**schema, "type": [schema["type"], "null"]}
+            )
+        props[f.name] = schema
         if f.default is MISSING:
             required.append(f.name)
     return {"type": "object", "properties": props, **({"required": required} if required else {})}

@@ -12,7 +12,7 @@ import threading
 
 from bottle import response
 
-from doorapp.api.shapes import meetup_guest_json
+from doorapp.api.shapes import Counts, DoorList, ListState, meetup_guest_json
 from doorapp.db import db, iso
 from doorapp.models import MeetupGuest
 
@@ -74,12 +74,13 @@ def render(meetup):
     history = _history(meetup, [row.guest_id for row in rows])
     guests = [meetup_guest_json(row, history) for row in rows]
     counts = MeetupGuest.counts([meetup.id])[str(meetup.id)]
-    state = {
-        "is_finalized": meetup.is_finalized,
-        "finalized_at": iso(meetup.finalized_at),
-        "last_synced_at": iso(meetup.last_synced_at),
-    }  # finalize and sync change the version
-    return json.dumps({"total": len(guests), "counts": counts, "meetup": state, "guests": guests}).encode()
+    state = ListState(  # finalize and sync change the version
+        is_finalized=meetup.is_finalized,
+        finalized_at=iso(meetup.finalized_at),
+        last_synced_at=iso(meetup.last_synced_at),
+    )
+    door_list = DoorList(total=len(guests), counts=Counts(**counts), meetup=state, guests=guests)
+    return json.dumps(door_list).encode()
 
 
 def _history(meetup, guest_ids):

@@ -61,6 +61,7 @@ def parse(config, wants_user):
     upload = config["media"] == "multipart"  # a file (uploads.read_upload) as `upload`, its form as `body`
 
     def read(user, args):
+        path = list(args)  # the path's parameters, before the body and the upload join them
         if form or upload:
             data = read_form() if form else uploads.read_upload()
             if upload:
@@ -70,7 +71,7 @@ def parse(config, wants_user):
         elif body:
             args["body"] = bodies.parse(body, read_json())
         if query:
-            args["query"] = bodies.parse(query, read_query(), where="query")
+            args["query"] = bodies.parse(query, query_apart_from(path), where="query")
         if wants_user:
             args["user"] = user
         return user, args
@@ -238,6 +239,18 @@ def read_query():
     except UnicodeDecodeError:
         message = "The query string is not UTF-8 text."
         raise validation_error([invalid(("query",), "invalid", message, rule="utf8")]) from None
+
+
+def query_apart_from(path):
+    """The query string's parameters; one named as a path parameter is 422: the path's value is the one."""
+    data = read_query()
+    given = [name for name in path if name in data]
+    if given:
+        message = "Given in the path; leave it out of the query."
+        raise validation_error(
+            [invalid(("query", name), "invalid", message, rule="in_path") for name in given]
+        )
+    return data
 
 
 def read_form():

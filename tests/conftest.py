@@ -7,7 +7,7 @@ from datetime import datetime
 
 import pytest
 from fake_platform import FakePlatform
-from helpers import PASSWORD, SECRET
+from helpers import PASSWORD, SECRET, Conformance
 from postgres import Server as PostgresServer
 from postgres import missing as postgres_missing
 from webtest import TestApp
@@ -66,8 +66,16 @@ def config(tmp_path, database_url):
 
 
 @pytest.fixture
-def app(config):
-    return create_app(config)
+def app(config, request):
+    """The app, each of its answers checked against its /openapi.json (helpers.Conformance), unless the
+    test is marked `beyond_the_document` (it stores what Door never would, to see the app cope)."""
+    app = create_app(config)
+    if request.node.get_closest_marker("beyond_the_document"):
+        yield app
+        return
+    watched = Conformance(app)
+    yield app
+    assert not watched.failures, "answers that break /openapi.json:\n" + "\n".join(watched.failures)
 
 
 @pytest.fixture

@@ -1,9 +1,12 @@
 """What several test modules share: constants, URL and audit-log helpers, counting queries, starting
-`doorapp` in a process of its own, guest list files in each format an import reads. The one module tests
-import besides the fakes (conftest holds the fixtures; no test module imports another)."""
+`doorapp` in a process of its own, checking answers against /openapi.json, guest list files in each format
+an import reads. The one module tests import besides the fakes (conftest holds the fixtures; no test module
+imports another)."""
 
 import csv
+import gzip
 import io
+import json
 import os
 import re
 import signal
@@ -15,9 +18,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from bottle import HTTPError
+from openapi_schema_validator import OAS31Validator, oas31_format_checker
 from openpyxl import Workbook
 
-from doorapp import access
+from doorapp import access, openapi
 from doorapp.db import db
 from doorapp.models import AuditEvent, Guest, MeetupGuest
 
@@ -230,3 +235,83 @@ def spanish_excel(
     lines = ["Nombre;Apellidos;Correo electrónico;Estado"]
     lines += [f"{first};{last};{first.lower()}@example.es;{status}" for first, last, status in people]
     return ("\r\n".join(lines) + "\r\n").encode("cp1252")
+
+
+# --- every answer as /openapi.json declares it --------------------------------------------------------------
+
+
+PROBLEM_ONLY = {"content": {"application/problem+json": {"schema": openapi.PROBLEM_REF}}}  # the router's
+
+
+class Conformance:
+    """Watches an app's answers (conftest's `app` does, for every test): each must have a status its
+    operation declares, with the declared media type and a body its schema validates (successes and
+    problems alike), or no body where none is declared. A drift is kept in `failures` (conftest fails the
+    test with them) and, for WebTest, fails the request that shows it at once; a served request (a
+    browser's) still gets its answer, so the test's own steps go on."""
+
+    def __init__(self, app):
+        self.app, self.wsgi, self.failures = app, app.wsgi, []
+        self.document, self.validators = None, {}
+        app.wsgi = self  # Bottle.__call__ calls self.wsgi: every client of the app comes through here
+
+    def __call__(self, environ, start_response):
+        sent = {}
+
+        def start(status, headers, exc_info=None):
+            sent.update(status=status, headers=headers, exc_info=exc_info)
+            return lambda data: None
+
+        answer = self.wsgi(environ, start)
+        try:
+            body = b"".join(answer)
+        finally:
+            getattr(answer, "close", lambda: None)()
+        failure = self.check(environ, int(sent["status"][:3]), dict(sent["headers"]), body)
+        if failure:
+            self.failures.append(failure)
+            if environ.get("paste.testing"):  # WebTest: in the test's own thread
+                raise AssertionError(failure)
+        start_response(sent["status"], sent["headers"], sent["exc_info"])
+        return [body]
+
+    def check(self, environ, status, headers, body):
+        """Why this answer breaks the document, or None."""
+        method, path = environ["REQUEST_METHOD"], environ.get("PATH_INFO", "")
+        try:
+            route = self.app.router.match({"PATH_INFO": path, "REQUEST_METHOD": method})[0]
+        except HTTPError:  # no route: the router's own 404 or 405, a problem
+            route = None
+        if route is not None and "auth" not in route.config:
+            return None  # a page or a static file
+        if self.document is None:
+            self.document = openapi.build(self.app)
+        where = f"{method} {path} answered {status}"
+        declared = (
+            PROBLEM_ONLY if route is None else self.responses(route).get(str(status), {"undeclared": 1})
+        )
+        media = headers.get("Content-Type", "").split(";")[0].strip()
+        if "undeclared" in declared:
+            return f"{where}, which its operation does not declare: {body[:300]!r}"
+        if "content" not in declared or method == "HEAD":
+            return f"{where} with a body where none is declared: {body[:300]!r}" if body else None
+        if media not in declared["content"]:
+            return f"{where} as {media!r}, not as {sorted(declared['content'])}"
+        if not media.endswith("json"):
+            return None
+        body = gzip.decompress(body) if headers.get("Content-Encoding") == "gzip" else body
+        errors = list(self.validator(declared["content"][media]["schema"]).iter_errors(json.loads(body)))
+        wrong = "; ".join(f"{list(e.absolute_path)}: {e.message}" for e in errors[:5])
+        return f"{where} with a body its schema refuses: {wrong}" if errors else None
+
+    def responses(self, route):
+        """The responses the document declares for the route."""
+        template = re.sub(r"<(\w+)>", r"{\1}", route.rule)
+        return self.document["paths"][template][route.method.lower()]["responses"]
+
+    def validator(self, schema):
+        key = json.dumps(schema, sort_keys=True)
+        if key not in self.validators:  # the schema's $refs point into the document's components
+            root = {**schema, "components": self.document["components"]}
+            self.validators[key] = OAS31Validator(root, format_checker=oas31_format_checker)
+        return self.validators[key]

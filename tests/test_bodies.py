@@ -88,6 +88,23 @@ def test_a_422_through_the_api_carries_type_and_limits(client):
 
 def test_the_schema_states_the_limits():
     schema = json_schema(Everything)["properties"]
-    assert schema["name"] == {"type": "string", "minLength": 2, "maxLength": 5}
-    assert schema["count"] == {"type": "integer", "minimum": 1, "maximum": 9}
-    assert schema["tags"] == {"type": "array", "items": {"type": "string"}, "nullable": True}
+    controls = r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]"  # refused in a body's text, as parse() does
+    shorter = r"^\s*[\s\S]{0,1}\s*$"  # fewer than 2 characters once the surrounding spaces are stripped
+    assert schema["name"] == {
+        "type": "string",
+        "minLength": 2,
+        "maxLength": 5,
+        "not": {"pattern": f"{controls}|{shorter}"},
+    }
+    assert schema["count"] == {"type": "integer", "format": "int64", "minimum": 1, "maximum": 9}
+    assert schema["tags"] == {
+        "type": ["array", "null"],
+        "items": {"type": "string", "not": {"pattern": controls}},
+    }
+    refused = re.compile(schema["name"]["not"]["pattern"])
+    for kept in ("ab", " ab ", "a\u2003b", "a b", "abcde"):
+        assert not refused.search(kept) and parse(Everything, {"name": kept}).name == kept.strip()
+    for bad in ("a", " a\u2003", "\u3000", "a\x00b"):
+        assert refused.search(bad)
+        with pytest.raises(ApiError):
+            parse(Everything, {"name": bad})

@@ -48,10 +48,16 @@ def endpoint(
     errors=(),
     idempotent=False,
     produces="application/json",
+    answer=None,
+    also=(),
+    conditional=False,
 ):
     """Declare an API route. `auth` is a Rule; `body` and `query` dataclasses (the handler gets them as
-    `body` and `query`); `produces` the media type of a success (a handler of another type than JSON
-    returns its body as text or bytes; OpenAPI documents it); `tx=False` for handlers that call the
+    `body` and `query`); `answer` the shape (doorapp.api.shapes) of a success, none for no content;
+    `also` other statuses the handler answers with that shape, as (status, description) pairs;
+    `conditional=True` for a route that answers 304 to a current If-None-Match; `produces` the media type
+    of a success (a handler of another type than JSON returns its body as text or bytes; OpenAPI
+    documents it); `tx=False` for handlers that call the
     platform or that open their own transactions (db.write(), db.atomic()); `errors` the problem codes
     the handler and what it calls raise (those of the Rule, path, body and query come with them; a test
     walks the handler to keep the list true); `idempotent=True` honours an Idempotency-Key header
@@ -65,6 +71,8 @@ def endpoint(
     for name in auth.needs:
         if name not in names:
             raise TypeError(f"{method} {path}: rule {auth.name} needs <{name}> in the path")
+    if (answer is None) != (status == 204 or method == "HEAD" or produces != "application/json"):
+        raise TypeError(f"{method} {path}: a JSON answer needs its shape (answer=), and only it has one")
 
     def register(handler):
         if not (handler.__doc__ or "").strip():
@@ -84,6 +92,9 @@ def endpoint(
                     "errors": tuple(errors),
                     "idempotent": idempotent,
                     "produces": produces,
+                    "answer": answer,
+                    "also": tuple(also),
+                    "conditional": conditional,
                 },
             )
         )

@@ -3,12 +3,13 @@ password, recovery codes. (The first site admin: setup.)"""
 
 import time
 from dataclasses import dataclass
+from typing import Literal, TypedDict
 
 from bottle import response
 
 from doorapp import access
 from doorapp.access import public, signed_in
-from doorapp.api import Credentials, client_address, endpoint, password_field, settings, signing_keys
+from doorapp.api import Credentials, client_address, endpoint, password_field, settings, shapes, signing_keys
 from doorapp.api.shapes import user_json
 from doorapp.bodies import text
 from doorapp.db import utcnow, write
@@ -37,6 +38,22 @@ class PasswordReset(RecoveryCheck):
     new_password: str = password_field()
 
 
+class Token(TypedDict):
+    """OAuth 2.0's token answer: a bearer JWT and its lifetime in seconds."""
+
+    access_token: str
+    token_type: Literal["bearer"]
+    expires_in: int
+
+
+class CodeValid(TypedDict):
+    valid: bool
+
+
+class PasswordResetDone(TypedDict):
+    username: str
+
+
 @endpoint(
     "POST",
     "/auth/register",
@@ -44,6 +61,7 @@ class PasswordReset(RecoveryCheck):
     body=Credentials,
     status=201,
     tx=False,
+    answer=shapes.User,
     errors=("rate_limited", "username_taken"),
 )
 def register_user(body):
@@ -65,6 +83,7 @@ def register_user(body):
     body=TokenForm,
     media="form",
     tx=False,
+    answer=Token,
     errors=("account_disabled", "account_pending", "invalid_credentials", "rate_limited"),
 )
 def issue_token(body):
@@ -101,6 +120,7 @@ class PasswordChange:
     auth=signed_in,
     body=PasswordChange,
     tx=False,
+    answer=Token,
     errors=("invalid_credentials", "rate_limited"),
 )
 def change_password(body, user):
@@ -126,14 +146,14 @@ def token_json(user):
     secret, kid = signing_keys().for_signing()
     response.set_header("Cache-Control", "no-store")
     response.set_header("Pragma", "no-cache")
-    return {
-        "access_token": access.issue_token(secret, user, minutes, kid),
-        "token_type": "bearer",
-        "expires_in": minutes * 60,
-    }
+    return Token(
+        access_token=access.issue_token(secret, user, minutes, kid),
+        token_type="bearer",
+        expires_in=minutes * 60,
+    )
 
 
-@endpoint("GET", "/auth/userinfo", auth=signed_in)
+@endpoint("GET", "/auth/userinfo", auth=signed_in, answer=shapes.User)
 def get_userinfo(user):
     """The signed-in user's profile and organization memberships."""
     return user_json(user)
@@ -175,12 +195,13 @@ def _try_code(user, step):
     auth=public,
     body=RecoveryCheck,
     tx=False,
+    answer=CodeValid,
     errors=("invalid_recovery_code", "rate_limited"),
 )
 def verify_recovery_code(body):
     """Tell whether a recovery code is valid, without using it up."""
     _recovery_user(body)
-    return {"valid": True}
+    return CodeValid(valid=True)
 
 
 @endpoint(
@@ -189,6 +210,7 @@ def verify_recovery_code(body):
     auth=public,
     body=PasswordReset,
     tx=False,
+    answer=PasswordResetDone,
     errors=("invalid_recovery_code", "rate_limited"),
 )
 def reset_password(body):
@@ -200,4 +222,4 @@ def reset_password(body):
         changed = User.reset_password(user, password_hash)
     if not changed:  # a new code was issued, or the code was used, meanwhile
         raise invalid_code()
-    return {"username": user.username}
+    return PasswordResetDone(username=user.username)

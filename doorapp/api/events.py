@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from doorapp.access import org_admin, org_member
-from doorapp.api import endpoint, page
+from doorapp.api import endpoint, page, shapes
 from doorapp.api.shapes import event_json
 from doorapp.bodies import moment, number
 from doorapp.db import get_or_404, iso
@@ -29,6 +29,10 @@ class EventQuery:
     offset: int = number(0, default=0)
 
 
+class EventPage(shapes.Paged):
+    events: list[shapes.AuditEvent]
+
+
 def filtered_events(org_id, query, orgless=False, **scope):
     """The org's log narrowed by the query's filters and the path's `scope` (guest, meetup or actor)."""
     return AuditEvent.log(
@@ -47,10 +51,19 @@ def filtered_events(org_id, query, orgless=False, **scope):
 def events_page(org_id, query, orgless=False, **scope):
     """One page of filtered_events()."""
     events = filtered_events(org_id, query, orgless, **scope)
-    return page(AuditEvent.with_people(events), query.limit, query.offset, "events", event_json, total=events)
+    return EventPage(
+        **page(AuditEvent.with_people(events), query.limit, query.offset, "events", event_json, events)
+    )
 
 
-@endpoint("GET", "/organizations/<org_id>/events/", auth=org_admin, query=EventQuery, errors=("not_found",))
+@endpoint(
+    "GET",
+    "/organizations/<org_id>/events/",
+    auth=org_admin,
+    query=EventQuery,
+    answer=EventPage,
+    errors=("not_found",),
+)
 def list_events(org_id, query):
     """The organization's full audit log, newest first, with optional filters; paged."""
     get_or_404(Org, org_id, "organization")
@@ -62,6 +75,7 @@ def list_events(org_id, query):
     "/organizations/<org_id>/events/meetups/<meetup_id>",
     auth=org_member,
     query=EventQuery,
+    answer=EventPage,
     errors=("not_found",),
 )
 def list_meetup_events(org_id, meetup_id, query):
@@ -75,6 +89,7 @@ def list_meetup_events(org_id, meetup_id, query):
     "/organizations/<org_id>/events/guests/<guest_id>",
     auth=org_member,
     query=EventQuery,
+    answer=EventPage,
     errors=("not_found",),
 )
 def list_guest_events(org_id, guest_id, query):
@@ -89,6 +104,7 @@ def list_guest_events(org_id, guest_id, query):
     "/organizations/<org_id>/events/staff/<staff_id>",
     auth=org_member,
     query=EventQuery,
+    answer=EventPage,
     errors=("not_found",),
 )
 def list_staff_events(org_id, staff_id, query):

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 from doorapp import access, platforms
 from doorapp.access import signed_in
-from doorapp.api import adapter, endpoint
+from doorapp.api import adapter, endpoint, shapes
 from doorapp.api.shapes import guest_json
 from doorapp.bodies import number, text
 from doorapp.db import get_or_404, write
@@ -36,17 +36,18 @@ def refuse_existing(guest):
         )
 
 
-@endpoint("GET", "/guests/", auth=signed_in, query=GuestQuery)
+class GuestPage(shapes.Paged):
+    guests: list[shapes.Guest]
+
+
+@endpoint("GET", "/guests/", auth=signed_in, query=GuestQuery, answer=GuestPage)
 def list_guests(query):
     """Known guests by username, paged; `q` finds them as the door's search does ("angstrom alice" finds
     Alice Ångström)."""
     total, guests = Guest.search(query.q, query.limit, query.offset)
-    return {
-        "total": total,
-        "limit": query.limit,
-        "offset": query.offset,
-        "guests": [guest_json(g) for g in guests],
-    }
+    return GuestPage(
+        total=total, limit=query.limit, offset=query.offset, guests=[guest_json(g) for g in guests]
+    )
 
 
 @endpoint(
@@ -56,6 +57,7 @@ def list_guests(query):
     body=GuestIn,
     status=201,
     tx=False,
+    answer=shapes.Guest,
     errors=(*platforms.ERRORS, "guest_exists", "rate_limited"),
 )
 def create_guest(body, user):
@@ -88,13 +90,13 @@ def looked_up(user, username):
     return profile
 
 
-@endpoint("GET", "/guests/<platform_user_id>", auth=signed_in, errors=("not_found",))
+@endpoint("GET", "/guests/<platform_user_id>", auth=signed_in, answer=shapes.Guest, errors=("not_found",))
 def get_guest(platform_user_id):
     """A guest by platform user id."""
     return guest_json(get_or_404(Guest, platform_user_id, "guest", is_local=False))
 
 
-@endpoint("GET", "/guests/by-username/<username>", auth=signed_in, errors=("not_found",))
+@endpoint("GET", "/guests/by-username/<username>", auth=signed_in, answer=shapes.Guest, errors=("not_found",))
 def get_guest_by_username(username):
     """A guest by platform username (exact, case-sensitive)."""
     guest = (

@@ -1,6 +1,7 @@
 """Liveness and health for monitors."""
 
 import time
+from typing import Literal, TypedDict
 
 from bottle import response
 
@@ -10,10 +11,35 @@ from doorapp.api import adapter, endpoint
 from doorapp.db import db
 
 
-@endpoint("GET", "/ping", auth=public)
+class Pong(TypedDict):
+    ping: Literal["pong"]
+
+
+class Service(TypedDict):
+    """A service's last check: its latency when it answered, else null, and what it said."""
+
+    status: Literal["healthy", "unhealthy", "unknown"]
+    latency_ms: float | None
+    message: str
+
+
+class Services(TypedDict):
+    database: Service
+    platform: Service
+
+
+class Health(TypedDict):
+    """Healthy, degraded (the platform is not) or unhealthy (the database is not: 503)."""
+
+    status: Literal["healthy", "degraded", "unhealthy"]
+    version: str
+    services: Services
+
+
+@endpoint("GET", "/ping", auth=public, answer=Pong)
 def ping():
     """Liveness: answers {"ping": "pong"} while the process runs."""
-    return {"ping": "pong"}
+    return Pong(ping="pong")
 
 
 def _database():
@@ -37,21 +63,24 @@ def _platform():
     return adapter().health()
 
 
-@endpoint("GET", "/health", auth=public, tx=False)
+UNHEALTHY = ((503, "Unhealthy: the database is unreachable."),)
+
+
+@endpoint("GET", "/health", auth=public, tx=False, answer=Health, also=UNHEALTHY)
 def get_health():
     """Health: database and external-platform connectivity; 503 when the database is unreachable, degraded
     when it answers reads but its writes or checkpoints keep failing (the message says what to do)."""
-    services = {"database": _database(), "platform": _platform()}
+    services = Services(database=_database(), platform=_platform())
     if services["database"]["status"] == "unhealthy":
         status = "unhealthy"
         response.status = 503
     else:
         fine = all(service["status"] == "healthy" for service in services.values())
         status = "healthy" if fine else "degraded"
-    return {"status": status, "version": __version__, "services": services}
+    return Health(status=status, version=__version__, services=services)
 
 
-@endpoint("HEAD", "/health", auth=public, tx=False)
+@endpoint("HEAD", "/health", auth=public, tx=False, also=UNHEALTHY)
 def head_health():
-    """Lightweight health for monitors: the status of GET /health, no body."""
-    get_health()
+    """Lightweight health for monitors: the status and headers of GET /health, no body."""
+    return get_health()  # Bottle sends a HEAD answer's headers (its length too) without its body

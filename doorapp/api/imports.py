@@ -4,17 +4,19 @@ previewed (`?preview=true`: the same work, rolled back). The reading is doorapp.
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal, NotRequired, TypedDict
 
 from bottle import response
 
 from doorapp import platforms
 from doorapp.access import org_member
-from doorapp.api import adapter, endpoint
+from doorapp.api import adapter, endpoint, shapes
 from doorapp.api.shapes import meetup_json
 from doorapp.bodies import moment, text
 from doorapp.db import get_or_404, iso, utcnow
 from doorapp.errors import ApiError, invalid, validation_error
 from doorapp.imports import Unreadable, read
+from doorapp.imports.formats import PROBLEMS
 from doorapp.imports.store import store
 from doorapp.models import Org
 
@@ -22,6 +24,60 @@ COLUMNS_DOC = (
     "The header of the name column to use, or of the first-name and last-name columns separated by a "
     "comma, when the preview picked others (its `other_name_columns`)."
 )
+
+
+class RowProblem(TypedDict):
+    """A row that was not read (`row` null: the line that says how many more there were): why in English,
+    and in one word (`kind`) with its details, for clients that say it in another language."""
+
+    row: int | None
+    message: str
+    kind: NotRequired[Literal[PROBLEMS]]
+    max: NotRequired[int]
+    value: NotRequired[str]
+    same_as: NotRequired[int]
+
+
+class FirstRow(TypedDict):
+    row: int
+    name: str
+    status: Literal["expected", "waitlisted", "not_expected"]
+    guests: int
+
+
+class ImportReport(TypedDict):
+    """What an import did (or, previewed, would do) to the meetup's list (docs/api.md)."""
+
+    format: Literal["meetup", "luma", "table"]
+    rows: int
+    added: int
+    updated: int
+    cancelled: int
+    unchanged: int
+    problems: list[RowProblem]
+    columns: dict[str, str | list[str]]
+    other_name_columns: list[list[str]]
+    expected: int
+    waitlisted: int
+    not_expected: int
+    total: int
+    first_rows: list[FirstRow]
+
+
+class ImportEvent(TypedDict):
+    """The meetup a create's preview would make; null where neither the form nor the platform gave it."""
+
+    name: str | None
+    date: shapes.MOMENT | None
+    platform_url: str | None
+
+
+# "import" is a keyword: the functional form of TypedDict names it
+ImportAnswer = TypedDict(
+    "ImportAnswer",
+    {"meetup": NotRequired[shapes.Meetup], "import": ImportReport, "event": NotRequired[ImportEvent]},
+)
+PREVIEWED = ((200, "A preview: the report of what the file would do; nothing was stored."),)
 
 
 @dataclass
@@ -64,7 +120,9 @@ def sheet_of(upload, columns):
 
 
 def answer(meetup, report):
-    return {"import": report} if meetup is None else {"meetup": meetup_json(meetup), "import": report}
+    """ImportAnswer: the report, with the meetup unless it was a preview."""
+    found = {"import": ImportReport(**report)}
+    return ImportAnswer(**found) if meetup is None else ImportAnswer(meetup=meetup_json(meetup), **found)
 
 
 def meetup_ids():
@@ -105,6 +163,8 @@ def new_meetup(body, preview):
     media="multipart",
     status=201,
     tx=False,
+    answer=ImportAnswer,
+    also=PREVIEWED,
     errors=(
         *platforms.ERRORS,
         "duplicate_meetup",
@@ -129,7 +189,8 @@ def import_meetup(org_id, body, query, upload, user):
     if not query.preview:
         return answer(meetup, report)
     response.status = 200  # nothing was created
-    return {"import": report, "event": {**found, "date": iso(found["date"])}}
+    event = ImportEvent(name=found["name"], date=iso(found["date"]), platform_url=found["platform_url"])
+    return ImportAnswer(**{"import": ImportReport(**report)}, event=event)
 
 
 @endpoint(
@@ -140,6 +201,7 @@ def import_meetup(org_id, body, query, upload, user):
     query=ImportQuery,
     media="multipart",
     tx=False,
+    answer=ImportAnswer,
     errors=("duplicate_meetup", "meetup_cancelled", "meetup_finalized", "not_found", "unreadable_file"),
 )
 def import_meetup_update(org_id, meetup_id, body, query, upload, user):

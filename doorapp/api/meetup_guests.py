@@ -9,7 +9,7 @@ from bottle import request, response
 
 from doorapp import doorlist
 from doorapp.access import org_admin, org_member
-from doorapp.api import endpoint
+from doorapp.api import endpoint, shapes
 from doorapp.api.shapes import meetup_guest_json, outcome_json, person_json
 from doorapp.bodies import text
 from doorapp.db import db, get_or_404, iso, utcnow
@@ -137,6 +137,8 @@ def refuse_banned(guest, ban):
     "/organizations/<org_id>/meetups/<meetup_id>/guests",
     auth=org_member,
     tx=False,
+    answer=shapes.DoorList,
+    conditional=True,
     errors=("not_found",),
 )
 def list_meetup_guests(org_id, meetup_id):
@@ -169,6 +171,7 @@ def list_meetup_guests(org_id, meetup_id):
     body=WalkinIn,
     status=201,
     idempotent=True,
+    answer=shapes.MeetupGuest,
     errors=("already_on_list", "guest_banned", "meetup_cancelled", "meetup_finalized", "not_found"),
 )
 def add_walkin(org_id, meetup_id, platform_user_id, body, user):
@@ -215,6 +218,7 @@ def let_in(meetup, guest, user, body, at, check_in, forced=False):
     body=LocalWalkinIn,
     status=201,
     idempotent=True,
+    answer=shapes.MeetupGuest,
     errors=("meetup_cancelled", "meetup_finalized", "not_found"),
 )
 def add_local_walkin(org_id, meetup_id, body, user):
@@ -235,6 +239,7 @@ def add_local_walkin(org_id, meetup_id, body, user):
     auth=org_member,
     body=CheckInIn,
     idempotent=True,
+    answer=shapes.MeetupGuest,
     errors=(
         "already_checked_in",
         "guest_banned",
@@ -283,6 +288,7 @@ def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
     auth=org_member,
     body=UndoIn,
     idempotent=True,
+    answer=shapes.MeetupGuest,
     errors=("meetup_cancelled", "meetup_finalized", "not_checked_in", "not_found", "not_on_list"),
 )
 def undo_check_in(org_id, meetup_id, platform_user_id, body, user):
@@ -314,6 +320,7 @@ class ExcuseIn:
     ENTRY + "/excuse",
     auth=org_admin,
     body=ExcuseIn,
+    answer=shapes.GuestOutcome,
     errors=("already_excused", "meetup_not_started", "not_a_no_show", "not_found", "not_on_list"),
 )
 def excuse_no_show(org_id, meetup_id, platform_user_id, body, user):

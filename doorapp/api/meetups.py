@@ -5,11 +5,12 @@ meetup_guests.)"""
 from collections import Counter
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import TypedDict
 
 from doorapp import platforms
 from doorapp.access import org_admin, org_member
-from doorapp.api import adapter, endpoint
-from doorapp.api.shapes import OUTCOME_COLUMNS, meetup_json, outcome_json
+from doorapp.api import adapter, endpoint, shapes
+from doorapp.api.shapes import MOMENT, OUTCOME_COLUMNS, meetup_json, outcome_json
 from doorapp.bodies import text
 from doorapp.db import get_or_404, iso, write
 from doorapp.errors import ApiError
@@ -33,6 +34,34 @@ class MeetupIn:
     )
 
 
+class SyncError(TypedDict):
+    """Why a sync failed: the problem's status, code and detail."""
+
+    status: int
+    code: str
+    detail: str
+
+
+class CreatedMeetup(shapes.Meetup):
+    sync_error: SyncError | None
+
+
+class MeetupList(TypedDict):
+    total: int
+    meetups: list[shapes.Meetup]
+
+
+class SyncReport(TypedDict):
+    """What a sync did to the list: guests added, updated, cancelled, RSVPs skipped (the platform had no
+    profile for them), and the list's size after it."""
+
+    inserted: int
+    updated: int
+    cancelled: int
+    skipped: int
+    total: int
+
+
 def refuse_duplicate(org_id, url):
     existing = Meetup.get_or_none(Meetup.org == org_id, Meetup.platform_url == url)
     if existing is not None:
@@ -51,6 +80,7 @@ def refuse_duplicate(org_id, url):
     body=MeetupIn,
     status=201,
     tx=False,
+    answer=CreatedMeetup,
     errors=(*platforms.ERRORS, "duplicate_meetup", "meetup_cancelled", "meetup_finalized", "not_found"),
 )
 def create_meetup(org_id, body, user):
@@ -71,20 +101,28 @@ def create_meetup(org_id, body, user):
         sync(org_id, meetup.id, user, event)
         sync_error = None
     except ApiError as error:  # the platform failed (or an admin finalized it meanwhile): nothing stored
-        sync_error = {"status": error.status, "code": error.code, "detail": error.detail}
-    return {**meetup_json(Meetup.get_by_id(meetup.id)), "sync_error": sync_error}
+        sync_error = SyncError(status=error.status, code=error.code, detail=error.detail)
+    return CreatedMeetup(**meetup_json(Meetup.get_by_id(meetup.id)), sync_error=sync_error)
 
 
-@endpoint("GET", "/organizations/<org_id>/meetups/", auth=org_member, errors=("not_found",))
+@endpoint(
+    "GET", "/organizations/<org_id>/meetups/", auth=org_member, answer=MeetupList, errors=("not_found",)
+)
 def list_meetups(org_id):
     """The organization's meetups, newest date first."""
     get_or_404(Org, org_id, "organization")
     meetups = list(Meetup.of_org(org_id))
     counts = MeetupGuest.counts([m.id for m in meetups])
-    return {"total": len(meetups), "meetups": [meetup_json(m, counts[str(m.id)]) for m in meetups]}
+    return MeetupList(total=len(meetups), meetups=[meetup_json(m, counts[str(m.id)]) for m in meetups])
 
 
-@endpoint("GET", "/organizations/<org_id>/meetups/<meetup_id>", auth=org_member, errors=("not_found",))
+@endpoint(
+    "GET",
+    "/organizations/<org_id>/meetups/<meetup_id>",
+    auth=org_member,
+    answer=shapes.Meetup,
+    errors=("not_found",),
+)
 def get_meetup(org_id, meetup_id):
     """One meetup of the organization, with its counts."""
     return meetup_json(get_or_404(Meetup, meetup_id, "meetup", org=org_id))
@@ -95,6 +133,7 @@ def get_meetup(org_id, meetup_id):
     "/organizations/<org_id>/meetups/<meetup_id>/sync",
     auth=org_member,
     tx=False,
+    answer=SyncReport,
     errors=(*platforms.ERRORS, "meetup_cancelled", "meetup_finalized", "not_found"),
 )
 def sync_meetup(org_id, meetup_id, user):
@@ -113,7 +152,7 @@ def sync(org_id, meetup_id, user, event=None):
         meetup = Meetup.open(org_id, meetup_id)
         counts = apply_sync(meetup, event, profiles, prepared)
         audit.record(AuditType.MEETUP_SYNCED, user, org=meetup.org_id, meetup=meetup, **counts)
-    return counts
+    return SyncReport(**counts)
 
 
 # --- finalize: closes the door (check-ins, undos, walk-ins, syncs) until an admin reopens it ---------------
@@ -123,6 +162,7 @@ def sync(org_id, meetup_id, user, event=None):
     "PATCH",
     "/organizations/<org_id>/meetups/<meetup_id>/finalize",
     auth=org_admin,
+    answer=shapes.Meetup,
     errors=("already_finalized", "not_found"),
 )
 def finalize_meetup(org_id, meetup_id, user):
@@ -138,6 +178,7 @@ def finalize_meetup(org_id, meetup_id, user):
     "PATCH",
     "/organizations/<org_id>/meetups/<meetup_id>/unfinalize",
     auth=org_admin,
+    answer=shapes.Meetup,
     errors=("not_finalized", "not_found"),
 )
 def unfinalize_meetup(org_id, meetup_id, user):
@@ -159,6 +200,7 @@ class CancelIn:
     "/organizations/<org_id>/meetups/<meetup_id>/cancel",
     auth=org_admin,
     body=CancelIn,
+    answer=shapes.Meetup,
     errors=("meetup_cancelled", "meetup_has_arrivals", "not_found"),
 )
 def cancel_meetup(org_id, meetup_id, body, user):
@@ -199,6 +241,42 @@ def delete_meetup(org_id, meetup_id, user):
 # --- after the night: the attendance summary and its CSV ---------------------------------------------------
 
 
+class Bar(TypedDict):
+    """Arrivals in the `bar_minutes` from `start`."""
+
+    start: MOMENT
+    count: int
+
+
+class SummaryCounts(TypedDict):
+    rsvps: int
+    arrived: int
+    no_shows: int
+    upcoming: int  # expected guests who have not come to a meetup not over (or cancelled): no no-shows
+    excused: int
+    cancelled: int
+    waitlisted: int
+    walkins: int
+    local_walkins: int
+    forced_check_ins: int
+    undone_check_ins: int
+    guests_brought: int
+    people: int
+
+
+class Summary(TypedDict):
+    """A meetup's attendance; `outcomes` counts its guests by outcome (those it has)."""
+
+    meetup: shapes.Meetup
+    counts: SummaryCounts
+    outcomes: dict[shapes.OUTCOME, int]
+    first_arrival: MOMENT | None
+    last_arrival: MOMENT | None
+    bar_minutes: int
+    arrivals: list[Bar]
+    guests: list[shapes.GuestOutcome]
+
+
 def arrivals(times):
     """Arrivals per 15 minutes (wider when they span more than MAX_BARS bars): [{start, count}]."""
     if not times:
@@ -209,7 +287,7 @@ def arrivals(times):
     first = day + (min(times) - day) // timedelta(minutes=minutes) * timedelta(minutes=minutes)  # bars start
     counts = Counter((t - first) // timedelta(minutes=minutes) for t in times)
     return minutes, [
-        {"start": iso(first + n * timedelta(minutes=minutes)), "count": counts[n]}
+        Bar(start=iso(first + n * timedelta(minutes=minutes)), count=counts[n])
         for n in range(max(counts) + 1)
     ]
 
@@ -224,34 +302,38 @@ def summary_json(meetup):
     kinds = Counter("forced" if e.details.get("forced") else e.event_type for e in events)
     record = check_in_record(events)
     bar_minutes, bars = arrivals(times)
-    return {
-        "meetup": meetup_json(meetup),
-        "counts": {
-            "rsvps": sum(not e.is_walkin and not e.cancelled_rsvp for e in entries),
-            "arrived": len(times),
-            "no_shows": outcomes["NO_SHOW"],
-            "upcoming": outcomes["UPCOMING"] + outcomes["MEETUP_CANCELLED"],
-            "excused": outcomes["EXCUSED_ABSENCE"],
-            "cancelled": outcomes["CANCELLED"],
-            "waitlisted": outcomes["WAITLIST"],
-            "walkins": sum(e.is_walkin for e in entries),
-            "local_walkins": sum(e.is_walkin and e.guest.is_local for e in entries),
-            "forced_check_ins": kinds["forced"],
-            "undone_check_ins": kinds[AuditType.UNDO_CHECK_IN],
-            "guests_brought": brought,
-            "people": len(times) + brought,
-        },
-        "outcomes": dict(outcomes),
-        "first_arrival": iso(min(times, default=None)),
-        "last_arrival": iso(max(times, default=None)),
-        "bar_minutes": bar_minutes,
-        "arrivals": bars,
-        "guests": [outcome_json(e, record) for e in entries],
-    }
+    return Summary(
+        meetup=meetup_json(meetup),
+        counts=SummaryCounts(
+            rsvps=sum(not e.is_walkin and not e.cancelled_rsvp for e in entries),
+            arrived=len(times),
+            no_shows=outcomes["NO_SHOW"],
+            upcoming=outcomes["UPCOMING"] + outcomes["MEETUP_CANCELLED"],
+            excused=outcomes["EXCUSED_ABSENCE"],
+            cancelled=outcomes["CANCELLED"],
+            waitlisted=outcomes["WAITLIST"],
+            walkins=sum(e.is_walkin for e in entries),
+            local_walkins=sum(e.is_walkin and e.guest.is_local for e in entries),
+            forced_check_ins=kinds["forced"],
+            undone_check_ins=kinds[AuditType.UNDO_CHECK_IN],
+            guests_brought=brought,
+            people=len(times) + brought,
+        ),
+        outcomes=dict(outcomes),
+        first_arrival=iso(min(times, default=None)),
+        last_arrival=iso(max(times, default=None)),
+        bar_minutes=bar_minutes,
+        arrivals=bars,
+        guests=[outcome_json(e, record) for e in entries],
+    )
 
 
 @endpoint(
-    "GET", "/organizations/<org_id>/meetups/<meetup_id>/summary", auth=org_member, errors=("not_found",)
+    "GET",
+    "/organizations/<org_id>/meetups/<meetup_id>/summary",
+    auth=org_member,
+    answer=Summary,
+    errors=("not_found",),
 )
 def get_meetup_summary(org_id, meetup_id):
     """The meetup's attendance: counts, first and last arrival, arrivals per 15 minutes, each guest's outcome.

@@ -3,11 +3,12 @@ unbanning (admins), linking a guest let in by name to their platform account, an
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import Literal, TypedDict
 
 from doorapp import platforms
 from doorapp.access import org_admin, org_member
-from doorapp.api import adapter, endpoint
-from doorapp.api.shapes import banned_json, guest_json, history_json
+from doorapp.api import adapter, endpoint, shapes
+from doorapp.api.shapes import MOMENT, OUTCOME, UUID, History, banned_json, guest_json, history_json
 from doorapp.bodies import text
 from doorapp.db import get_or_404, iso, write
 from doorapp.errors import ApiError
@@ -25,12 +26,55 @@ class BanIn:
     reason: str = text(max_length=500, doc="Why the guest is banned; shown at the door and kept in the log.")
 
 
-@endpoint("GET", "/organizations/<org_id>/guests/banned", auth=org_member, errors=("not_found",))
+class BanList(TypedDict):
+    total: int
+    guests: list[shapes.Ban]
+
+
+class HistoryGuest(TypedDict):
+    platform_user_id: int
+    username: str
+    displayname: str
+
+
+class BanEvent(TypedDict):
+    event_type: Literal["BAN", "UNBAN"]
+    timestamp: MOMENT
+    reason: str | None
+
+
+class HistoryMeetup(TypedDict):
+    """A meetup of the guest's: its outcome as the summary gives it (UPCOMING for one yet to come)."""
+
+    meetup_id: UUID
+    name: str
+    date: MOMENT
+    outcome: OUTCOME
+    guests_count: int
+    arrival_time: MOMENT | None
+
+
+class GuestHistory(History):
+    """A guest's history in an organization."""
+
+    guest: HistoryGuest
+    attended: int
+    no_shows: int
+    excused: int
+    is_banned: bool
+    ban_reason: str | None
+    bans: list[BanEvent]
+    meetups: list[HistoryMeetup]
+
+
+@endpoint(
+    "GET", "/organizations/<org_id>/guests/banned", auth=org_member, answer=BanList, errors=("not_found",)
+)
 def list_banned_guests(org_id):
     """The guests banned in this organization, by username, with reason, time and who banned them."""
     get_or_404(Org, org_id, "organization")
     bans = [banned_json(ban) for ban in Ban.of_org(org_id)]
-    return {"total": len(bans), "guests": bans}
+    return BanList(total=len(bans), guests=bans)
 
 
 @endpoint(
@@ -38,6 +82,7 @@ def list_banned_guests(org_id):
     "/organizations/<org_id>/guests/<platform_user_id>/ban",
     auth=org_admin,
     body=BanIn,
+    answer=shapes.Ban,
     errors=("already_banned", "not_found"),
 )
 def ban_guest(org_id, platform_user_id, body, user):
@@ -53,6 +98,7 @@ def ban_guest(org_id, platform_user_id, body, user):
     "PATCH",
     "/organizations/<org_id>/guests/<platform_user_id>/unban",
     auth=org_admin,
+    answer=shapes.Guest,
     errors=("not_banned", "not_found"),
 )
 def unban_guest(org_id, platform_user_id, user):
@@ -71,6 +117,7 @@ def unban_guest(org_id, platform_user_id, user):
     auth=org_admin,
     body=LinkIn,
     tx=False,
+    answer=shapes.Guest,
     errors=(*platforms.ERRORS, "already_on_list", "not_found"),
 )
 def link_local_guest(org_id, platform_user_id, body, user):
@@ -121,7 +168,11 @@ def found_local(org_id, platform_user_id):
 
 
 @endpoint(
-    "GET", "/organizations/<org_id>/guests/<platform_user_id>/history", auth=org_admin, errors=("not_found",)
+    "GET",
+    "/organizations/<org_id>/guests/<platform_user_id>/history",
+    auth=org_admin,
+    answer=GuestHistory,
+    errors=("not_found",),
 )
 def get_guest_history(org_id, platform_user_id):
     """A guest's history in this organization: meetups attended, no-shows, last visit, bans.
@@ -132,34 +183,30 @@ def get_guest_history(org_id, platform_user_id):
     count, and the mark never bans anyone by itself."""
     org, guest = get_or_404(Org, org_id, "organization"), Guest.seen_by(org_id, platform_user_id)
     meetups = [
-        {
-            "meetup_id": str(e.meetup.id),
-            "name": e.meetup.name,
-            "date": iso(e.meetup.date),
-            "outcome": e.outcome,
-            "guests_count": e.guests_count,
-            "arrival_time": iso(e.arrival_time),
-        }
+        HistoryMeetup(
+            meetup_id=str(e.meetup.id),
+            name=e.meetup.name,
+            date=iso(e.meetup.date),
+            outcome=e.outcome,
+            guests_count=e.guests_count,
+            arrival_time=iso(e.arrival_time),
+        )
         for e in MeetupGuest.of_guest(org.id, guest.platform_user_id)
     ]
     history = MeetupGuest.history(org.id, [guest.platform_user_id])
     bans = AuditEvent.log(org.id, guest=guest.platform_user_id, types=(AuditType.BAN, AuditType.UNBAN))
     ban = Ban.active(org.id, guest.platform_user_id)
     outcomes = Counter(m["outcome"] for m in meetups)
-    return {
-        "guest": {
-            "platform_user_id": guest.platform_user_id,
-            "username": guest.username,
-            "displayname": guest.displayname,
-        },
+    return GuestHistory(
+        guest=HistoryGuest(
+            platform_user_id=guest.platform_user_id, username=guest.username, displayname=guest.displayname
+        ),
         **history_json(history.get(guest.platform_user_id)),
-        "attended": outcomes["ATTENDED"] + outcomes["WALK_IN"],
-        "no_shows": outcomes["NO_SHOW"],
-        "excused": outcomes["EXCUSED_ABSENCE"],
-        "is_banned": ban is not None,
-        "ban_reason": ban and ban.reason,
-        "bans": [
-            {"event_type": e.event_type, "timestamp": iso(e.timestamp), "reason": e.reason} for e in bans
-        ],
-        "meetups": meetups,
-    }
+        attended=outcomes["ATTENDED"] + outcomes["WALK_IN"],
+        no_shows=outcomes["NO_SHOW"],
+        excused=outcomes["EXCUSED_ABSENCE"],
+        is_banned=ban is not None,
+        ban_reason=ban and ban.reason,
+        bans=[BanEvent(event_type=e.event_type, timestamp=iso(e.timestamp), reason=e.reason) for e in bans],
+        meetups=meetups,
+    )

@@ -2,10 +2,10 @@
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypedDict
 
 from doorapp.access import org_admin, org_member, site_admin
-from doorapp.api import endpoint
+from doorapp.api import endpoint, shapes
 from doorapp.api.shapes import member_json, org_json
 from doorapp.bodies import text
 from doorapp.db import get_or_404
@@ -14,7 +14,7 @@ from doorapp.models import Membership, Org, User
 from doorapp.models.audit import AuditType, record
 from doorapp.spreadsheet import valid_zone
 
-SLUG = re.compile(r"[a-z0-9-]{2,64}")
+SLUG = re.compile(r"^[a-z0-9-]{2,64}$")  # anchored: a client that searches with it checks the whole slug
 
 
 @dataclass
@@ -43,6 +43,16 @@ class MemberIn:
     role: Literal["STAFF", "ADMIN"]
 
 
+class OrgList(TypedDict):
+    total: int
+    organizations: list[shapes.Org]
+
+
+class MemberList(TypedDict):
+    total: int
+    members: list[shapes.Member]
+
+
 def _check_unique(name=None, slug=None, org_id=None):
     if name is not None and Org.taken("name", name, org_id):
         raise ApiError(409, "org_name_taken", f"An organization is already called {name}.")
@@ -63,11 +73,11 @@ def _not_self(membership, user, action):
         raise ApiError(409, "cannot_modify_self", f"You cannot {action} yourself; ask another admin.")
 
 
-@endpoint("GET", "/organizations/", auth=site_admin)
+@endpoint("GET", "/organizations/", auth=site_admin, answer=OrgList)
 def list_organizations():
     """All organizations, by name."""
     orgs = [org_json(o) for o in Org.select().order_by(Org.name)]
-    return {"total": len(orgs), "organizations": orgs}
+    return OrgList(total=len(orgs), organizations=orgs)
 
 
 @endpoint(
@@ -76,6 +86,7 @@ def list_organizations():
     auth=site_admin,
     body=OrgIn,
     status=201,
+    answer=shapes.Org,
     errors=("org_name_taken", "org_slug_taken"),
 )
 def create_organization(body):
@@ -84,7 +95,7 @@ def create_organization(body):
     return org_json(Org.create(name=body.name, slug=body.slug))
 
 
-@endpoint("GET", "/organizations/<org_id>", auth=org_member, errors=("not_found",))
+@endpoint("GET", "/organizations/<org_id>", auth=org_member, answer=shapes.Org, errors=("not_found",))
 def get_organization(org_id):
     """One organization."""
     return org_json(get_or_404(Org, org_id, "organization"))
@@ -95,6 +106,7 @@ def get_organization(org_id):
     "/organizations/<org_id>",
     auth=site_admin,
     body=OrgChange,
+    answer=shapes.Org,
     errors=("not_found", "org_name_taken", "org_slug_taken"),
 )
 def update_organization(org_id, body, user):
@@ -115,7 +127,12 @@ def update_organization(org_id, body, user):
 
 
 @endpoint(
-    "PATCH", "/organizations/<org_id>/settings", auth=org_admin, body=OrgSettings, errors=("not_found",)
+    "PATCH",
+    "/organizations/<org_id>/settings",
+    auth=org_admin,
+    body=OrgSettings,
+    answer=shapes.Org,
+    errors=("not_found",),
 )
 def update_organization_settings(org_id, body, user):
     """Change what the organization's admins decide themselves: its time zone."""
@@ -132,12 +149,12 @@ def update_organization_settings(org_id, body, user):
     return org_json(org)
 
 
-@endpoint("GET", "/organizations/<org_id>/members", auth=org_admin, errors=("not_found",))
+@endpoint("GET", "/organizations/<org_id>/members", auth=org_admin, answer=MemberList, errors=("not_found",))
 def list_members(org_id):
     """Members of the organization with their roles, by username."""
     get_or_404(Org, org_id, "organization")
     members = [member_json(m) for m in Membership.of_org(org_id)]
-    return {"total": len(members), "members": members}
+    return MemberList(total=len(members), members=members)
 
 
 @endpoint(
@@ -146,6 +163,7 @@ def list_members(org_id):
     auth=org_admin,
     body=MemberIn,
     status=201,
+    answer=shapes.Member,
     errors=("already_member", "not_found"),
 )
 def add_member(org_id, user_id, body, user):
@@ -161,6 +179,7 @@ def add_member(org_id, user_id, body, user):
     "/organizations/<org_id>/members/<user_id>",
     auth=org_admin,
     body=MemberIn,
+    answer=shapes.Member,
     errors=("cannot_modify_self", "not_found"),
 )
 def change_member_role(org_id, user_id, body, user):

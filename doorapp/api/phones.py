@@ -6,6 +6,7 @@ import shutil
 import socket
 import sys
 from pathlib import Path
+from typing import TypedDict
 
 import segno
 from bottle import request
@@ -18,6 +19,33 @@ EVERY_ADDRESS = ("0.0.0.0", "::", "")
 # A documentation address (RFC 5737, TEST-NET-2) that no network uses: connecting a UDP socket to it only
 # asks this computer which of its addresses its default route would send from. Nothing is sent.
 NOWHERE = ("198.51.100.1", 9)
+
+
+class Listening(TypedDict):
+    host: str
+    port: int
+
+
+class PhoneUrl(TypedDict):
+    """An address phones open, with a QR code of it (an SVG data: URI)."""
+
+    url: str
+    qr_svg: str
+
+
+class OpenToLan(TypedDict):
+    """How to let phones in: the command that starts Door for them, or the setting."""
+
+    command: str
+    setting: str
+
+
+class Phones(TypedDict):
+    """Where phones open Door: none while only this computer can (`open_to_lan` says how to change that)."""
+
+    listening: Listening
+    urls: list[PhoneUrl]
+    open_to_lan: OpenToLan | None
 
 
 def lan_address():
@@ -90,7 +118,7 @@ def qr_code(text):
     return segno.make(text, error="m", micro=False).svg_data_uri(border=4, dark="#000", light="#fff")
 
 
-@endpoint("GET", "/phones", auth=any_org_admin)
+@endpoint("GET", "/phones", auth=any_org_admin, answer=Phones)
 def get_phone_access():
     """Where phones on the venue network open Door, each address with a QR code to scan; or, when only
     this computer can open it, the command that starts this same Door (launcher, port, data folder) open
@@ -98,5 +126,4 @@ def get_phone_access():
     config = settings()
     port = int(request.environ.get("SERVER_PORT") or config.port)  # the port really bound (0 picks one)
     access = phone_access(config.host, port, config.public_url, request.app.config.get("door.lan_command"))
-    access["urls"] = [{"url": url, "qr_svg": qr_code(url)} for url in access["urls"]]
-    return access
+    return Phones(**{**access, "urls": [PhoneUrl(url=url, qr_svg=qr_code(url)) for url in access["urls"]]})

@@ -4,10 +4,11 @@ whoever has it creates the first site admin here (or `doorapp create-admin` does
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import TypedDict
 
 from doorapp import access
 from doorapp.access import public
-from doorapp.api import Credentials, client_address, endpoint, password_field, username_field
+from doorapp.api import Credentials, client_address, endpoint, password_field, shapes, username_field
 from doorapp.api.shapes import user_json
 from doorapp.bodies import parse, text
 from doorapp.db import exclusive, utcnow, write
@@ -20,6 +21,12 @@ class SetupIn:
     code: str = text(max_length=64, doc="The setup code that `doorapp serve` printed.")
     username: str = username_field()
     password: str = password_field()
+
+
+class Setup(TypedDict):
+    """Whether the first site admin is still to be created (POST /setup)."""
+
+    needed: bool
 
 
 SETUP_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
@@ -54,10 +61,10 @@ def create_site_admin(username, password):
         return User.create_named(body.username, password_hash, role="SITE_ADMIN", is_approved=True)
 
 
-@endpoint("GET", "/setup", auth=public)
+@endpoint("GET", "/setup", auth=public, answer=Setup)
 def get_setup():
     """Whether the first site admin still has to be created."""
-    return {"needed": not User.site_admin_exists()}
+    return Setup(needed=not User.site_admin_exists())
 
 
 @endpoint(
@@ -67,6 +74,7 @@ def get_setup():
     body=SetupIn,
     status=201,
     tx=False,
+    answer=shapes.User,
     errors=("already_set_up", "invalid_setup_code", "rate_limited", "username_taken"),
 )
 def create_first_admin(body):

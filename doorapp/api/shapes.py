@@ -1,54 +1,252 @@
-"""The JSON shape of each object the API answers with, written once: one function per object, from model
-rows to plain dicts. Handlers of every prefix use them; nothing else decides how an object looks on the
-wire (never model_to_dict: it would leak hashes and tie the API to the schema)."""
+"""The JSON shape of each object the API answers with, declared once: each is a TypedDict whose fields and
+types the render functions below fill in (calling a TypedDict makes a plain dict) and from which
+openapi.py derives the object's component schema, so a field cannot reach an answer without reaching the
+document (the suite validates every answer against it). One function per object, from model rows to
+plain dicts; nothing else decides how an object looks on the wire (never model_to_dict: it would leak
+hashes and tie the API to the schema). An answer of one route only is declared beside its endpoint.
 
+The types: str, int, bool, float, Literal[...] or a StrEnum (an enum), `X | None` (may be null),
+list[X], dict[str, X] (an object keyed by name), dict (any object), another shape, NotRequired[X] (may
+be absent), and Annotated[str, "format"] for a string of a JSON Schema format (UUID, MOMENT)."""
+
+from typing import Annotated, Literal, TypedDict
+
+from doorapp import models
 from doorapp.db import iso
-from doorapp.models import MeetupGuest, Membership
+from doorapp.models import AuditType
 from doorapp.models.meetup_guests import RECENT
 
+UUID = Annotated[str, "uuid"]
+MOMENT = Annotated[str, "date-time"]  # ISO 8601 in UTC, ending in Z
+ROLE = Literal["STAFF", "ADMIN"]
+# UPCOMING: expected, not come, at a meetup not over; MEETUP_CANCELLED: at one cancelled (never no-shows)
+OUTCOME = Literal[
+    "ATTENDED", "WALK_IN", "NO_SHOW", "EXCUSED_ABSENCE", "CANCELLED", "WAITLIST", "NOT_CHECKED_IN",
+    "UPCOMING", "MEETUP_CANCELLED",
+]  # fmt: skip
 REPEAT_NO_SHOWS = 2  # no-shows at the org's RECENT last meetups that mark a guest as a repeat no-show
-OUTCOME_COLUMNS = (
-    "platform_user_id",
-    "username",
-    "displayname",
-    "outcome",
-    "guests_count",
-    "rsvp_time",
-    "cancelled_at",
-    "arrival_order",
-    "arrival_time",
-    "checked_in_by",
-    "excused_at",
-    "ban_overridden",
-    "undone_check_ins",
-)
+
+
+class Person(TypedDict):
+    """Who did something (checked a guest in, banned them)."""
+
+    id: int
+    username: str
+
+
+class OrgMembership(TypedDict):
+    org_id: UUID
+    org_name: str
+    org_slug: str
+    role: ROLE
+
+
+class User(TypedDict):
+    """A staff account with its organization memberships."""
+
+    id: int
+    username: str
+    role: Literal["USER", "SITE_ADMIN"]
+    is_approved: bool
+    is_disabled: bool
+    disabled_at: MOMENT | None
+    disabled_reason: str | None
+    created_at: MOMENT
+    org_memberships: list[OrgMembership]
+
+
+class Org(TypedDict):
+    id: UUID
+    name: str
+    slug: str
+    created_at: MOMENT
+    time_zone: str | None  # IANA, for the times of files made for people; null: the server's
+
+
+class Member(TypedDict):
+    """A member of an organization and their role there."""
+
+    user_id: int
+    username: str
+    role: ROLE
+
+
+class Guest(TypedDict):
+    """A person from the external platform (or let in by name: a negative id, no username)."""
+
+    platform_user_id: int
+    username: str
+    displayname: str
+    created_at: MOMENT
+
+
+class Ban(TypedDict):
+    """A guest banned in an organization."""
+
+    platform_user_id: int
+    username: str
+    displayname: str
+    reason: str
+    banned_at: MOMENT
+    banned_by: Person | None
+
+
+class Counts(TypedDict):
+    """A meetup's list in numbers: RSVPs not cancelled (the waitlisted included), cancelled, walk-ins,
+    arrived."""
+
+    rsvps: int
+    cancelled: int
+    walkins: int
+    arrived: int
+
+
+class Meetup(TypedDict):
+    id: UUID
+    org_id: UUID
+    name: str
+    date: MOMENT
+    platform_url: str | None
+    is_finalized: bool
+    finalized_at: MOMENT | None
+    created_at: MOMENT
+    last_synced_at: MOMENT | None
+    is_over: bool  # finalized, or dated before now, and not cancelled: who did not come is a no-show
+    cancelled_at: MOMENT | None
+    cancel_reason: str | None
+    counts: Counts
+
+
+class History(TypedDict):
+    """A guest's past in the organization: visits, the last one, no-shows at its `recent` last meetups."""
+
+    visits: int
+    last_visit: MOMENT | None
+    recent_no_shows: int
+    recent: int
+    repeat_no_show: bool
+
+
+class GuestAtDoor(TypedDict):
+    platform_user_id: int
+    username: str
+    displayname: str
+    is_local: bool
+    is_banned: bool
+    ban_reason: str | None
+    history: History
+
+
+class Rsvp(TypedDict):
+    rsvp_time: MOMENT
+    cancelled_rsvp: bool
+    waitlisted: bool
+    guests_count: int
+    is_walkin: bool
+    has_arrived: bool
+    arrival_time: MOMENT | None
+    arrival_order: int | None
+    checked_in_by: Person | None
+
+
+class MeetupGuest(TypedDict):
+    """A row of the door list: the guest and their RSVP."""
+
+    guest: GuestAtDoor
+    rsvp: Rsvp
+
+
+class GuestOutcome(TypedDict):
+    """One guest's line of a meetup's summary and of its CSV (the CSV's columns, in this order)."""
+
+    platform_user_id: int
+    username: str
+    displayname: str
+    outcome: OUTCOME
+    guests_count: int
+    rsvp_time: MOMENT | None
+    cancelled_at: MOMENT | None
+    arrival_order: int | None
+    arrival_time: MOMENT | None
+    checked_in_by: str | None
+    excused_at: MOMENT | None
+    ban_overridden: bool  # a check-in of theirs overrode their ban
+    undone_check_ins: int
+
+
+class EventGuest(TypedDict):
+    platform_user_id: int
+    username: str
+    displayname: str
+
+
+class AuditEvent(TypedDict):
+    """An event of the audit log; `details` depend on its type (docs/api.md)."""
+
+    id: int
+    event_type: AuditType
+    timestamp: MOMENT
+    org_id: UUID | None
+    actor: Person | None
+    guest: EventGuest | None
+    meetup_id: UUID | None
+    reason: str | None
+    details: dict
+
+
+class ListState(TypedDict):
+    """The meetup's state, as the door list shows it."""
+
+    is_finalized: bool
+    finalized_at: MOMENT | None
+    last_synced_at: MOMENT | None
+
+
+class DoorList(TypedDict):
+    """A meetup's door list: every guest on it, its counts and its state."""
+
+    total: int
+    counts: Counts
+    meetup: ListState
+    guests: list[MeetupGuest]
+
+
+class Paged(TypedDict):
+    """A page of a longer list: `total` in all, from `offset`, at most `limit`."""
+
+    total: int
+    limit: int
+    offset: int
+
+
+OUTCOME_COLUMNS = tuple(GuestOutcome.__annotations__)
 
 
 def person_json(user):
-    """Who did something (checked a guest in, banned them): {id, username}, or None."""
-    return user and {"id": user.id, "username": user.username}
+    """Person, or None."""
+    return user and Person(id=user.id, username=user.username)
 
 
 def users_json(users):
     """User for each user, with their memberships loaded in one query."""
     users = list(users)
     memberships = {}
-    for m in Membership.of_users([u.id for u in users]):
+    for m in models.Membership.of_users([u.id for u in users]):
         memberships.setdefault(m.user_id, []).append(
-            {"org_id": str(m.org.id), "org_name": m.org.name, "org_slug": m.org.slug, "role": m.role}
+            OrgMembership(org_id=str(m.org.id), org_name=m.org.name, org_slug=m.org.slug, role=m.role)
         )
     return [
-        {
-            "id": u.id,
-            "username": u.username,
-            "role": u.role,
-            "is_approved": u.is_approved,
-            "is_disabled": u.is_disabled,
-            "disabled_at": iso(u.disabled_at),
-            "disabled_reason": u.disabled_reason,
-            "created_at": iso(u.created_at),
-            "org_memberships": memberships.get(u.id, []),
-        }
+        User(
+            id=u.id,
+            username=u.username,
+            role=u.role,
+            is_approved=u.is_approved,
+            is_disabled=u.is_disabled,
+            disabled_at=iso(u.disabled_at),
+            disabled_reason=u.disabled_reason,
+            created_at=iso(u.created_at),
+            org_memberships=memberships.get(u.id, []),
+        )
         for u in users
     ]
 
@@ -58,71 +256,70 @@ def user_json(user):
 
 
 def org_json(org):
-    return {
-        "id": str(org.id),
-        "name": org.name,
-        "slug": org.slug,
-        "created_at": iso(org.created_at),
-        "time_zone": org.time_zone or None,
-    }
+    return Org(
+        id=str(org.id),
+        name=org.name,
+        slug=org.slug,
+        created_at=iso(org.created_at),
+        time_zone=org.time_zone or None,
+    )
 
 
 def member_json(membership):
-    return {"user_id": membership.user.id, "username": membership.user.username, "role": membership.role}
+    return Member(user_id=membership.user.id, username=membership.user.username, role=membership.role)
 
 
 def guest_json(guest):
-    return {
-        "platform_user_id": guest.platform_user_id,
-        "username": guest.username,
-        "displayname": guest.displayname,
-        "created_at": iso(guest.created_at),
-    }
+    return Guest(
+        platform_user_id=guest.platform_user_id,
+        username=guest.username,
+        displayname=guest.displayname,
+        created_at=iso(guest.created_at),
+    )
 
 
 def banned_json(ban):
     """A banned-list entry; `ban` comes from Ban.of_org(), with its guest and banner joined."""
-    return {
-        "platform_user_id": ban.guest.platform_user_id,
-        "username": ban.guest.username,
-        "displayname": ban.guest.displayname,
-        "reason": ban.reason,
-        "banned_at": iso(ban.banned_at),
-        "banned_by": person_json(ban.banned_by),
-    }
+    return Ban(
+        platform_user_id=ban.guest.platform_user_id,
+        username=ban.guest.username,
+        displayname=ban.guest.displayname,
+        reason=ban.reason,
+        banned_at=iso(ban.banned_at),
+        banned_by=person_json(ban.banned_by),
+    )
 
 
 def meetup_json(meetup, counts=None):
     """Meetup; pass `counts` from MeetupGuest.counts() when rendering many."""
-    counts = counts or MeetupGuest.counts([meetup.id])[str(meetup.id)]
-    return {
-        "id": str(meetup.id),
-        "org_id": str(meetup.org_id),
-        "name": meetup.name,
-        "date": iso(meetup.date),
-        "platform_url": meetup.platform_url or None,  # a meetup from a file may have none
-        "is_finalized": meetup.is_finalized,
-        "finalized_at": iso(meetup.finalized_at),
-        "created_at": iso(meetup.created_at),
-        "last_synced_at": iso(meetup.last_synced_at),
-        "is_over": meetup.is_over,
-        "cancelled_at": iso(meetup.cancelled_at),
-        "cancel_reason": meetup.cancel_reason,
-        "counts": counts,
-    }
+    counts = counts or models.MeetupGuest.counts([meetup.id])[str(meetup.id)]
+    return Meetup(
+        id=str(meetup.id),
+        org_id=str(meetup.org_id),
+        name=meetup.name,
+        date=iso(meetup.date),
+        platform_url=meetup.platform_url or None,  # a meetup from a file may have none
+        is_finalized=meetup.is_finalized,
+        finalized_at=iso(meetup.finalized_at),
+        created_at=iso(meetup.created_at),
+        last_synced_at=iso(meetup.last_synced_at),
+        is_over=meetup.is_over,
+        cancelled_at=iso(meetup.cancelled_at),
+        cancel_reason=meetup.cancel_reason,
+        counts=Counts(**counts),
+    )
 
 
 def history_json(history):
-    """What the door says of a guest's past in the org: {visits, last_visit, recent_no_shows, recent,
-    repeat_no_show}; `history` is one value of MeetupGuest.history() (None: never on a list here)."""
+    """History from one value of MeetupGuest.history() (None: never on a list here)."""
     history = history or {"visits": 0, "last_visit": None, "recent_no_shows": 0}
-    return {
-        "visits": history["visits"],
-        "last_visit": iso(history["last_visit"]),
-        "recent_no_shows": history["recent_no_shows"],
-        "recent": RECENT,
-        "repeat_no_show": history["recent_no_shows"] >= REPEAT_NO_SHOWS,
-    }
+    return History(
+        visits=history["visits"],
+        last_visit=iso(history["last_visit"]),
+        recent_no_shows=history["recent_no_shows"],
+        recent=RECENT,
+        repeat_no_show=history["recent_no_shows"] >= REPEAT_NO_SHOWS,
+    )
 
 
 def meetup_guest_json(entry, history=None):
@@ -131,71 +328,70 @@ def meetup_guest_json(entry, history=None):
     once; else read here)."""
     guest, ban, meetup = entry.guest, entry.ban, entry.meetup
     if history is None:
-        history = MeetupGuest.history_of(meetup.org_id, guest.platform_user_id, meetup.date)
-    return {
-        "guest": {
-            "platform_user_id": guest.platform_user_id,
-            "username": guest.username,
-            "displayname": guest.displayname,
-            "is_local": guest.is_local,
-            "is_banned": ban is not None,
-            "ban_reason": ban and ban.reason,
-            "history": history_json(history.get(guest.platform_user_id)),
-        },
-        "rsvp": {
-            "rsvp_time": iso(entry.rsvp_time),
-            "cancelled_rsvp": entry.cancelled_rsvp,
-            "waitlisted": entry.waitlisted,
-            "guests_count": entry.guests_count,
-            "is_walkin": entry.is_walkin,
-            "has_arrived": entry.has_arrived,
-            "arrival_time": iso(entry.arrival_time),
-            "arrival_order": entry.arrival_order,
-            "checked_in_by": person_json(entry.checked_in_by),
-        },
-    }
+        history = models.MeetupGuest.history_of(meetup.org_id, guest.platform_user_id, meetup.date)
+    return MeetupGuest(
+        guest=GuestAtDoor(
+            platform_user_id=guest.platform_user_id,
+            username=guest.username,
+            displayname=guest.displayname,
+            is_local=guest.is_local,
+            is_banned=ban is not None,
+            ban_reason=ban and ban.reason,
+            history=history_json(history.get(guest.platform_user_id)),
+        ),
+        rsvp=Rsvp(
+            rsvp_time=iso(entry.rsvp_time),
+            cancelled_rsvp=entry.cancelled_rsvp,
+            waitlisted=entry.waitlisted,
+            guests_count=entry.guests_count,
+            is_walkin=entry.is_walkin,
+            has_arrived=entry.has_arrived,
+            arrival_time=iso(entry.arrival_time),
+            arrival_order=entry.arrival_order,
+            checked_in_by=person_json(entry.checked_in_by),
+        ),
+    )
 
 
 def outcome_json(entry, record):
-    """One guest's line of a meetup's summary and of its CSV (OUTCOME_COLUMNS): who, and how their evening
-    went. `entry` comes from MeetupGuest.with_guests(), `record` from audit.check_in_record()."""
+    """GuestOutcome: who, and how their evening went. `entry` comes from MeetupGuest.with_guests(),
+    `record` from audit.check_in_record()."""
     guest, checker = entry.guest, entry.checked_in_by
     forced, undone = record.get(guest.platform_user_id, (False, 0))
-    values = (
-        guest.platform_user_id,
-        guest.username,
-        guest.displayname,
-        entry.outcome,
-        entry.guests_count,
-        None if entry.is_walkin else iso(entry.rsvp_time),
-        iso(entry.cancelled_at),
-        entry.arrival_order,
-        iso(entry.arrival_time),
-        checker and checker.username,
-        iso(entry.excused_at),
-        forced,
-        undone,
+    return GuestOutcome(
+        platform_user_id=guest.platform_user_id,
+        username=guest.username,
+        displayname=guest.displayname,
+        outcome=entry.outcome,
+        guests_count=entry.guests_count,
+        rsvp_time=None if entry.is_walkin else iso(entry.rsvp_time),
+        cancelled_at=iso(entry.cancelled_at),
+        arrival_order=entry.arrival_order,
+        arrival_time=iso(entry.arrival_time),
+        checked_in_by=checker and checker.username,
+        excused_at=iso(entry.excused_at),
+        ban_overridden=forced,
+        undone_check_ins=undone,
     )
-    return dict(zip(OUTCOME_COLUMNS, values, strict=True))
 
 
 def event_json(event):
-    """Event from a row of AuditEvent.with_people()."""
+    """AuditEvent from a row of AuditEvent.with_people()."""
     actor, guest = event["actor"], event["guest"]
-    return {
-        "id": event["id"],
-        "event_type": event["event_type"],
-        "timestamp": iso(event["timestamp"]),
-        "org_id": event["org"] and str(event["org"]),
-        "actor": None if actor is None else {"id": actor, "username": event["actor_username"]},
-        "guest": None
+    return AuditEvent(
+        id=event["id"],
+        event_type=event["event_type"],
+        timestamp=iso(event["timestamp"]),
+        org_id=event["org"] and str(event["org"]),
+        actor=None if actor is None else Person(id=actor, username=event["actor_username"]),
+        guest=None
         if guest is None
-        else {
-            "platform_user_id": guest,
-            "username": event["guest_username"],
-            "displayname": event["guest_displayname"],
-        },
-        "meetup_id": event["meetup_id"] and str(event["meetup_id"]),
-        "reason": event["reason"],
-        "details": event["details"],
-    }
+        else EventGuest(
+            platform_user_id=guest,
+            username=event["guest_username"],
+            displayname=event["guest_displayname"],
+        ),
+        meetup_id=event["meetup_id"] and str(event["meetup_id"]),
+        reason=event["reason"],
+        details=event["details"],
+    )

@@ -3,12 +3,12 @@
 import re
 import secrets
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypedDict
 
 from doorapp import access
 from doorapp.access import site_admin
-from doorapp.api import endpoint
-from doorapp.api.shapes import user_json, users_json
+from doorapp.api import endpoint, shapes
+from doorapp.api.shapes import MOMENT, user_json, users_json
 from doorapp.bodies import text
 from doorapp.db import get_or_404, iso, utcnow, write
 from doorapp.errors import ApiError, invalid, validation_error
@@ -16,7 +16,7 @@ from doorapp.models import Membership, Org, User
 from doorapp.models.accounts import RECOVERY_VALIDITY
 from doorapp.models.audit import AuditType, record
 
-UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 
 
 @dataclass
@@ -40,6 +40,19 @@ class DisableIn:
     reason: str | None = text(max_length=500, default=None)
 
 
+class StaffList(TypedDict):
+    total: int
+    users: list[shapes.User]
+
+
+class RecoveryCode(TypedDict):
+    """A recovery code to hand to its user: shown only this once."""
+
+    username: str
+    code: str
+    expires_at: MOMENT
+
+
 def _other_user(user_id, user, action):
     """The target account; 409 when a site admin would do `action` to themselves."""
     target = get_or_404(User, user_id, "user")
@@ -50,18 +63,18 @@ def _other_user(user_id, user, action):
     return target
 
 
-@endpoint("GET", "/staff/", auth=site_admin)
+@endpoint("GET", "/staff/", auth=site_admin, answer=StaffList)
 def list_staff():
     """All staff accounts, oldest first."""
     users = users_json(User.listed())
-    return {"total": len(users), "users": users}
+    return StaffList(total=len(users), users=users)
 
 
-@endpoint("GET", "/staff/pending", auth=site_admin)
+@endpoint("GET", "/staff/pending", auth=site_admin, answer=StaffList)
 def list_pending_staff():
     """Accounts waiting for approval, oldest first."""
     users = users_json(User.listed(pending_only=True))
-    return {"total": len(users), "users": users}
+    return StaffList(total=len(users), users=users)
 
 
 @endpoint(
@@ -69,6 +82,7 @@ def list_pending_staff():
     "/staff/<user_id>/approve",
     auth=site_admin,
     body=ApprovalIn,
+    answer=shapes.User,
     errors=("already_member", "cannot_modify_self", "not_found"),
 )
 def approve_staff(user_id, body, user):
@@ -111,7 +125,12 @@ def _org_to_join(body):
 
 
 @endpoint(
-    "PATCH", "/staff/<user_id>/role", auth=site_admin, body=RoleIn, errors=("cannot_modify_self", "not_found")
+    "PATCH",
+    "/staff/<user_id>/role",
+    auth=site_admin,
+    body=RoleIn,
+    answer=shapes.User,
+    errors=("cannot_modify_self", "not_found"),
 )
 def change_staff_role(user_id, body, user):
     """Change the global role (USER or SITE_ADMIN); it takes effect at the user's next sign-in. A
@@ -133,6 +152,7 @@ def change_staff_role(user_id, body, user):
     "/staff/<user_id>/disable",
     auth=site_admin,
     body=DisableIn,
+    answer=shapes.User,
     errors=("already_disabled", "cannot_modify_self", "not_found"),
 )
 def disable_staff(user_id, body, user):
@@ -146,7 +166,13 @@ def disable_staff(user_id, body, user):
     return user_json(target)
 
 
-@endpoint("PATCH", "/staff/<user_id>/enable", auth=site_admin, errors=("not_disabled", "not_found"))
+@endpoint(
+    "PATCH",
+    "/staff/<user_id>/enable",
+    auth=site_admin,
+    answer=shapes.User,
+    errors=("not_disabled", "not_found"),
+)
 def enable_staff(user_id):
     """Re-enable a disabled account."""
     target = get_or_404(User, user_id, "user")
@@ -158,7 +184,13 @@ def enable_staff(user_id):
 
 
 @endpoint(
-    "POST", "/staff/<user_id>/recovery-code", auth=site_admin, status=201, tx=False, errors=("not_found",)
+    "POST",
+    "/staff/<user_id>/recovery-code",
+    auth=site_admin,
+    status=201,
+    tx=False,
+    answer=RecoveryCode,
+    errors=("not_found",),
 )
 def create_recovery_code(user_id):
     """Generate a 6-digit recovery code, valid 72 hours, shown only here; it replaces any earlier one."""
@@ -169,8 +201,8 @@ def create_recovery_code(user_id):
         target.recovery_code_hash, target.recovery_code_used = code_hash, False
         target.recovery_code_created_at, target.recovery_code_failures = utcnow(), 0
         target.save()
-    return {
-        "username": target.username,
-        "code": code,
-        "expires_at": iso(target.recovery_code_created_at + RECOVERY_VALIDITY),
-    }
+    return RecoveryCode(
+        username=target.username,
+        code=code,
+        expires_at=iso(target.recovery_code_created_at + RECOVERY_VALIDITY),
+    )
