@@ -638,6 +638,7 @@ export default {
   "summary.excusedOn": "excused {date}",
   "summary.forced": "Forced (banned)",
   "summary.guests": "Guests ({count})",
+  "summary.keepMeetup": "Keep it",
   "summary.localWalkins": "{count} not on the platform",
   "summary.noArrivals": "Nobody has been checked in yet. Arrivals show here as the door lets people in.",
   "summary.noShows": "No-shows",

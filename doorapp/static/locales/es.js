@@ -637,6 +637,7 @@ export default {
   "summary.excusedOn": "justificada el {date}",
   "summary.forced": "Forzadas (vetados)",
   "summary.guests": "Invitados ({count})",
+  "summary.keepMeetup": "Mantenerlo",
   "summary.localWalkins": "{count} no están en la plataforma",
   "summary.noArrivals": "Aún no ha entrado nadie. Las llegadas aparecen aquí a medida que la puerta deja pasar a la gente.",
   "summary.noShows": "Ausencias",

@@ -63,7 +63,7 @@ function cancelOrDelete({ meetup, counts }, path, ctx) {
   if (!meetup.cancelled_at && !counts.arrived) {
     buttons.push(h("button", { type: "button", class: "secondary", onclick: async () => {
       const done = await ask({ title: t("summary.cancelTitle", { name: meetup.name }), message: t("summary.cancelText"),
-        confirm: t("summary.cancelMeetup"), danger: true,
+        confirm: t("summary.cancelMeetup"), cancel: t("summary.keepMeetup"), danger: true,
         input: { label: t("common.reasonLabel"), required: true, placeholder: t("summary.cancelPlaceholder"), limits: (await limits("cancel_meetup")).reason },
         action: (reason) => api.patch(`${path}/cancel`, { reason }) });
       if (done) {
