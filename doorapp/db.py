@@ -230,8 +230,37 @@ def checkpoint_elsewhere():
 
 
 def run_prepared(statements):
-    """Run [(sql, params)] built earlier by query.sql() (outside the write lock); the rows changed."""
+    """Run [(sql, params)] built earlier (by in_chunks, outside the write lock); the rows changed."""
     return sum(db.execute_sql(sql, params).rowcount for sql, params in statements)
+
+
+CHUNK = 1000  # rows of one statement: under SQLite's 32,766 parameters and PostgreSQL's 65,535
+
+
+def in_chunks(build, rows, size=CHUNK):
+    """[(sql, params)] of build(chunk) for each chunk of `rows`, a query over a list of rows: an INSERT's
+    VALUES, an IN list (rows of one value). Each row is a tuple of the values as peewee sends them (a UUID
+    as its hex); the first row's are checked against peewee's. Peewee builds the query of one row and of
+    two, which shows where a row's placeholders repeat; a chunk's text repeats them as many times. Peewee
+    building a 500-row INSERT took 40 ms, most of a large sync's time (issue 22); this takes microseconds."""
+    if not rows:
+        return []
+    (text, params), (twice, _) = build(rows[:1]).sql(), build(rows[:1] * 2).sql()
+    width, mark = len(rows[0]), db.param
+    for group in (f"({', '.join([mark] * width)})", mark if width == 1 else None):
+        at = text.find(group) if group else -1
+        while at >= 0 and text[:at] + group + ", " + text[at:] != twice:
+            at = text.find(group, at + 1)
+        if at >= 0:
+            break
+    first = text[:at].count(mark)
+    if at < 0 or params[first : first + width] != list(rows[0]):
+        raise ValueError(f"in_chunks cannot repeat the rows of {text[:80]!r} with {rows[0]!r}")
+    head, tail, before, after = text[:at], text[at + len(group) :], params[:first], params[first + width :]
+    return [
+        (head + ", ".join([group] * len(chunk)) + tail, [*before, *(v for row in chunk for v in row), *after])
+        for chunk in (rows[i : i + size] for i in range(0, len(rows), size))
+    ]
 
 
 class Prepared:

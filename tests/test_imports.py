@@ -100,11 +100,28 @@ def test_imported_guests_belong_to_the_importing_org(door, org, make_user, as_us
     )
 
 
-def test_a_meetup_row_is_the_meetup_adapters_member(door, org, monkeypatch):
-    monkeypatch.setattr("doorapp.api.imports.meetup_ids", lambda: True)
-    post(door, org, meetup_csv())
-    guest = Guest.get_by_id(12537919)
-    assert (guest.displayname, guest.is_local) == ("Ana García", False)
+def test_a_meetup_row_is_the_meetup_adapters_member(config, org, boss):
+    """With PLATFORM=meetup (the fake Meetup API, answering from Meetup's schema), a row of Meetup's export
+    is the member the adapter reaches by id: one guest, one history over a meetup synced from Meetup and
+    one imported from the file."""
+    with FakeMeetup() as fake:
+        fake.add_group("night-owls")
+        fake.add_member(12537919, "Ana G.", "ana", groups=["night-owls"])
+        url = fake.add_event("night-owls", "301234567", "Summer social", "2026-11-14T19:00:00Z", [12537919])
+        club = TestApp(create_app(fake.configure(config)))  # the same database, on Meetup
+        club.authorization = boss.authorization
+        synced = club.post_json(f"/organizations/{org.id}/meetups/", {"platform_url": url}, status=201).json
+        club.post_json(f"/organizations/{org.id}/meetups/{synced['id']}/guests/12537919/checkin", {})
+        imported = post(club, org, meetup_csv()).json["meetup"]
+        again = club.post(f"/organizations/{org.id}/meetups/{synced['id']}/sync").json
+    assert again == {"inserted": 0, "updated": 1, "cancelled": 0, "skipped": 0, "total": 1}  # renamed back
+    assert not Guest.select().where(Guest.is_local).exists()  # every row of the file is a member
+    history = club.get(f"/organizations/{org.id}/guests/12537919/history").json
+    assert (history["guest"]["username"], history["guest"]["displayname"]) == ("ana", "Ana G.")
+    assert [(m["meetup_id"], m["outcome"]) for m in history["meetups"]] == [
+        (imported["id"], "NO_SHOW"),
+        (synced["id"], "ATTENDED"),
+    ]
 
 
 def test_preview_stores_nothing(door, org):
@@ -528,3 +545,25 @@ def test_simultaneous_imports_of_one_meetup_never_duplicate_an_entry(live_server
     query = MeetupGuest.select().where(MeetupGuest.meetup == meetup["id"])
     assert query.count() == 204 and len({e.guest_id for e in query}) == 204
     assert Guest.select().count() == 204
+
+
+@ENGINES
+def test_imports_of_two_files_at_once_leave_the_list_of_the_last_one_stored(live_server, door, org, staff):
+    """Each import compares its file with the list before it waits for the write lock; one that finds
+    another import stored meanwhile compares again, so the list ends as the last file says, never as a
+    mix of the two (on PostgreSQL too, where writers run side by side)."""
+    meetup = post(door, org, meetup_xls(PEOPLE[:1])).json["meetup"]
+    files = [
+        meetup_csv([(f"Early {i}", 30_000_000 + i, "Yes", 0) for i in range(300)]),
+        meetup_csv([(f"Late {i}", 40_000_000 + i, "Yes", 0) for i in range(300)]),
+    ]
+    address = f"{live_server}{url(org, meetup)}"
+
+    def send(i):
+        upload = {"file": (f"file{i % 2}.csv", files[i % 2])}
+        return requests.post(address, files=upload, headers=auth(staff), timeout=60)
+
+    assert [r.status_code for r in at_once(4, send)] == [200] * 4
+    last = events("MEETUP_IMPORTED")[-1].details["file"]
+    expected = {f"{'Early' if last == 'file0.csv' else 'Late'} {i}" for i in range(300)}
+    assert {name for name, state in listed(meetup).items() if not state[0]} == expected

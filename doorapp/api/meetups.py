@@ -17,7 +17,7 @@ from doorapp.errors import ApiError
 from doorapp.export import CSV, csv_file
 from doorapp.models import AuditEvent, AuditType, Meetup, MeetupGuest, Org, audit
 from doorapp.models.audit import check_in_record
-from doorapp.models.sync import apply_sync, prepare_sync
+from doorapp.models.sync import apply, compare, stored, take_turn
 from doorapp.spreadsheet import ExportQuery, People
 
 MAX_BARS = 96  # the chart's bars: 15 minutes each, or wider when the arrivals span more than a day
@@ -142,15 +142,19 @@ def sync_meetup(org_id, meetup_id, user):
 
 
 def sync(org_id, meetup_id, user, event=None):
-    """Sync the meetup's list (with `event` when the caller has just read it): all platform I/O first, with
-    no transaction open, then one short write. The counts; a platform's ApiError stores nothing."""
+    """Sync the meetup's list (with `event` when the caller has just read it): all platform I/O and the
+    comparison with what is stored first, with no transaction open, then one short write of what differs.
+    The counts; a platform's ApiError stores nothing."""
     meetup = Meetup.open(org_id, meetup_id)
     event = event or adapter().event(meetup.platform_url)
     profiles = adapter().profiles([r.platform_user_id for r in event.rsvps])
-    prepared = prepare_sync(meetup, event, profiles)
+    rsvps = [(r.platform_user_id, r.joined_at, r.waitlisted, r.guests) for r in event.rsvps]
+    profiles = {i: (p.username, p.displayname, False, None) for i, p in profiles.items()}
+    plan = compare(meetup, stored(meetup, profiles), rsvps, profiles)  # before the write lock
     with write():
+        take_turn(meetup)
         meetup = Meetup.open(org_id, meetup_id)
-        counts = apply_sync(meetup, event, profiles, prepared)
+        counts = apply(meetup, plan)
         audit.record(AuditType.MEETUP_SYNCED, user, org=meetup.org_id, meetup=meetup, **counts)
     return SyncReport(**counts)
 

@@ -3,25 +3,14 @@ spreadsheet), read into entries (decode: bytes to cells; formats: cells to entri
 is. It knows nothing of HTTP: the API (api/imports.py) and the command line call read() and store."""
 
 import hashlib
-from dataclasses import dataclass
 
 from doorapp.imports.decode import MAX_ROWS, Unreadable, table
 from doorapp.imports.formats import EXPECTED, NOT_EXPECTED, WAITLISTED, NoHeader, Sheet, recognise
-from doorapp.platforms import Rsvp
 
 __all__ = ["MAX_ROWS", "Unreadable", "Sheet", "read", "guest_id", "as_rsvps"]
 LOCAL_IDS = (
     2**53 - 1
 )  # local guests' ids are -1 .. -2**53 (Guest.create_local): JavaScript holds them exactly
-
-
-@dataclass(frozen=True)
-class Profile:
-    platform_user_id: int
-    username: str
-    displayname: str
-    is_local: bool
-    org_id: object = None  # a local guest's org (Guest.org): the org that imported them
 
 
 def read(data, name_columns=None):
@@ -53,22 +42,17 @@ def guest_id(entry, meetup_ids, org_id):
     return -1 - int.from_bytes(digest[:8], "big") % LOCAL_IDS, True
 
 
-def as_rsvps(sheet, meetup_ids, known, org_id):
-    """(the RSVPs of the entries expected or waitlisted, {guest id: Profile} of them), as a sync takes
-    them. `known` is Guest.profiles_of(their ids): a known guest keeps the username the platform gave."""
+def as_rsvps(sheet, meetup_ids, org_id):
+    """(the RSVPs of the entries expected or waitlisted, the profiles of their guests), as models.sync's
+    compare() takes them. A file gives no username: a known guest keeps theirs, a new one has none."""
     rsvps, profiles = [], {}
     for entry in sheet.entries:
         if entry.status == NOT_EXPECTED:
             continue
         gid, local = guest_id(entry, meetup_ids, org_id)
-        username = known.get(gid, ("", ""))[0]
-        profiles[gid] = Profile(gid, username, entry.name, local, org_id if local else None)
-        rsvps.append(Rsvp(gid, entry.rsvp_time, entry.status == WAITLISTED, entry.guests))
-    return tuple(rsvps), profiles
-
-
-def ids_of(sheet, meetup_ids, org_id):
-    return [guest_id(e, meetup_ids, org_id)[0] for e in sheet.entries]
+        profiles[gid] = (None, entry.name, local, org_id if local else None)
+        rsvps.append((gid, entry.rsvp_time, entry.status == WAITLISTED, entry.guests))
+    return rsvps, profiles
 
 
 def tally(sheet):

@@ -143,7 +143,7 @@ def _sheet(data):
         book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
         rows = []
         for values in book.worksheets[0].iter_rows(values_only=True):
-            rows.append(["" if v is None else _cell_text(v) for v in values])
+            rows.append([v if type(v) is str else _cell_text(v) for v in values])
             if len(rows) > MAX_ROWS + 20:
                 message = f"The workbook has more than {MAX_ROWS:,} rows; a guest list has fewer."
                 raise Unreadable(message, "too_many_rows")
@@ -157,6 +157,8 @@ def _sheet(data):
 
 
 def _cell_text(value):
+    if value is None:
+        return ""
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)

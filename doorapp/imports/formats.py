@@ -7,11 +7,13 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import lru_cache
 
 HEADER_SEARCH = 20  # rows above the header: a title, a date, blank rows
 MAX_NAME = 255
 MAX_GUESTS = 99
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+NOT_TEXT = re.compile(r"[\ufffd\ud800-\udfff]")  # what decoding could not read, a lone surrogate
 MEETUP_MEMBER = re.compile(r"(?:^user\s+|/members/)(\d{1,19})/?$")
 
 # Header words (compared folded: lower case, no accents, single spaces) of each role in a "table".
@@ -45,7 +47,7 @@ STATUSES = {
 STATUS_OF = {word: status for status, words in STATUSES.items() for word in words}
 
 
-@dataclass
+@dataclass(slots=True)
 class Entry:
     row: int
     key: str  # who this is: "<format>:<id in the file>", or "name:<name>|<e-mail>" without an id
@@ -181,17 +183,17 @@ def _cell(row, column):
 
 def read_row(kind, roles, row, number):
     """The Entry of one data row; ValueError(message) when it cannot be one."""
-    name = " ".join(_cell(row, c) for c in roles["name"] if _cell(row, c))
+    name = " ".join(filter(None, [_cell(row, c) for c in roles["name"]]))
     if not name:
         raise Problem("No name in this row; it was left out.", "no_name")
     if CONTROL.search(name):
         raise Problem("The name holds control characters; this row was left out.", "control_characters")
-    if "\ufffd" in name or name.encode("utf-8", errors="ignore").decode() != name:  # a lone surrogate
+    if NOT_TEXT.search(name):
         raise Problem("The name holds bytes that are not text; this row was left out.", "not_text")
     if len(name) > MAX_NAME:
         message = f"The name is longer than {MAX_NAME} characters; this row was left out."
         raise Problem(message, "too_long", max=MAX_NAME)
-    raw_status = fold(_cell(row, roles.get("status")))
+    raw_status = _folded(_cell(row, roles.get("status")))
     if raw_status not in STATUS_OF:
         value = _cell(row, roles["status"])[:40]
         raise Problem(f"Unknown status {value!r}; this row was left out.", "unknown_status", value=value)
@@ -225,6 +227,12 @@ def _guests(text):
     return int(text)
 
 
+@lru_cache(maxsize=256)
+def _folded(text):
+    return fold(text)
+
+
+@lru_cache(maxsize=1024)  # an export's rows share a few hundred dates at most
 def _moment(text):
     """Meetup's MM/DD/YYYY, or an ISO 8601 timestamp (Luma's); None for anything else."""
     for pattern in ("%m/%d/%Y", "%m/%d/%Y %H:%M", "%Y-%m-%d %H:%M:%S"):

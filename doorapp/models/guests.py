@@ -68,21 +68,19 @@ class Guest(BaseModel):
 
     @classmethod
     def upsert(cls, rows):
-        """The insert of guests [(platform_user_id, username, displayname, is_local, org_id)] that refreshes
-        known ones' names (a known guest stays local or not, and in its org)."""
-        return cls.insert_many(
-            rows, fields=[cls.platform_user_id, cls.username, cls.displayname, cls.is_local, cls.org]
-        ).on_conflict(conflict_target=[cls.platform_user_id], preserve=[cls.username, cls.displayname])
+        """The insert of guests [(platform_user_id, username, displayname, is_local, org_id, created_at)]
+        that refreshes known ones' names (a known guest stays local or not, and in its org)."""
+        fields = [cls.platform_user_id, cls.username, cls.displayname, cls.is_local, cls.org, cls.created_at]
+        return cls.insert_many(rows, fields=fields).on_conflict(
+            conflict_target=[cls.platform_user_id], preserve=[cls.username, cls.displayname]
+        )
 
     @classmethod
-    def profiles_of(cls, ids):
-        """{platform_user_id: (username, displayname)} of the known guests among `ids`."""
-        rows = (
-            cls.select(cls.platform_user_id, cls.username, cls.displayname)
-            .where(cls.platform_user_id.in_(ids))
-            .tuples()
+    def names_of(cls, ids):
+        """The query of (platform_user_id, username, displayname) of the known guests among `ids`."""
+        return cls.select(cls.platform_user_id, cls.username, cls.displayname).where(
+            cls.platform_user_id.in_(ids)
         )
-        return {i: (username, displayname) for i, username, displayname in rows}
 
 
 class Ban(BaseModel):

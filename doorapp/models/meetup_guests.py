@@ -135,39 +135,47 @@ class MeetupGuest(BaseModel):
         return True
 
     @classmethod
-    def add_rsvps(cls, meetup_id, rows):
-        """The insert of RSVPs [(platform_user_id, rsvp_time, waitlisted, guests_count)] leaving guests
-        already on the list alone."""
+    def add_rsvps(cls, rows):
+        """The insert of RSVPs [(meetup_id, platform_user_id, rsvp_time, waitlisted, guests_count,
+        cancelled_rsvp, is_walkin, has_arrived)] leaving guests already on the list alone."""
         fields = [cls.meetup, cls.guest, cls.rsvp_time, cls.waitlisted, cls.guests_count]
-        return cls.insert_many([(meetup_id, *row) for row in rows], fields=fields).on_conflict_ignore()
+        fields += [cls.cancelled_rsvp, cls.is_walkin, cls.has_arrived]
+        return cls.insert_many(rows, fields=fields).on_conflict_ignore()
 
     @classmethod
-    def rsvp_states(cls, meetup):
-        """{platform_user_id: (cancelled_rsvp, is_walkin, waitlisted, guests_count)} of everyone on the
-        meetup's list."""
-        rows = cls.select(
-            cls.guest, cls.cancelled_rsvp, cls.is_walkin, cls.waitlisted, cls.guests_count
-        ).where(cls.meetup == meetup)
-        return {guest_id: tuple(state) for guest_id, *state in rows.tuples()}
-
-    @classmethod
-    def set_cancelled(cls, meetup, guest_ids, cancelled):
-        """Mark these guests' RSVPs (un)cancelled, and when, in one statement; the number of rows changed."""
-        if not guest_ids:
-            return 0
+    def states(cls, meetup_id):
+        """The query of (platform_user_id, cancelled_rsvp, is_walkin, waitlisted, guests_count, username,
+        displayname) of everyone on the meetup's list."""
         return (
-            cls.update(cancelled_rsvp=cancelled, cancelled_at=utcnow() if cancelled else None)
-            .where(cls.meetup == meetup, cls.guest.in_(list(guest_ids)))
-            .execute()
+            cls.select(
+                cls.guest,
+                cls.cancelled_rsvp,
+                cls.is_walkin,
+                cls.waitlisted,
+                cls.guests_count,
+                Guest.username,
+                Guest.displayname,
+            )
+            .join(Guest)
+            .where(cls.meetup == meetup_id)
         )
 
     @classmethod
-    def set_rsvp_details(cls, meetup, guest_ids, waitlisted, guests_count):
-        """Set these guests' waitlist mark and guest count, in one statement."""
-        return (
-            cls.update(waitlisted=waitlisted, guests_count=guests_count)
-            .where(cls.meetup == meetup, cls.guest.in_(list(guest_ids)))
-            .execute()
+    def set_cancelled(cls, meetup_id, guest_ids, cancelled):
+        """The update that marks these guests' RSVPs (not walk-ins) cancelled, and when, or back; only
+        those not so already, so its count is of the RSVPs it changed."""
+        return cls.update(cancelled_rsvp=cancelled, cancelled_at=utcnow() if cancelled else None).where(
+            cls.meetup == meetup_id,
+            cls.guest.in_(guest_ids),
+            ~cls.is_walkin,
+            cls.cancelled_rsvp != cancelled,
+        )
+
+    @classmethod
+    def set_rsvp_details(cls, meetup_id, guest_ids, waitlisted, guests_count):
+        """The update that sets these guests' waitlist mark and guest count."""
+        return cls.update(waitlisted=waitlisted, guests_count=guests_count).where(
+            cls.meetup == meetup_id, cls.guest.in_(guest_ids)
         )
 
     @property

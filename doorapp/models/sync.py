@@ -1,69 +1,150 @@
 """A meetup's list brought in line with a list of RSVPs from outside: a platform's (POST .../sync) or a
 file's (an import). The same semantics for both: new RSVPs added, guests created or renamed, RSVPs gone
 marked cancelled (walk-ins never are), a returning RSVP un-cancelled, waitlist marks and guest counts
-updated, check-in state never touched."""
+updated, check-in state never touched.
 
-from peewee import chunked
+Both compare before the write lock is taken: stored() reads the list with its guests' names in one query
+(and the names of the newcomers, in chunks), compare() works out what differs and builds the statements
+that write only that; apply(), inside the write transaction, runs them. A list in which nothing changed
+writes nothing but the meetup's sync time. When another sync or import of the meetup committed between the
+reading and the lock (the meetup's last_synced_at moved), apply() reads and compares again inside it, so
+two of them one after the other end as the second says (on PostgreSQL, where writers run side by side,
+take_turn() makes them one after the other). Every UPDATE names the state it changes, so a
+walk-in added meanwhile is never cancelled."""
 
-from doorapp.db import run_prepared, utcnow
+from dataclasses import dataclass, field
+
+from doorapp.db import db, in_chunks, queue_on, run_prepared, utcnow
 from doorapp.models.guests import Guest
 from doorapp.models.meetup_guests import MeetupGuest, guests_renamed
 from doorapp.models.meetups import Meetup
 
 
-def prepare_sync(meetup, event, profiles):
-    """The sync's bulk inserts as [(sql, params)], built before the write lock is taken (building them is
-    most of the work of a large sync). Chunks of 500 rows stay under the databases' parameter limits."""
-    now = utcnow()
-    # One order of row locks for every sync: two syncs sharing guests wait for each other, not deadlock.
-    guests = sorted(
-        (
-            p.platform_user_id,
-            p.username,
-            p.displayname,
-            getattr(p, "is_local", False),
-            getattr(p, "org_id", None),
-        )
-        for p in profiles.values()
-    )
-    rsvps = [
-        (r.platform_user_id, r.joined_at or now, r.waitlisted, r.guests)
-        for r in event.rsvps
-        if r.platform_user_id in profiles
-    ]
-    return (
-        [Guest.upsert(rows).sql() for rows in chunked(guests, 500)],
-        [MeetupGuest.add_rsvps(meetup.id, rows).sql() for rows in chunked(rsvps, 500)],
-    )
+@dataclass
+class Stored:
+    stamp: object  # the meetup's last_synced_at when the list was read
+    entries: dict  # {guest id: (cancelled, walk-in, waitlisted, guests)} of the meetup's list
+    names: dict  # {guest id: (username, displayname)} of the known guests among those read
 
 
-def apply_sync(meetup, event, profiles, prepared):
-    """Bring the meetup's list in line with the platform's RSVPs, inside the caller's write transaction, in
-    a few queries (one more per distinct waitlist mark and guest count that changed). An RSVP whose profile
-    the platform left out is skipped: neither added nor cancelled."""
-    known, entries = Guest.profiles_of(list(profiles)), MeetupGuest.rsvp_states(meetup)
-    changed = {i for i, names in known.items() if names != (profiles[i].username, profiles[i].displayname)}
-    run_prepared(prepared[0])
-    guests_renamed(changed)  # their names change on other meetups' lists too, in any org
-    inserted = run_prepared(prepared[1])
-    listed = [r.platform_user_id for r in event.rsvps if r.platform_user_id in profiles]
-    back = [i for i in listed if entries.get(i, ())[:2] == (True, False)]  # a cancelled RSVP, not a walk-in
-    on_platform = {r.platform_user_id for r in event.rsvps}
-    gone = [i for i, state in entries.items() if state[:2] == (False, False) and i not in on_platform]
-    MeetupGuest.set_cancelled(meetup, back, False)
-    cancelled = MeetupGuest.set_cancelled(meetup, gone, True)
-    details = {}  # (waitlisted, guests) -> the guests already listed whose RSVP now says so
-    for r in event.rsvps:
-        if r.platform_user_id in entries and entries[r.platform_user_id][2:] != (r.waitlisted, r.guests):
-            details.setdefault((r.waitlisted, r.guests), []).append(r.platform_user_id)
-    for (waitlisted, guests), ids in details.items():
-        MeetupGuest.set_rsvp_details(meetup, ids, waitlisted, guests)
+def stored(meetup, ids):
+    """What is stored of `meetup`'s list (a Meetup as read, or one not created yet) and of the guests
+    `ids`: the list with its guests' names in one query, then the names of those of `ids` not on it."""
+    rows = db.execute_sql(*MeetupGuest.states(meetup.id).sql()).fetchall()
+    entries, names = {row[0]: row[1:5] for row in rows}, {row[0]: row[5:] for row in rows}
+    newcomers = sorted(set(ids) - entries.keys())
+    for sql, params in _each(Guest.names_of, newcomers):
+        names.update((i, (username, name)) for i, username, name in db.execute_sql(sql, params))
+    return Stored(meetup.last_synced_at, entries, names)
+
+
+@dataclass
+class Plan:
+    """What compare() found (its counts), and the statements that write it."""
+
+    rsvps: tuple  # what was compared, to compare again (apply)
+    profiles: dict
+    stamp: object  # Stored.stamp
+    counts: dict  # listed (entries when read), skipped, added, updated, gone
+    renamed: list  # known guests whose names change
+    statements: dict = field(default_factory=dict)  # what: [(sql, params)]
+
+
+def compare(meetup, known, rsvps, profiles):
+    """The Plan that brings the list `known` (stored()) in line with `rsvps` [(guest id, rsvp time or
+    None, waitlisted, guests)] and their `profiles` {guest id: (username, displayname, is_local, org id)}.
+    An RSVP without a profile is skipped: neither added nor cancelled. A username None keeps the stored
+    one (a file says nothing of it); is_local and the org count only for a guest not known yet."""
+    now, entries, names = utcnow(), known.entries, known.names
+    guests, renamed, orgs = [], [], {None: None}  # orgs: {org id: as sent}
+    for i, (username, displayname, local, org) in profiles.items():
+        was = names.get(i)
+        if username is None:
+            username = was[0] if was else ""
+        if was == (username, displayname):
+            continue
+        if was is not None:
+            renamed.append(i)
+        org = orgs[org] if org in orgs else orgs.setdefault(org, Guest.org.db_value(org))
+        guests.append((i, username, displayname, local, org, now))
+    guests.sort()  # one order of row locks for every sync: two sharing guests wait, not deadlock
+    meetup_id, adds, back, details = Meetup.id.db_value(meetup.id), [], [], {}
+    skipped = 0
+    for i, joined_at, waitlisted, count in rsvps:
+        state, profiled = entries.get(i), i in profiles
+        skipped += not profiled
+        if state is None:
+            if profiled:
+                adds.append((meetup_id, i, joined_at or now, waitlisted, count, *NEW))
+            continue
+        if state[0] and not state[1] and profiled:  # a cancelled RSVP (not a walk-in) is back
+            back.append(i)
+        if (state[2], state[3]) != (waitlisted, count):  # listed already: its details, profile or not
+            details.setdefault((waitlisted, count), []).append(i)
+    on_platform = {r[0] for r in rsvps}
+    gone = [i for i, state in entries.items() if not state[0] and not state[1] and i not in on_platform]
+    updated = {*back, *(i for i in renamed if i in entries), *(i for ids in details.values() for i in ids)}
+    statements = {
+        "guests": in_chunks(Guest.upsert, guests),
+        "rsvps": in_chunks(MeetupGuest.add_rsvps, adds),
+        "back": _each(lambda ids: MeetupGuest.set_cancelled(meetup_id, ids, False), back),
+        "gone": _each(lambda ids: MeetupGuest.set_cancelled(meetup_id, ids, True), gone),
+        "details": [
+            statement
+            for (waitlisted, count), ids in details.items()
+            for statement in _each(
+                lambda ids, w=waitlisted, c=count: MeetupGuest.set_rsvp_details(meetup_id, ids, w, c), ids
+            )
+        ],
+    }
+    counts = {"listed": len(entries), "skipped": skipped, "added": len(adds)}
+    counts.update(updated=len(updated), gone=len(gone))
+    return Plan(rsvps, profiles, known.stamp, counts, renamed, statements)
+
+
+NEW = (False, False, False)  # a new entry's cancelled_rsvp, is_walkin, has_arrived (MeetupGuest.add_rsvps)
+
+
+def _each(build, ids):
+    """in_chunks() of a statement over a list of guest ids."""
+    return in_chunks(lambda rows: build([i for (i,) in rows]), [(i,) for i in ids])
+
+
+def take_turn(meetup):
+    """Inside the write transaction, before the meetup is read again in it: wait until any other sync or
+    import of it has committed (PostgreSQL; SQLite's writers take turns anyway), so that apply() sees its
+    sync time and compares again. Check-ins do not wait for it."""
+    queue_on(f"meetup list {meetup.id}")
+
+
+def apply(meetup, plan):
+    """Run the plan's writes inside the caller's write transaction, `meetup` read again in it (compared
+    again first when another sync or import of it came in between); the counts."""
+    if meetup.last_synced_at != plan.stamp:
+        plan = compare(meetup, stored(meetup, plan.profiles), plan.rsvps, plan.profiles)
+    run_prepared(plan.statements["guests"])
+    guests_renamed(plan.renamed)  # their names change on other meetups' lists too, in any org
+    inserted = run_prepared(plan.statements["rsvps"])
+    run_prepared(plan.statements["back"])
+    cancelled = run_prepared(plan.statements["gone"])
+    run_prepared(plan.statements["details"])
     Meetup.synced(meetup.id)
-    updated = set(back) | (changed & set(entries)) | {i for ids in details.values() for i in ids}
     return {
         "inserted": inserted,
-        "updated": len(updated),
+        "updated": plan.counts["updated"],
         "cancelled": cancelled,
-        "skipped": len(event.rsvps) - len(listed),
+        "skipped": plan.counts["skipped"],
         "total": MeetupGuest.select().where(MeetupGuest.meetup == meetup).count(),
+    }
+
+
+def foreseen(plan):
+    """The counts apply() would give, from the plan alone: a preview's, which writes nothing."""
+    counts = plan.counts
+    return {
+        "inserted": counts["added"],
+        "updated": counts["updated"],
+        "cancelled": counts["gone"],
+        "skipped": counts["skipped"],
+        "total": counts["listed"] + counts["added"],
     }
