@@ -25,6 +25,7 @@ OUTCOME_KEYS = {
     "MEETUP_CANCELLED": "outcome.meetupCancelled",
 }
 SEPARATORS = {"comma": ",", "semicolon": ";"}
+TIMES = ("rsvp_time", "cancelled_at", "arrival_time", "excused_at")
 
 
 @dataclass
@@ -74,6 +75,14 @@ class People:
 
     def yes(self, flag):
         return self.words["csv.yes"] if flag else None
+
+    def outcome_row(self, line, entry, columns):
+        """A guest's line of the summary (shapes.GuestOutcome) as a row of `columns`; `entry` is its
+        MeetupGuest, for the times as stored."""
+        said = {**line, **{time: self.when(getattr(entry, time)) for time in TIMES}}
+        said.update(outcome=self.outcome(line["outcome"]), ban_overridden=self.yes(line["ban_overridden"]))
+        said["rsvp_time"] = None if entry.is_walkin else said["rsvp_time"]
+        return [said[column] for column in columns]
 
     def header(self, columns):
         return [self.words[f"csv.{column}"] for column in columns]

@@ -354,9 +354,7 @@ def get_meetup_summary(org_id, meetup_id):
     return summary_json(get_or_404(Meetup, meetup_id, "meetup", org=org_id))
 
 
-# For people: the name first, no ids, times local (spreadsheet.People)
-PEOPLE_COLUMNS = ("displayname", "username", *OUTCOME_COLUMNS[3:])
-TIMES = ("rsvp_time", "cancelled_at", "arrival_time", "excused_at")
+PEOPLE_COLUMNS = ("displayname", "username", *OUTCOME_COLUMNS[3:])  # for people: the name first, no ids
 
 
 @endpoint(
@@ -383,11 +381,5 @@ def export_meetup_guests(org_id, meetup_id, query):
     if query.style == "data":
         return csv_file(name, OUTCOME_COLUMNS, [line.values() for line in lines])
     people = People(query, Org.get_by_id(org_id).time_zone)
-    for line, entry in zip(lines, entries, strict=True):
-        line.update({time: people.when(getattr(entry, time)) for time in TIMES})
-        line.update(
-            outcome=people.outcome(line["outcome"]), ban_overridden=people.yes(line["ban_overridden"])
-        )
-        line["rsvp_time"] = None if entry.is_walkin else line["rsvp_time"]
-    rows = [[line[c] for c in PEOPLE_COLUMNS] for line in lines]
+    rows = [people.outcome_row(line, e, PEOPLE_COLUMNS) for line, e in zip(lines, entries, strict=True)]
     return csv_file(name, people.header(PEOPLE_COLUMNS), rows, people.separator)
