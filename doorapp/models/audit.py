@@ -34,9 +34,7 @@ class AuditType(StrEnum):
     GUEST_LINKED = "GUEST_LINKED"
     NO_SHOW_EXCUSED = "NO_SHOW_EXCUSED"  # an admin excused a guest's absence, with a reason
     MEETUP_IMPORTED = "MEETUP_IMPORTED"  # a meetup's list was filled or updated from a file
-    MEETUP_CANCELLED = (
-        "MEETUP_CANCELLED"  # an admin cancelled a meetup that did not take place, with a reason
-    )
+    MEETUP_CANCELLED = "MEETUP_CANCELLED"  # an admin cancelled a night that did not happen (a reason)
     MEETUP_DELETED = "MEETUP_DELETED"  # an admin deleted a meetup made by mistake (nobody was checked in)
 
 
