@@ -368,8 +368,7 @@ def create_admin(config, args):
 def import_file(config, args):
     from doorapp.imports.cli import run
 
-    _app(config)
-    return run(config, args)
+    return run(config, args, _app(config).config["door.platform"])
 
 
 def rotate_key(config, args):

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from doorapp.api.events import PEOPLE_COLUMNS as EVENT_COLUMNS
+from doorapp.api.imports import ImportNames
 from doorapp.api.meetups import PEOPLE_COLUMNS
 from doorapp.errors import CODES
 from doorapp.imports.decode import FOUND
@@ -27,13 +28,14 @@ BUILT_FROM = {
     "error": set(CODES) | {"network_error", "http", "account_changed"},
     "event": {t.value for t in AuditType},
     "door.pending": {"checkin", "undo"},
-    # an import's report (docs/api.md): its format, statuses, problem kinds, counts and column roles
+    # an import's report (docs/api.md): its format, statuses, problem kinds, counts, column roles, names
     "import.format": set(FORMATS),
     "import.status": set(STATUSES),
     "import.problem": set(PROBLEMS),
     "import.found": set(FOUND),
     "import.count": {"expected", "waitlisted", "not_expected", "added", "cancelled", "updated", "unchanged"},
     "import.role": {"id", "email", "status", "guests"},
+    "import.who": set(ImportNames.__annotations__),
     # the detail keys each audit type declares (a detail an older version wrote shows as it comes)
     "detail": {key for event in EVENTS.values() for key in event.details},
     # a CSV made for people (doorapp/spreadsheet.py): its column names and its word for yes

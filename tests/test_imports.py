@@ -150,8 +150,14 @@ def test_a_newer_file_updates_the_list_like_a_sync(door, org):
     ]  # Tomás is gone
     preview = post(door, org, meetup_xls(newer), meetup=meetup, preview=True).json["import"]
     assert (preview["added"], preview["updated"], preview["cancelled"]) == (1, 2, 2)
+    assert preview["names"] == {  # who, in alphabetical order
+        "added": ["Wei Zhang"],
+        "updated": ['=HYPERLINK("http://x")', "Priya Raman"],
+        "cancelled": ["Ana García", "Tomás O'Neill, Jr."],
+    }
     report = post(door, org, meetup_xls(newer), meetup=meetup).json["import"]
     assert (report["added"], report["updated"], report["cancelled"]) == (1, 2, 2)
+    assert report["names"] == preview["names"]
     assert listed(meetup) == {
         "Ana García": (True, False, 1, True),
         "Tomás O'Neill, Jr.": (True, False, 0, False),
@@ -161,6 +167,7 @@ def test_a_newer_file_updates_the_list_like_a_sync(door, org):
     }
     again = post(door, org, meetup_xls(newer), meetup=meetup).json["import"]
     assert (again["added"], again["updated"], again["cancelled"], again["unchanged"]) == (0, 0, 0, 4)
+    assert again["names"] == {"added": [], "updated": [], "cancelled": []}
     assert Guest.select().count() == 5
 
 
@@ -341,6 +348,47 @@ def test_a_meetup_export_with_its_event_url_on_the_meetup_platform(config, staff
     assert (ana.displayname, ana.is_local) == ("Ana García", False)
 
 
+def sync(client, org, meetup):
+    return client.post(f"/organizations/{org.id}/meetups/{meetup['id']}/sync").json
+
+
+def test_a_sync_never_cancels_the_guests_of_a_file(fake_platform, config, staff, as_user, org):
+    """A meetup made from a file with its event's URL on the `rest` platform: the file's rows are local
+    guests, which the platform's list never holds, so a sync brings the platform's RSVPs and cancels none
+    of the file's; an RSVP the platform drops is still cancelled."""
+    door = on_platform(fake_platform, config, staff, as_user)
+    fake_platform.add_user(1, "alice", "Alice Platform")
+    fake_platform.add_user(2, "bob", "Bob Platform")
+    typed = fake_platform.add_event(
+        "night-owls", "winter-social", "Winter social", "2026-12-12T19:30:00Z", [1, 2]
+    )
+    meetup = post(door, org, meetup_csv(), "a.csv", name=None, date=None, platform_url=typed).json["meetup"]
+    from_file = listed(meetup)
+    assert sync(door, org, meetup) == {"inserted": 2, "updated": 0, "cancelled": 0, "skipped": 0, "total": 6}
+    fake_platform.set_rsvps("night-owls", "winter-social", [1])
+    assert sync(door, org, meetup)["cancelled"] == 1
+    assert listed(meetup) == {
+        **from_file,
+        "Alice Platform": (False, False, 0, False),
+        "Bob Platform": (True, False, 0, False),
+    }
+    assert not any(cancelled for cancelled, *_ in from_file.values())
+
+
+def test_a_sync_cancels_the_meetup_members_of_a_file_it_no_longer_lists(config, staff, as_user, org):
+    """On the `meetup` platform a row of Meetup's export is the member: a sync of the file's event keeps
+    that list in line with Meetup's, cancelling the rows whose RSVP Meetup no longer has."""
+    with FakeMeetup() as fake:
+        fake.add_group("night-owls")
+        fake.add_member(12537919, "Ana García", "ana", groups=["night-owls"])
+        typed = fake.add_event("night-owls", "301", "Summer social", "2026-12-05T21:00:00+01:00", [12537919])
+        door = on_platform(fake, config, staff, as_user)
+        meetup = post(door, org, meetup_xls(), name=None, date=None, platform_url=typed).json["meetup"]
+        report = sync(door, org, meetup)
+    assert (report["inserted"], report["cancelled"], report["total"]) == (0, 3, 4)
+    assert [name for name, (cancelled, *_) in listed(meetup).items() if not cancelled] == ["Ana García"]
+
+
 def test_a_multipart_body_without_its_boundary_is_400(door, org):
     headers = {"Content-Type": "multipart/form-data"}
     reply = door.post(url(org), b"--x\r\n", headers=headers, status=400)
@@ -454,7 +502,10 @@ def test_a_ten_thousand_row_export_is_read_whole(door, org):
     people = [(f"Member {i}", 40_000_000 + i, "Yes", 0) for i in range(10_000)]
     data = meetup_csv(people)
     assert len(data) > 500 * 1024  # past bottle's default in-memory limit for a form part
-    assert post(door, org, data, "big.csv").json["import"]["added"] == 10_000
+    report = post(door, org, data, "big.csv").json["import"]
+    assert report["added"] == 10_000
+    named = sorted((f"Member {i}" for i in range(10_000)), key=str.casefold)[:50]
+    assert report["names"] == {"added": named, "updated": [], "cancelled": []}  # the first 50 of each
 
 
 def test_a_hundred_thousand_rows_is_refused_whole(door, org):
@@ -522,6 +573,32 @@ def test_the_command_line_says_what_is_wrong(tmp_path, config, org, capsys):
     assert "slug" in str(cli(tmp_path, config, capsys, photo, "--org", "nobody", "--meetup", "x")[0])
     assert "UUID" in str(cli(tmp_path, config, capsys, photo, "--org", "night-owls", "--meetup", "x")[0])
     assert "--date" in str(cli(tmp_path, config, capsys, photo, "--org", "night-owls", "--name", "x")[0])
+
+
+def test_the_command_line_takes_an_event_url_as_the_api_does(tmp_path, config, org, door, capsys):
+    """--platform-url: an event of the configured platform (here the demo community) names and dates the
+    meetup and is stored normalised, as the API's platform_url; any other address fills nothing in."""
+    path = tmp_path / "attendees.csv"
+    path.write_bytes(meetup_csv())
+    typed = "https://demo.door.invalid/+night-owls/tech-conference/?ref=mail"
+    event = post(door, org, meetup_csv(), "a.csv", preview=True, name=None, date=None, platform_url=typed)
+    new = [path, "--org", "night-owls"]
+    status, out = cli(tmp_path, config, capsys, *new, "--platform-url", typed)
+    assert status == 0 and "added: 4" in out
+    [made] = door.get(f"/organizations/{org.id}/meetups/").json["meetups"]
+    assert {k: made[k] for k in ("name", "date", "platform_url")} == event.json["event"]
+    assert "already has a meetup" in cli(tmp_path, config, capsys, *new, "--platform-url", typed)[0]
+    luma = "https://lu.ma/owls-winter"
+    refused = cli(tmp_path, config, capsys, *new, "--platform-url", luma)[0]
+    assert "needs --name and --date" in refused and "--platform-url: Must be" in refused
+    own = ["--name", "Owls", "--date", "2026-11-21T19:00:00Z", "--platform-url", luma]
+    assert cli(tmp_path, config, capsys, *new, *own)[0] == 0
+    assert {m["platform_url"] for m in door.get(f"/organizations/{org.id}/meetups/").json["meetups"]} == {
+        event.json["event"]["platform_url"],
+        luma,
+    }
+    update = [*new, "--meetup", made["id"], "--platform-url", luma]
+    assert "--meetup updates a meetup" in cli(tmp_path, config, capsys, *update)[0]
 
 
 # --- two imports of one meetup at once ----------------------------------------------------------------------

@@ -17,7 +17,7 @@ from doorapp.db import get_or_404, iso, utcnow
 from doorapp.errors import ApiError, invalid, validation_error
 from doorapp.imports import Unreadable, read
 from doorapp.imports.formats import PROBLEMS
-from doorapp.imports.store import store
+from doorapp.imports.store import store, to_create
 from doorapp.models import Org
 
 COLUMNS_DOC = (
@@ -45,6 +45,15 @@ class FirstRow(TypedDict):
     guests: int
 
 
+class ImportNames(TypedDict):
+    """Who an import adds, updates (by the name it gives them) and cancels: at most 50 names of each, in
+    alphabetical order (the report's counts say how many in all)."""
+
+    added: list[str]
+    updated: list[str]
+    cancelled: list[str]
+
+
 class ImportReport(TypedDict):
     """What an import did (or, previewed, would do) to the meetup's list (docs/api.md)."""
 
@@ -53,6 +62,7 @@ class ImportReport(TypedDict):
     added: int
     updated: int
     cancelled: int
+    names: ImportNames
     unchanged: int
     problems: list[RowProblem]
     columns: dict[str, str | list[str]]
@@ -131,24 +141,12 @@ def meetup_ids():
 
 
 def new_meetup(body, preview):
-    """{name, date, platform_url} of the meetup to create, None where still unknown. An event URL of the
-    configured platform is kept normalised, and a missing name or date is read from its event (no
-    transaction is open while the platform answers); any other URL is kept as typed. A create needs a name
-    and a date (422 naming each missing one, and a URL that could have given them); a preview does not."""
-    url, missing = body.platform_url, [f for f in ("name", "date") if getattr(body, f) is None]
-    refused = []
-    if url:
-        try:
-            url = adapter().event_url(url)
-        except ApiError as error:
-            if error.code != "validation_error":
-                raise
-            refused = error.extensions["errors"]  # not the platform's: it cannot fill anything in
-    found = {"name": body.name, "date": body.date, "platform_url": url}
-    if url and missing and not refused:
-        event = adapter().event(url)
-        found["name"], found["date"] = body.name or event.title[:255], body.date or event.date
-    elif missing and not preview:
+    """{name, date, platform_url} of the meetup to create (store.to_create() with the running adapter).
+    A create needs a name and a date (422 naming each missing one, and a URL that could have given them);
+    a preview does not."""
+    found, refused = to_create(adapter(), body.name, body.date, body.platform_url)
+    missing = [f for f in ("name", "date") if found[f] is None]
+    if missing and not preview:
         required = [invalid(("body", f), "missing", "Required without an event URL.") for f in missing]
         raise validation_error([*refused, *required])
     return found

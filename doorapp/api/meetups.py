@@ -150,7 +150,7 @@ def sync(org_id, meetup_id, user, event=None):
     profiles = adapter().profiles([r.platform_user_id for r in event.rsvps])
     rsvps = [(r.platform_user_id, r.joined_at, r.waitlisted, r.guests) for r in event.rsvps]
     profiles = {i: (p.username, p.displayname, False, None) for i, p in profiles.items()}
-    plan = compare(meetup, stored(meetup, profiles), rsvps, profiles)  # before the write lock
+    plan = compare(meetup, stored(meetup, profiles), rsvps, profiles, platform=True)  # before the lock
     with write():
         take_turn(meetup)
         meetup = Meetup.open(org_id, meetup_id)

@@ -1,5 +1,6 @@
-"""`doorapp import FILE --org SLUG (--meetup ID | --name NAME --date DATE) [--preview]`: an import from a
-terminal, with the API's semantics and report (the audit log names no actor: it was the command line)."""
+"""`doorapp import FILE --org SLUG (--meetup ID | --name NAME --date DATE | --platform-url URL) [--preview]`:
+an import from a terminal, with the API's semantics and report (the audit log names no actor: it was the
+command line)."""
 
 import uuid
 from datetime import UTC, datetime
@@ -8,7 +9,7 @@ from pathlib import Path
 from doorapp.errors import ApiError
 from doorapp.imports import Unreadable, read
 from doorapp.imports.decode import MAX_BODY_FILE
-from doorapp.imports.store import store
+from doorapp.imports.store import store, to_create
 from doorapp.models import Org
 
 COUNTS = ("rows", "added", "updated", "cancelled", "unchanged", "expected", "waitlisted", "not_expected")
@@ -17,18 +18,23 @@ COUNTS = ("rows", "added", "updated", "cancelled", "unchanged", "expected", "wai
 def add_arguments(command):
     command.add_argument("file", help="the guest list: Meetup's .xls or .csv, Luma's CSV, a .csv or .xlsx")
     command.add_argument("--org", required=True, metavar="SLUG", help="the organization's slug")
-    target = command.add_mutually_exclusive_group(required=True)
-    target.add_argument("--meetup", metavar="ID", help="update this meetup from a newer file")
-    target.add_argument("--name", help="create a meetup of this name (with --date)")
+    command.add_argument("--meetup", metavar="ID", help="update this meetup from a newer file")
+    command.add_argument("--name", help="create a meetup of this name (with --date)")
     command.add_argument("--date", help="the new meetup's start, ISO 8601 (2026-11-21T19:00:00+01:00)")
+    command.add_argument(
+        "--platform-url",
+        metavar="URL",
+        help="the new meetup's event page; on the configured platform it gives the name and date",
+    )
     command.add_argument(
         "--columns", help="the name column's header, or first and last name's, comma-separated"
     )
     command.add_argument("--preview", action="store_true", help="print the report and store nothing")
 
 
-def run(config, args):
-    """Read, store (or preview), print the report; SystemExit with a sentence when it cannot."""
+def run(config, args, platform):
+    """Read, store (or preview), print the report; SystemExit with a sentence when it cannot. `platform`:
+    the configured adapter."""
     path = Path(args.file)
     if not path.is_file():
         raise SystemExit(f"No file at {path}.")
@@ -41,10 +47,12 @@ def run(config, args):
         raise SystemExit(f"No organization has the slug {args.org!r}.")
     if args.meetup and not _is_uuid(args.meetup):
         raise SystemExit(f"--meetup {args.meetup!r} is not a meetup id (a UUID, as the meetup's page shows).")
-    create = None if args.meetup else {"name": args.name, "date": _date(args.date), "platform_url": ""}
+    if args.meetup and (args.name or args.date or args.platform_url):
+        raise SystemExit("--meetup updates a meetup; --name, --date and --platform-url make a new one.")
     columns = [c for c in args.columns.split(",") if c.strip()] if args.columns else None
-    meetup_ids = (config.platform or "demo").strip().lower() == "meetup"
+    meetup_ids = platform.name == "meetup"
     try:
+        create = None if args.meetup else _create(args, platform)
         sheet = read(path.read_bytes(), columns)
         meetup, report = store(
             org.id,
@@ -69,9 +77,20 @@ def _is_uuid(text):
         return False
 
 
+def _create(args, platform):
+    """{name, date, platform_url} of the meetup to make, as the API's create makes it (store.to_create())."""
+    date = _date(args.date) if args.date else None
+    found, refused = to_create(platform, args.name, date, args.platform_url)
+    if found["name"] is None or found["date"] is None:
+        why = f" (--platform-url: {refused[0]['msg']})" if refused else ""
+        raise SystemExit(
+            "A new meetup needs --name and --date (ISO 8601, such as 2026-11-21T19:00:00+01:00), unless "
+            f"--platform-url names an event of the configured platform, which gives them{why}."
+        )
+    return {**found, "platform_url": found["platform_url"] or ""}
+
+
 def _date(text):
-    if not text:
-        raise SystemExit("A new meetup needs --date (ISO 8601, such as 2026-11-21T19:00:00+01:00).")
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:

@@ -9,10 +9,11 @@ from doorapp.db import write
 from doorapp.errors import ApiError
 from doorapp.imports import as_rsvps, tally
 from doorapp.models import AuditType, Meetup, audit
-from doorapp.models.sync import apply, compare, foreseen, stored, take_turn
+from doorapp.models.sync import apply, compare, current, foreseen, named, stored, take_turn
 
 MAX_PROBLEMS = 200  # listed in a report; past them, one line says how many more
 SAMPLE = 10  # the first rows a preview shows
+NAMED = 50  # the names a report gives of those added, of those updated and of those cancelled
 
 
 def store(org_id, sheet, user, filename, meetup_ids, meetup_id=None, create=None, preview=False):
@@ -26,18 +27,39 @@ def store(org_id, sheet, user, filename, meetup_ids, meetup_id=None, create=None
     rsvps, profiles = as_rsvps(sheet, meetup_ids, org_id)
     plan = compare(target, stored(target, profiles), rsvps, profiles)  # before the write lock is taken
     if preview:
-        return None, report_of(sheet, foreseen(plan))
+        return None, report_of(sheet, foreseen(plan), named(plan, NAMED))
     with write():
         if create:
             meetup = _created(org_id, target.id, create, user)
         else:
             take_turn(target)
             meetup = Meetup.open(org_id, meetup_id)
-        report = report_of(sheet, apply(meetup, plan))
+        plan = current(meetup, plan)
+        report = report_of(sheet, apply(meetup, plan), named(plan, NAMED))
         counts = {k: report[k] for k in ("format", "rows", "added", "updated", "cancelled", "unchanged")}
         details = {**counts, "problems": len(sheet.problems)}
         audit.record(AuditType.MEETUP_IMPORTED, user, org=org_id, meetup=meetup, file=filename, **details)
     return Meetup.get_by_id(meetup.id), report
+
+
+def to_create(platform, name, date, url):
+    """({name, date, platform_url} of a meetup to make from a file, None where still unknown; the errors
+    of a URL the `platform` adapter refused). An event URL of the platform is kept normalised, and a
+    missing name or date is read from its event (call it with no transaction open); any other URL is kept
+    as typed and fills nothing in."""
+    refused = []
+    if url:
+        try:
+            url = platform.event_url(url)
+        except ApiError as error:
+            if error.code != "validation_error":
+                raise
+            refused = error.extensions["errors"]
+    found = {"name": name, "date": date, "platform_url": url}
+    if url and not refused and (name is None or date is None):
+        event = platform.event(url)
+        found["name"], found["date"] = name or event.title[:255], date or event.date
+    return found, refused
 
 
 def _refuse_duplicate(org_id, url):
@@ -55,10 +77,10 @@ def _created(org_id, meetup_id, create, user):
     return meetup
 
 
-def report_of(sheet, counts):
-    """The import's report (docs/api.md, "Guest lists from files"), with what a preview shows besides: the
-    columns used (and the other name columns there were), how many rows are expected, waitlisted and not
-    expected, the first rows."""
+def report_of(sheet, counts, names):
+    """The import's report (docs/api.md, "Guest lists from files"): its counts and `names` (named()), with
+    what a preview shows besides: the columns used (and the other name columns there were), how many rows
+    are expected, waitlisted and not expected, the first rows."""
     added, updated, cancelled = counts["inserted"], counts["updated"], counts["cancelled"]
     problems = sheet.problems[:MAX_PROBLEMS]
     if len(sheet.problems) > MAX_PROBLEMS:
@@ -70,6 +92,7 @@ def report_of(sheet, counts):
         "added": added,
         "updated": updated,
         "cancelled": cancelled,
+        "names": names,
         "unchanged": max(0, len(sheet.entries) - added - updated - cancelled),
         "problems": problems,
         "columns": sheet.columns,

@@ -144,8 +144,8 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def states(cls, meetup_id):
-        """The query of (platform_user_id, cancelled_rsvp, is_walkin, waitlisted, guests_count, username,
-        displayname) of everyone on the meetup's list."""
+        """The query of (platform_user_id, cancelled_rsvp, is_walkin, waitlisted, guests_count, is_local,
+        username, displayname) of everyone on the meetup's list."""
         return (
             cls.select(
                 cls.guest,
@@ -153,6 +153,7 @@ class MeetupGuest(BaseModel):
                 cls.is_walkin,
                 cls.waitlisted,
                 cls.guests_count,
+                Guest.is_local,
                 Guest.username,
                 Guest.displayname,
             )

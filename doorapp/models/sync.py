@@ -1,6 +1,7 @@
 """A meetup's list brought in line with a list of RSVPs from outside: a platform's (POST .../sync) or a
 file's (an import). The same semantics for both: new RSVPs added, guests created or renamed, RSVPs gone
-marked cancelled (walk-ins never are), a returning RSVP un-cancelled, waitlist marks and guest counts
+marked cancelled (walk-ins never are, and a sync never cancels a guest who is not the platform's: one let
+in by name, a file's row of another source), a returning RSVP un-cancelled, waitlist marks and guest counts
 updated, check-in state never touched.
 
 Both compare before the write lock is taken: stored() reads the list with its guests' names in one query
@@ -13,6 +14,7 @@ take_turn() makes them one after the other). Every UPDATE names the state it cha
 walk-in added meanwhile is never cancelled."""
 
 from dataclasses import dataclass, field
+from heapq import nsmallest
 
 from doorapp.db import db, in_chunks, queue_on, run_prepared, utcnow
 from doorapp.models.guests import Guest
@@ -23,7 +25,7 @@ from doorapp.models.meetups import Meetup
 @dataclass
 class Stored:
     stamp: object  # the meetup's last_synced_at when the list was read
-    entries: dict  # {guest id: (cancelled, walk-in, waitlisted, guests)} of the meetup's list
+    entries: dict  # {guest id: (cancelled, walk-in, waitlisted, guests, local)} of the meetup's list
     names: dict  # {guest id: (username, displayname)} of the known guests among those read
 
 
@@ -31,7 +33,7 @@ def stored(meetup, ids):
     """What is stored of `meetup`'s list (a Meetup as read, or one not created yet) and of the guests
     `ids`: the list with its guests' names in one query, then the names of those of `ids` not on it."""
     rows = db.execute_sql(*MeetupGuest.states(meetup.id).sql()).fetchall()
-    entries, names = {row[0]: row[1:5] for row in rows}, {row[0]: row[5:] for row in rows}
+    entries, names = {row[0]: row[1:6] for row in rows}, {row[0]: row[6:] for row in rows}
     newcomers = sorted(set(ids) - entries.keys())
     for sql, params in _each(Guest.names_of, newcomers):
         names.update((i, (username, name)) for i, username, name in db.execute_sql(sql, params))
@@ -40,21 +42,25 @@ def stored(meetup, ids):
 
 @dataclass
 class Plan:
-    """What compare() found (its counts), and the statements that write it."""
+    """What compare() found (its counts, and who), and the statements that write it."""
 
-    rsvps: tuple  # what was compared, to compare again (apply)
+    rsvps: tuple  # what was compared, to compare again (current)
     profiles: dict
-    stamp: object  # Stored.stamp
+    known: Stored  # what it was compared with
+    platform: bool  # compare()'s
     counts: dict  # listed (entries when read), skipped, added, updated, gone
     renamed: list  # known guests whose names change
+    who: dict  # {added, updated, cancelled: [guest id]}
     statements: dict = field(default_factory=dict)  # what: [(sql, params)]
 
 
-def compare(meetup, known, rsvps, profiles):
+def compare(meetup, known, rsvps, profiles, platform=False):
     """The Plan that brings the list `known` (stored()) in line with `rsvps` [(guest id, rsvp time or
     None, waitlisted, guests)] and their `profiles` {guest id: (username, displayname, is_local, org id)}.
     An RSVP without a profile is skipped: neither added nor cancelled. A username None keeps the stored
-    one (a file says nothing of it); is_local and the org count only for a guest not known yet."""
+    one (a file says nothing of it); is_local and the org count only for a guest not known yet. When the
+    RSVPs are the `platform`'s (a sync), only its guests can be gone: local guests are never cancelled
+    (a file's, by contrast, covers the whole list)."""
     now, entries, names = utcnow(), known.entries, known.names
     guests, renamed, orgs = [], [], {None: None}  # orgs: {org id: as sent}
     for i, (username, displayname, local, org) in profiles.items():
@@ -81,8 +87,12 @@ def compare(meetup, known, rsvps, profiles):
             back.append(i)
         if (state[2], state[3]) != (waitlisted, count):  # listed already: its details, profile or not
             details.setdefault((waitlisted, count), []).append(i)
-    on_platform = {r[0] for r in rsvps}
-    gone = [i for i, state in entries.items() if not state[0] and not state[1] and i not in on_platform]
+    sent = {r[0] for r in rsvps}
+    gone = [
+        i
+        for i, (cancelled, walkin, _, _, local) in entries.items()
+        if not cancelled and not walkin and i not in sent and not (platform and local)
+    ]
     updated = {*back, *(i for i in renamed if i in entries), *(i for ids in details.values() for i in ids)}
     statements = {
         "guests": in_chunks(Guest.upsert, guests),
@@ -99,7 +109,19 @@ def compare(meetup, known, rsvps, profiles):
     }
     counts = {"listed": len(entries), "skipped": skipped, "added": len(adds)}
     counts.update(updated=len(updated), gone=len(gone))
-    return Plan(rsvps, profiles, known.stamp, counts, renamed, statements)
+    who = {"added": [row[1] for row in adds], "updated": [*updated], "cancelled": gone}
+    return Plan(rsvps, profiles, known, platform, counts, renamed, who, statements)
+
+
+def named(plan, limit):
+    """{added, updated, cancelled}: the names of those the plan adds, updates (by their new name) and
+    cancels, at most `limit` of each, in alphabetical order."""
+
+    def name(i):
+        username, displayname = (plan.profiles.get(i) or plan.known.names.get(i) or ("", ""))[:2]
+        return displayname or username or ""
+
+    return {what: nsmallest(limit, map(name, ids), key=str.casefold) for what, ids in plan.who.items()}
 
 
 NEW = (False, False, False)  # a new entry's cancelled_rsvp, is_walkin, has_arrived (MeetupGuest.add_rsvps)
@@ -117,11 +139,18 @@ def take_turn(meetup):
     queue_on(f"meetup list {meetup.id}")
 
 
+def current(meetup, plan):
+    """The plan, compared again when another sync or import of the meetup committed since it was made (its
+    last_synced_at moved); inside the write transaction, `meetup` read again in it."""
+    if meetup.last_synced_at == plan.known.stamp:
+        return plan
+    return compare(meetup, stored(meetup, plan.profiles), plan.rsvps, plan.profiles, plan.platform)
+
+
 def apply(meetup, plan):
-    """Run the plan's writes inside the caller's write transaction, `meetup` read again in it (compared
-    again first when another sync or import of it came in between); the counts."""
-    if meetup.last_synced_at != plan.stamp:
-        plan = compare(meetup, stored(meetup, plan.profiles), plan.rsvps, plan.profiles)
+    """Run the plan's writes inside the caller's write transaction, `meetup` read again in it (current()
+    first); the counts."""
+    plan = current(meetup, plan)
     run_prepared(plan.statements["guests"])
     guests_renamed(plan.renamed)  # their names change on other meetups' lists too, in any org
     inserted = run_prepared(plan.statements["rsvps"])

@@ -120,9 +120,9 @@ def test_a_meetup_export_makes_the_door_and_the_next_days_file_updates_it(
     expect(page.locator("#door-results > li", has_text="Ana García")).to_contain_text("#1")
     assert listed(meetup.id)["Ana García"] == (False, 1, True)
 
-    # the next day's file: Ana brings two now, Priya answered No, Lars is new
+    # the next day's file: Ana brings two now, Priya answered No, Lars is new (with markup in his name)
     newer = [("Ana García", 12537919, "Yes", 2), *PEOPLE[1:4], ("Priya Raman", 20000005, "No", 2)]
-    newer.append(("Lars Berg", 20000006, "Yes", 0))
+    newer.append(("Lars <b>Berg</b>", 20000006, "Yes", 0))
     if viewport == PHONE:
         page.get_by_role("button", name=words["actions"]).click()
     page.get_by_role("button", name=words["update"]).click()
@@ -133,6 +133,13 @@ def test_a_meetup_export_makes_the_door_and_the_next_days_file_updates_it(
     expect(tile(dialog, "added")).to_have_text("1")
     expect(tile(dialog, "cancelled")).to_have_text("1")
     expect(tile(dialog, "updated")).to_have_text("1")
+    who = dialog.locator(".who-lists")  # who, by name
+    expect(who.locator("[data-who='added'] li")).to_have_text(["Lars <b>Berg</b>"])  # text, never markup
+    expect(who.locator("[data-who='cancelled'] li")).to_have_text(["Priya Raman"])
+    expect(who.locator("[data-who='updated'] li")).to_have_text(["Ana García"])
+    expect(who.locator("b")).to_have_count(0)
+    added = "To add:" if locale == "en-US" else "Se añaden:"
+    expect(who.locator("[data-who='added'] p")).to_have_text(added)
     screenshot(page, f"import-update-{locale}")
     if locale == "es-ES":
         no_english(page, FILE_WORDS)
@@ -144,7 +151,7 @@ def test_a_meetup_export_makes_the_door_and_the_next_days_file_updates_it(
         "Tomás O'Neill, Jr.": (False, 0, False),
         '=HYPERLINK("http://x")': (False, 0, False),
         "Priya Raman": (True, 2, False),
-        "Lars Berg": (False, 0, False),
+        "Lars <b>Berg</b>": (False, 0, False),
     }
     assert Guest.select().count() == 5
 

@@ -89,6 +89,7 @@ def test_a_401_later_deletes_the_token_and_shows_sign_in(browser, make_user, org
     sam = make_user("sam", org=org)
     page = browser.page(token=token_for(sam))
     expect(page.get_by_role("heading", name="Meetups of Night Owls")).to_be_visible()
+    page.wait_for_load_state("networkidle")  # the list is read after its heading shows: let it arrive first
     sam.delete_instance(recursive=True)  # the token is now of nobody: the next request is 401
     page.get_by_role("link", name="Bans").click()
     expect(page.get_by_role("button", name="Sign in")).to_be_visible()

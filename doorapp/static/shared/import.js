@@ -85,7 +85,19 @@ function columnsLine(report, onColumns) {
     h("label", { class: "inline" }, t("import.pickColumns"), select));
 }
 
-// The preview of an import: the format recognised, the columns used, the counts, the first rows, every problem.
+// Who an update adds, cancels and updates, by name (the server sends at most 50 of each; the count says the rest).
+function whoLists(report) {
+  const lists = ["added", "cancelled", "updated"].filter((key) => report.names[key].length).map((key) => {
+    const more = report[key] - report.names[key].length;
+    return h("div", { class: "who-list", dataset: { who: key } }, h("p", { class: "hint" }, t(`import.who.${key}`)),
+      h("ul", {}, report.names[key].map((name) => h("li", {}, name))),
+      more > 0 ? h("p", { class: "hint" }, t("import.whoMore", { count: more })) : null);
+  });
+  return lists.length ? h("div", { class: "who-lists" }, lists) : null;
+}
+
+// The preview of an import: the format recognised, the columns used, the counts (an update's with who), the first
+// rows, every problem.
 export function reportView(report, { update = false, onColumns } = {}) {
   const counts = update
     ? [["added", report.added, "ok"], ["cancelled", report.cancelled, "danger"], ["updated", report.updated], ["unchanged", report.unchanged]]
@@ -99,6 +111,7 @@ export function reportView(report, { update = false, onColumns } = {}) {
       " ", t("import.rows", { count: report.rows })),
     columnsLine(report, onColumns),
     tiles(counts),
+    update ? whoLists(report) : null,
     update ? tiles([["expected", report.expected], ["waitlisted", report.waitlisted], ["not_expected", report.not_expected]]) : null,
     report.first_rows.length ? h("div", { class: "table-scroll" }, h("p", { class: "hint" }, t("import.firstRows")), rows) : null,
     report.problems.length
