@@ -116,6 +116,16 @@ def m0010_signing_key():
     db.create_tables([SigningKey])
 
 
+def m0011_cancelled_meetups():
+    """A meetup an admin cancelled (it did not take place): when, and why."""
+    add_columns(Meetup, "cancelled_at", "cancel_reason")
+
+
+def m0012_org_time_zone():
+    """An organization's time zone, for the times of files made for people (none: the server's)."""
+    add_columns(Org, "time_zone")
+
+
 MIGRATIONS = [
     m0001_initial,
     m0002_door_list_order,
@@ -127,6 +137,8 @@ MIGRATIONS = [
     m0008_local_guests_org,
     m0009_meetups_from_files,
     m0010_signing_key,
+    m0011_cancelled_meetups,
+    m0012_org_time_zone,
 ]
 
 

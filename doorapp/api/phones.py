@@ -1,7 +1,11 @@
 """How phones on the venue network join: the address to open and a QR code of it (admins)."""
 
 import ipaddress
+import shlex
+import shutil
 import socket
+import sys
+from pathlib import Path
 from typing import TypedDict
 
 import segno
@@ -9,7 +13,7 @@ from bottle import request
 
 from doorapp.access import any_org_admin
 from doorapp.api import endpoint, settings
-from doorapp.paths import PROG
+from doorapp.paths import FROZEN, PROG, default_data_dir
 
 EVERY_ADDRESS = ("0.0.0.0", "::", "")
 # A documentation address (RFC 5737, TEST-NET-2) that no network uses: connecting a UDP socket to it only
@@ -64,16 +68,43 @@ def only_this_computer(host):
         return False  # a name
 
 
-def phone_access(host, port, public_url):
+def launcher(given=None):
+    """How this Door was started, as a command to type again: `given` (./dev passes "./dev serve"), the
+    one-file door as it was typed or clicked, `python -m doorapp`, or the doorapp script (by name when
+    PATH finds that very one, else by its path)."""
+    if given:
+        return given
+    program = sys.argv[0]
+    if not FROZEN and Path(program).name == "__main__.py":
+        return f"{shlex.quote(sys.executable)} -m doorapp serve"
+    found = shutil.which(Path(program).name)
+    if not FROZEN and found and Path(found).resolve() == Path(program).resolve():
+        program = Path(program).name
+    return f"{shlex.quote(program)} serve"
+
+
+def lan_command(started, port, data_dir):
+    """The command that starts this Door again open to the venue network: the same launcher (`started`),
+    port and data folder."""
+    command = f"{started} --host 0.0.0.0"
+    if int(port) != 8080:
+        command += f" --port {port}"
+    if Path(data_dir).resolve() != default_data_dir().resolve():
+        command += f" --data-dir {shlex.quote(str(data_dir))}"
+    return command
+
+
+def phone_access(host, port, public_url, command=None):
     """How phones reach a Door listening on host:port: {listening, urls, open_to_lan}. `urls` holds
     DOOR_PUBLIC_URL when set (a reverse proxy's address), else the address Door listens on (for 0.0.0.0:
     this computer's address on its network). It is empty when only this computer can open Door, and then
-    `open_to_lan` says how to change that."""
+    `open_to_lan` says how to change that: `command` (lan_command), else the plain one."""
     urls, open_to_lan = [], None
     if public_url:
         urls = [public_url]
     elif only_this_computer(host):
-        open_to_lan = {"command": f"{PROG} serve --host 0.0.0.0", "setting": "DOOR_HOST=0.0.0.0"}
+        command = command or f"{PROG} serve --host 0.0.0.0"
+        open_to_lan = {"command": command, "setting": "DOOR_HOST=0.0.0.0"}
     else:
         address = lan_address() if host in EVERY_ADDRESS else host
         if address:
@@ -89,8 +120,10 @@ def qr_code(text):
 
 @endpoint("GET", "/phones", auth=any_org_admin, answer=Phones)
 def get_phone_access():
-    """Where phones on the venue network open Door, each address with a QR code to scan."""
+    """Where phones on the venue network open Door, each address with a QR code to scan; or, when only
+    this computer can open it, the command that starts this same Door (launcher, port, data folder) open
+    to the network."""
     config = settings()
     port = int(request.environ.get("SERVER_PORT") or config.port)  # the port really bound (0 picks one)
-    access = phone_access(config.host, port, config.public_url)
+    access = phone_access(config.host, port, config.public_url, request.app.config.get("door.lan_command"))
     return Phones(**{**access, "urls": [PhoneUrl(url=url, qr_svg=qr_code(url)) for url in access["urls"]]})
