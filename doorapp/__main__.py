@@ -67,6 +67,7 @@ def parser():
         metavar="N",
         help="serve the port from N processes (default 1; more use more cores; not Windows)",
     )
+    serve.add_argument("--launcher", help=argparse.SUPPRESS)  # ./dev's "./dev serve", for the Phones screen
     serve.add_argument(
         "--browser",
         action=argparse.BooleanOptionalAction,
@@ -188,7 +189,7 @@ def serve(config, args):
         chore.start()
     stop_on_signals(stop if args.workers == 1 else None)  # the workers' parent waits in os.wait()
     try:
-        welcome(app, config, server, args.browser)
+        welcome(app, config, server, args)
         run(server, stop) if args.workers == 1 else run_workers(config, server, args.workers)
     except KeyboardInterrupt:
         pass
@@ -285,9 +286,10 @@ def stop_on_signals(stopping=None):
         signal.signal(getattr(signal, name), stop)
 
 
-def welcome(app, config, server, browser):
+def welcome(app, config, server, args):
     """Print what to open (and the setup code on an empty database); open the browser when asked."""
     from doorapp.api import phone_access
+    from doorapp.api.phones import lan_command, launcher
     from doorapp.api.setup import SHARED, issue_setup_code
 
     host, port = server.getsockname()[:2]
@@ -308,10 +310,11 @@ def welcome(app, config, server, browser):
     elif code:
         print(f"Setup code: {code}", flush=True)
         print("Open the address below and enter the setup code to create the first site admin.", flush=True)
-    print(phones_line(phone_access(config.host, port, config.public_url)), flush=True)
+    command = app.config["door.lan_command"] = lan_command(launcher(args.launcher), port, config.data_dir)
+    print(phones_line(phone_access(config.host, port, config.public_url, command)), flush=True)
     # Last, so whoever reads the output (a person, a test) has everything above once this line is there.
     print(f"Door is running at {url}  (Ctrl-C stops it)", flush=True)
-    if browser and has_desktop():
+    if args.browser and has_desktop():
         # The code rides in the fragment, which the browser never sends: a double-clicked Door with no
         # terminal to read the code from still lands on a filled-in setup form.
         opened = f"{url}#/setup/{code}" if code else url

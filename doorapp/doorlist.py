@@ -13,15 +13,17 @@ import threading
 from bottle import response
 
 from doorapp.api.shapes import Counts, DoorList, ListState, meetup_guest_json
-from doorapp.db import db, iso
+from doorapp.db import db, iso, utcnow
 from doorapp.models import MeetupGuest
 
 # (database, meetup id) -> (ETag, JSON, gzipped JSON) of the door list last rendered.
 _rendered = {}
 _rendering = threading.Lock()  # a changed list is rendered by one thread while the others wait for it
-# (database, meetup id) -> (the org's door lists version, {guest id: history}): the list's history
-# (MeetupGuest.history) is of earlier meetups, so a check-in here leaves it alone; bans, excuses and links in
-# the org move the version on. A rendering looks up only the guests it has not seen (a walk-in: one row).
+# (database, meetup id) -> ((the org's door lists version, the hour), {guest id: history}): the list's
+# history (MeetupGuest.history) is of earlier meetups, so a check-in here leaves it alone; bans, excuses,
+# links, finalizing and cancelling in the org move the version on, and the hour brings in meetups whose
+# date has passed (only meetups that are over count no-shows). A rendering looks up only the guests it has
+# not seen (a walk-in: one row).
 _histories = {}
 KEPT = 32  # lists kept in each cache; past it, a cache starts again
 
@@ -85,7 +87,9 @@ def render(meetup):
 
 def _history(meetup, guest_ids):
     """{guest id: history} of the list's guests (see _histories); called under _rendering."""
-    key, version = (db.database, str(meetup.id)), meetup.list_version[1]
+    # An earlier meetup becomes over when its date passes, which moves no version: the hour is part of it
+    hour = utcnow().replace(minute=0, second=0, microsecond=0)
+    key, version = (db.database, str(meetup.id)), (meetup.list_version[1], hour)
     seen_version, known = _histories.get(key, (None, {}))
     if seen_version != version:
         known = {}

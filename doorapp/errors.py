@@ -52,6 +52,8 @@ CODES = {
     "already_set_up": 409,
     "not_a_no_show": 409,
     "already_excused": 409,
+    "meetup_cancelled": 409,
+    "meetup_has_arrivals": 409,
     "meetup_not_started": 409,
     "request_timeout": 408,
     "body_too_large": 413,

@@ -37,10 +37,10 @@ def cell(value):
     return value
 
 
-def csv_file(name, header, rows):
+def csv_file(name, header, rows, separator=","):
     """The CSV text of `rows` (sequences in `header`'s order), sent as the download `name`.csv."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
+    writer = csv.writer(out, delimiter=separator, lineterminator="\r\n")
     writer.writerow(header)
     writer.writerows([cell(value) for value in row] for row in rows)
     safe = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "export"

@@ -127,7 +127,17 @@ def m0010_signing_key():
     db.create_tables([SigningKey])
 
 
-def m0011_door_passes():
+def m0011_cancelled_meetups():
+    """A meetup an admin cancelled (it did not take place): when, and why."""
+    add_columns(Meetup, "cancelled_at", "cancel_reason")
+
+
+def m0012_org_time_zone():
+    """An organization's time zone, for the times of files made for people (none: the server's)."""
+    add_columns(Org, "time_zone")
+
+
+def m0013_door_passes():
     """Door passes: phones that work one org's door without an account, and what they did (the check-ins
     and events they made name them)."""
     db.create_tables([DoorPass])
@@ -147,7 +157,9 @@ MIGRATIONS = [
     m0008_local_guests_org,
     m0009_meetups_from_files,
     m0010_signing_key,
-    m0011_door_passes,
+    m0011_cancelled_meetups,
+    m0012_org_time_zone,
+    m0013_door_passes,
 ]
 
 

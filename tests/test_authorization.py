@@ -48,6 +48,9 @@ SPEC_ROLES = {
     ("GET", "/organizations/<org_id>/meetups/<meetup_id>/guests"): "door",
     ("PATCH", "/organizations/<org_id>/meetups/<meetup_id>/finalize"): "org_admin",
     ("PATCH", "/organizations/<org_id>/meetups/<meetup_id>/unfinalize"): "org_admin",
+    ("PATCH", "/organizations/<org_id>/meetups/<meetup_id>/cancel"): "org_admin",
+    ("PATCH", "/organizations/<org_id>/settings"): "org_admin",
+    ("DELETE", "/organizations/<org_id>/meetups/<meetup_id>"): "org_admin",
     (
         "POST",
         "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>/add-walkin",

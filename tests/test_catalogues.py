@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from doorapp.api.events import PEOPLE_COLUMNS as EVENT_COLUMNS
 from doorapp.api.imports import ImportNames
+from doorapp.api.meetups import PEOPLE_COLUMNS
 from doorapp.errors import CODES
 from doorapp.imports.decode import FOUND
 from doorapp.imports.formats import FORMATS, PROBLEMS, STATUSES
@@ -36,6 +38,8 @@ BUILT_FROM = {
     "import.who": set(ImportNames.__annotations__),
     # the detail keys each audit type declares (a detail an older version wrote shows as it comes)
     "detail": {key for event in EVENTS.values() for key in event.details},
+    # a CSV made for people (doorapp/spreadsheet.py): its column names and its word for yes
+    "csv": {*PEOPLE_COLUMNS, *EVENT_COLUMNS, "yes"},
 }
 
 

@@ -67,6 +67,9 @@ def test_a_meetup_takes_name_and_date_from_the_platform(door, staff, org, fake):
         "finalized_at": None,
         "created_at": reply["created_at"],
         "last_synced_at": reply["last_synced_at"],
+        "is_over": False,  # dated in the coming weeks
+        "cancelled_at": None,
+        "cancel_reason": None,
         "counts": {"rsvps": 0, "cancelled": 0, "walkins": 0, "arrived": 0},
         "sync_error": None,
     }

@@ -10,7 +10,7 @@ def test_site_admin_creates_lists_and_edits_organizations(admin, root):
     created = admin.post_json(
         "/organizations/", {"name": "Night Owls", "slug": "night-owls"}, status=201
     ).json
-    assert set(created) == {"id", "name", "slug", "created_at"}
+    assert set(created) == {"id", "name", "slug", "created_at", "time_zone"}
     admin.post_json("/organizations/", {"name": "Early Birds", "slug": "early-birds"}, status=201)
     listed = admin.get("/organizations/").json
     assert listed["total"] == 2 and [o["name"] for o in listed["organizations"]] == [

@@ -1,18 +1,26 @@
 """How phones join (issue 9, item 6): the address `serve` prints and GET /phones answers, with its QR code.
 Over real `doorapp serve` processes: what is printed and what the running server says must agree."""
 
+import os
 import socket
 import subprocess
+import sys
+from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
 import requests
 from helpers import DOORAPP, PASSWORD, door_env, served
 
-OPEN_TO_LAN = (
-    "Only this computer can open Door. To let phones on the venue network in, start it with "
-    "`doorapp serve --host 0.0.0.0` (or set DOOR_HOST=0.0.0.0)."
-)
+ROOT = Path(__file__).resolve().parents[1]
+VENV_BIN = str(Path(DOORAPP).parent)
+
+
+def open_to_lan(command):
+    return (
+        "Only this computer can open Door. To let phones on the venue network in, start it with "
+        f"`{command}` (or set DOOR_HOST=0.0.0.0)."
+    )
 
 
 def phones_seen_by_an_admin(door):
@@ -43,15 +51,54 @@ def is_this_computers(address):
 
 
 def test_on_localhost_serve_and_the_phones_screen_say_how_to_let_phones_in(tmp_path):
-    with served(DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path) as door:
-        assert phones_line(door) == OPEN_TO_LAN
+    """The command names this Door's own port and data folder, and doorapp by name where PATH finds it."""
+    path = f"{VENV_BIN}{os.pathsep}{os.environ.get('PATH', '')}"
+    with served(DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path, env={"PATH": path}) as door:
+        port = int(urlsplit(door.url).port)
+        command = f"doorapp serve --host 0.0.0.0 --port {port} --data-dir {tmp_path}"
+        assert phones_line(door) == open_to_lan(command)
         seen = phones_seen_by_an_admin(door)
         assert seen == {
-            "listening": {"host": "127.0.0.1", "port": int(urlsplit(door.url).port)},
+            "listening": {"host": "127.0.0.1", "port": port},
             "urls": [],
-            "open_to_lan": {"command": "doorapp serve --host 0.0.0.0", "setting": "DOOR_HOST=0.0.0.0"},
+            "open_to_lan": {"command": command, "setting": "DOOR_HOST=0.0.0.0"},
         }
         assert door.stop() == 0
+
+
+def test_the_command_is_the_launcher_that_started_this_door(tmp_path):
+    """./dev serve says ./dev serve (its doorapp is not on a ./dev user's PATH); python -m doorapp says that;
+    a doorapp that PATH would not find is named by its path; the default port is left out."""
+    data = tmp_path / "my data"
+    dev_env = {"PATH": os.environ.get("PATH", "").replace(VENV_BIN + os.pathsep, "")}
+    with served(ROOT / "dev", "serve", "--port", "0", "--data-dir", data, env=dev_env) as door:
+        port = int(urlsplit(door.url).port)
+        command = f"./dev serve --host 0.0.0.0 --port {port} --data-dir '{data}'"
+        assert phones_line(door) == open_to_lan(command)
+        assert phones_seen_by_an_admin(door)["open_to_lan"]["command"] == command
+        assert door.stop() == 0
+    with served(sys.executable, "-m", "doorapp", "serve", "--port", "0", "--data-dir", tmp_path) as door:
+        port = int(urlsplit(door.url).port)
+        assert f"`{sys.executable} -m doorapp serve --host 0.0.0.0 --port {port} --data-dir" in phones_line(
+            door
+        )
+        assert door.stop() == 0
+    free = free_port(8080)
+    bare = {"PATH": "/usr/bin:/bin"}
+    with served(DOORAPP, "serve", "--port", free, "--data-dir", tmp_path, env=bare) as door:
+        expected = f"{DOORAPP} serve --host 0.0.0.0" + ("" if free == 8080 else f" --port {free}")
+        assert phones_line(door) == open_to_lan(f"{expected} --data-dir {tmp_path}")
+        assert door.stop() == 0
+
+
+def free_port(wanted):
+    """`wanted` when nothing listens on it here, else any free port."""
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", wanted))
+        except OSError:
+            probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def test_on_every_address_serve_prints_this_computers_lan_address_and_the_screen_shows_the_same(tmp_path):

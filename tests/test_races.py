@@ -556,6 +556,30 @@ def test_any_other_error_is_not_run_again():
     assert len(tries) == 1
 
 
+def test_a_cancel_racing_check_ins_either_closes_an_empty_door_or_is_refused(door, root):
+    """Issue 24: a meetup is cancelled only while nobody is in; its UPDATE and a check-in's take the same
+    row, so either the cancel lands first (every check-in after it 409 meetup_cancelled, nobody in) or a
+    check-in does (the cancel 409 meetup_has_arrivals, the meetup open)."""
+    base, guests = social_meetup(door, root, 19)
+    s = door.sessions(20)
+    replies = at_once(
+        20,
+        lambda i: (
+            s[i].patch(f"{base}/cancel", json={"reason": "storm"}, headers=root, timeout=30)
+            if i == 10
+            else s[i].post(f"{base}/guests/{guests[i - (i > 10)]}/checkin", json={}, headers=root, timeout=30)
+        ),
+    )
+    doors = replies[:10] + replies[11:]
+    assert set(statuses(doors)) <= {200, 409} and codes(doors, 409) <= {"meetup_cancelled"}
+    listed = requests.get(f"{base}/guests", headers=root, timeout=30).json()
+    meetup = requests.get(base, headers=root, timeout=30).json()
+    won, arrived = replies[10].status_code == 200, sum(r.status_code == 200 for r in doors)
+    assert won == (arrived == 0)  # the cancel lands exactly when no check-in did before it
+    assert won or replies[10].json()["code"] == "meetup_has_arrivals"
+    assert (listed["counts"]["arrived"], meetup["cancelled_at"] is not None) == (arrived, won)
+
+
 # --- door passes (issue 23) -----------------------------------------------------------------------------
 
 

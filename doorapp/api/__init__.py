@@ -227,21 +227,28 @@ def only_this_computer(host):
         return False  # a name
 
 
-def phone_access(host, port, public_url):
+def phone_access(host, port, public_url, command=None):
     """How phones reach a Door listening on host:port: {listening, urls, open_to_lan}. `urls` holds
     DOOR_PUBLIC_URL when set (a reverse proxy's address), else the address Door listens on (for 0.0.0.0:
     this computer's address on its network). It is empty when only this computer can open Door, and then
-    `open_to_lan` says how to change that."""
+    `open_to_lan` says how to change that: `command` (lan_command), else the plain one."""
     urls, open_to_lan = [], None
     if public_url:
         urls = [public_url]
     elif only_this_computer(host):
-        open_to_lan = {"command": f"{PROG} serve --host 0.0.0.0", "setting": "DOOR_HOST=0.0.0.0"}
+        command = command or f"{PROG} serve --host 0.0.0.0"
+        open_to_lan = {"command": command, "setting": "DOOR_HOST=0.0.0.0"}
     else:
         address = lan_address() if host in EVERY_ADDRESS else host
         if address:
             urls = [f"http://{f'[{address}]' if ':' in address else address}:{port}/"]
     return {"listening": {"host": host, "port": port}, "urls": urls, "open_to_lan": open_to_lan}
+
+
+def qr_code(text):
+    """A QR code of `text` as an SVG data: URI, made here with no network: black on white, with the
+    four-module quiet zone scanners need (the screen is dark)."""
+    return segno.make(text, error="m", micro=False).svg_data_uri(border=4, dark="#000", light="#fff")
 
 
 def phone_urls():
@@ -250,7 +257,7 @@ def phone_urls():
 
     config = settings()
     port = int(request.environ.get("SERVER_PORT") or config.port)
-    return phone_access(config.host, port, config.public_url)
+    return phone_access(config.host, port, config.public_url, request.app.config.get("door.lan_command"))
 
 
 def phones_address():
@@ -260,12 +267,6 @@ def phones_address():
 
     urls = phone_urls()["urls"]
     return urls[0] if urls else f"{request.urlparts.scheme}://{request.urlparts.netloc}/"
-
-
-def qr_code(text):
-    """A QR code of `text` as an SVG data: URI, made here with no network: black on white, with the
-    four-module quiet zone scanners need (the screen is dark)."""
-    return segno.make(text, error="m", micro=False).svg_data_uri(border=4, dark="#000", light="#fff")
 
 
 # --- Body fields of accounts, for /auth/ and /setup -------------------------------------------------------

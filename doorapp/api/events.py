@@ -13,6 +13,7 @@ from doorapp.bodies import moment, number
 from doorapp.db import get_or_404, iso
 from doorapp.export import CSV, csv_file
 from doorapp.models import AuditEvent, AuditType, Guest, Meetup, Org, User
+from doorapp.spreadsheet import ExportQuery, People
 
 
 @dataclass
@@ -130,6 +131,39 @@ EXPORT_COLUMNS = (
 )
 
 
+@dataclass
+class EventExportQuery(EventQuery, ExportQuery):
+    """The list's filters, and whom the file is for (spreadsheet.ExportQuery)."""
+
+
+# For people: the name, not the ids; the time local; the type, details in the chosen language
+PEOPLE_COLUMNS = (
+    "timestamp",
+    "event_type",
+    "actor",
+    "displayname",
+    "username",
+    "meetup",
+    "reason",
+    "details",
+)
+
+
+def event_line(event, meetup_names, people):
+    """An event as a line of PEOPLE_COLUMNS, from a row of AuditEvent.with_people()."""
+    details = "; ".join(f"{people.detail(key)}: {value}" for key, value in (event["details"] or {}).items())
+    return (
+        people.when(event["timestamp"]),
+        people.words.get(f"event.{event['event_type']}", event["event_type"]),
+        event["actor_username"],
+        event["guest_displayname"],
+        event["guest_username"],
+        meetup_names.get(event["meetup_id"]),
+        event["reason"],
+        details or None,
+    )
+
+
 def event_row(event, meetup_names):
     """An event as a line of EXPORT_COLUMNS, from a row of AuditEvent.with_people()."""
     meetup_id, details = event["meetup_id"], event["details"]
@@ -152,15 +186,21 @@ def event_row(event, meetup_names):
     "GET",
     "/organizations/<org_id>/events/export",
     auth=org_admin,
-    query=EventQuery,
+    query=EventExportQuery,
     produces=CSV,
     errors=("not_found",),
 )
 def export_events(org_id, query):
     """The organization's audit log with the same filters as the list, as CSV (UTF-8 with a byte-order
-    mark), newest first; at most 100,000 events (limit and offset are ignored)."""
+    mark), newest first; at most 100,000 events (limit and offset are ignored).
+
+    `style`, `lang` and `sep` as for a meetup's export: `style=people` gives local times, the event types
+    and detail names in `lang`, and names rather than ids."""
     org = get_or_404(Org, org_id, "organization")
     names = dict(Meetup.select(Meetup.id, Meetup.name).where(Meetup.org == org_id).tuples())
     events = AuditEvent.with_people(filtered_events(org_id, query)).limit(EXPORT_MAX)
-    rows = [event_row(e, names) for e in events]
-    return csv_file(f"{org.slug} audit log", EXPORT_COLUMNS, rows)
+    if query.style == "data":
+        return csv_file(f"{org.slug} audit log", EXPORT_COLUMNS, [event_row(e, names) for e in events])
+    people = People(query, org.time_zone)
+    rows = [event_line(e, names, people) for e in events]
+    return csv_file(f"{org.slug} audit log", people.header(PEOPLE_COLUMNS), rows, people.separator)

@@ -163,7 +163,14 @@ def new_meetup(body, preview):
     tx=False,
     answer=ImportAnswer,
     also=PREVIEWED,
-    errors=(*platforms.ERRORS, "duplicate_meetup", "meetup_finalized", "not_found", "unreadable_file"),
+    errors=(
+        *platforms.ERRORS,
+        "duplicate_meetup",
+        "meetup_cancelled",
+        "meetup_finalized",
+        "not_found",
+        "unreadable_file",
+    ),
 )
 def import_meetup(org_id, body, query, upload, user):
     """Create a meetup from a guest list file (Meetup's attendee export, Luma's guest CSV, a spreadsheet).
@@ -193,7 +200,7 @@ def import_meetup(org_id, body, query, upload, user):
     media="multipart",
     tx=False,
     answer=ImportAnswer,
-    errors=("duplicate_meetup", "meetup_finalized", "not_found", "unreadable_file"),
+    errors=("duplicate_meetup", "meetup_cancelled", "meetup_finalized", "not_found", "unreadable_file"),
 )
 def import_meetup_update(org_id, meetup_id, body, query, upload, user):
     """Update a meetup's list from a newer file of the same event, as a sync would.

@@ -13,10 +13,10 @@ from doorapp.actors import checker_json
 from doorapp.api import endpoint, shapes
 from doorapp.api.shapes import meetup_guest_json, outcome_json
 from doorapp.bodies import text
-from doorapp.db import db, get_or_404, iso
+from doorapp.db import db, get_or_404, iso, utcnow
 from doorapp.errors import ApiError, invalid, validation_error
-from doorapp.models import Ban, Guest, Meetup, MeetupGuest, audit
-from doorapp.models.audit import AuditType
+from doorapp.models import AuditEvent, Ban, Guest, IdempotencyKey, Meetup, MeetupGuest, audit
+from doorapp.models.audit import AuditType, check_in_record
 from doorapp.models.meetups import FINALIZED
 from doorapp.models.passes import is_pass
 
@@ -28,7 +28,9 @@ DOOR_TIME = text(
     default=None,
     doc=(
         "When the door acted, by the device's clock (ISO 8601 with an offset): kept in the audit event as "
-        "details.door_time beside the server's timestamp, which alone orders and filters the log."
+        "details.door_time beside the server's timestamp, which alone orders and filters the log. A check-in "
+        "(or a walk-in's) sent late, from a door's queue, keeps it as its arrival_time when plausible: never "
+        "later than the server's now, nor more than 24 hours before it (else the server's time is taken)."
     ),
 )
 
@@ -60,9 +62,24 @@ class LocalWalkinIn:
 
 def door_time(body):
     """{"door_time": the body's door_time in UTC} for an audit event, or {}; 422 when it is no ISO 8601
-    moment with an offset. A device clock far off is kept as it said: nothing is ordered by it."""
+    moment with an offset. A device clock far off is kept as it said here (the log is ordered by its own
+    timestamps); arrival_at() decides whether it is the arrival's time."""
+    moment = door_moment(body)
+    return {} if moment is None else {"door_time": iso(moment)}
+
+
+def arrival_at(body):
+    """When the guest arrived: the door's time (a check-in queued offline and sent late keeps the minute
+    it happened), unless it is implausible: in the future, or older than a queued action can be (the 24
+    hours an Idempotency-Key is kept); then now."""
+    now, moment = utcnow(), door_moment(body)
+    return moment if moment is not None and now - IdempotencyKey.RETENTION <= moment <= now else now
+
+
+def door_moment(body):
+    """The body's door_time as a naive UTC datetime, or None; 422 for anything but ISO 8601 with an offset."""
     if body.door_time is None:
-        return {}
+        return None
     try:
         moment = datetime.fromisoformat(body.door_time)
         moment = moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else None
@@ -71,7 +88,7 @@ def door_time(body):
     if moment is None:
         problem = invalid(("body", "door_time"), "datetime", "Must be an ISO 8601 time with an offset.")
         raise validation_error([problem])
-    return {"door_time": iso(moment)}
+    return moment
 
 
 def named(guest):
@@ -90,8 +107,7 @@ def door_entry(org_id, meetup_id, platform_user_id):
         raise ApiError(
             404, "not_on_list", f"{named(guest)} is not on this meetup's list; add them as a walk-in."
         )
-    if entry.meetup.is_finalized:
-        raise ApiError(409, "meetup_finalized", FINALIZED)
+    Meetup.refuse_closed(entry.meetup)
     return entry
 
 
@@ -101,6 +117,7 @@ def refuse_check_in(entry):
     if not entry.has_arrived:
         entry = MeetupGuest.at_door(entry.meetup.org_id, entry.meetup_id, entry.guest_id)
     if not entry.has_arrived:
+        Meetup.refuse_closed(entry.meetup)
         raise ApiError(409, "meetup_finalized", FINALIZED)
     raise ApiError(
         409,
@@ -163,7 +180,14 @@ def list_meetup_guests(org_id, meetup_id):
     status=201,
     idempotent=True,
     answer=shapes.MeetupGuest,
-    errors=("already_on_list", "guest_banned", "meetup_finalized", "not_found", "pass_not_allowed"),
+    errors=(
+        "already_on_list",
+        "guest_banned",
+        "meetup_cancelled",
+        "meetup_finalized",
+        "not_found",
+        "pass_not_allowed",
+    ),
 )
 def add_walkin(org_id, meetup_id, platform_user_id, body, user):
     """Add a guest who did not RSVP to the meetup's list as a walk-in; with `check_in`, check them in too.
@@ -177,17 +201,20 @@ def add_walkin(org_id, meetup_id, platform_user_id, body, user):
     ban = Ban.active(meetup.org_id, guest.platform_user_id)
     if ban and body.check_in and not body.force:
         refuse_banned(guest, ban)
-    if not MeetupGuest.add_walkin(meetup.id, guest.platform_user_id):
+    at = arrival_at(body)
+    if not MeetupGuest.add_walkin(meetup.id, guest.platform_user_id, at):
         raise ApiError(409, "already_on_list", f"{named(guest)} is already on this meetup's list.")
-    return let_in(meetup, guest, user, door_time(body), body.check_in, forced=bool(ban and body.check_in))
+    return let_in(meetup, guest, user, body, at, body.check_in, forced=bool(ban and body.check_in))
 
 
-def let_in(meetup, guest, user, when, check_in, forced=False):
-    """Record the walk-in just added, and check it in when asked; the entry as the door shows it."""
+def let_in(meetup, guest, user, body, at, check_in, forced=False):
+    """Record the walk-in just added (at `at`), and check it in when asked, as arrived then; the entry as
+    the door shows it."""
+    when = door_time(body)
     audit.record(AuditType.WALKIN, user, org=meetup.org_id, meetup=meetup, guest=guest, **when)
     entry = MeetupGuest.at_door(meetup.org_id, meetup.id, guest.platform_user_id)
     if check_in:
-        if not MeetupGuest.check_in(entry, user):
+        if not MeetupGuest.check_in(entry, user, at):
             raise ApiError(409, "meetup_finalized", FINALIZED)
         audit.record(
             AuditType.CHECK_IN,
@@ -209,7 +236,7 @@ def let_in(meetup, guest, user, when, check_in, forced=False):
     status=201,
     idempotent=True,
     answer=shapes.MeetupGuest,
-    errors=("meetup_finalized", "not_found"),
+    errors=("meetup_cancelled", "meetup_finalized", "not_found"),
 )
 def add_local_walkin(org_id, meetup_id, body, user):
     """Let in a person who is not on the platform, by the name typed at the door: a walk-in, checked in.
@@ -218,8 +245,9 @@ def add_local_walkin(org_id, meetup_id, body, user):
     undo, bans and the audit log treat like any guest; `/guests/` lookups never return them."""
     meetup = Meetup.open(org_id, meetup_id)
     guest = Guest.create_local(body.displayname, meetup.org_id)
-    MeetupGuest.add_walkin(meetup.id, guest.platform_user_id)
-    return let_in(meetup, guest, user, door_time(body), check_in=True)
+    at = arrival_at(body)
+    MeetupGuest.add_walkin(meetup.id, guest.platform_user_id, at)
+    return let_in(meetup, guest, user, body, at, check_in=True)
 
 
 @endpoint(
@@ -232,6 +260,7 @@ def add_local_walkin(org_id, meetup_id, body, user):
     errors=(
         "already_checked_in",
         "guest_banned",
+        "meetup_cancelled",
         "meetup_finalized",
         "not_found",
         "not_on_list",
@@ -240,6 +269,11 @@ def add_local_walkin(org_id, meetup_id, body, user):
 )
 def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
     """Check a guest in: records arrival time, arrival number and who let them in.
+
+    The arrival time is the door's (`door_time`, when plausible), so a check-in queued offline and sent
+    late keeps the minute it happened, and lists and charts order arrivals by it. The arrival number is
+    always the server's: the next of the meetup's counter as check-ins reach it, never reused, so a late
+    check-in may carry a higher number than arrivals that came after it.
 
     A guest banned in this organization is refused (409 guest_banned) unless `force` is true; the
     CHECK_IN event then records the override, which a door pass may not make (403 pass_not_allowed)."""
@@ -263,7 +297,7 @@ def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
         **door_time(body),
         **({"forced": True} if entry.ban else {}),
     )
-    if not MeetupGuest.check_in(entry, user):
+    if not MeetupGuest.check_in(entry, user, arrival_at(body)):
         refuse_check_in(entry)
     return meetup_guest_json(entry, history)
 
@@ -275,7 +309,7 @@ def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
     body=UndoIn,
     idempotent=True,
     answer=shapes.MeetupGuest,
-    errors=("meetup_finalized", "not_checked_in", "not_found", "not_on_list"),
+    errors=("meetup_cancelled", "meetup_finalized", "not_checked_in", "not_found", "not_on_list"),
 )
 def undo_check_in(org_id, meetup_id, platform_user_id, body, user):
     """Undo a check-in; the reason is required and kept in the log. The arrival number is not reused."""
@@ -337,4 +371,5 @@ def excuse_no_show(org_id, meetup_id, platform_user_id, body, user):
         guest=entry.guest_id,
         reason=body.reason,
     )
-    return outcome_json(MeetupGuest.with_guests(meetup_id).where(MeetupGuest.id == entry.id).get())
+    line = MeetupGuest.with_guests(meetup_id).where(MeetupGuest.id == entry.id).get()
+    return outcome_json(line, check_in_record(AuditEvent.check_ins(org_id, meetup_id)))

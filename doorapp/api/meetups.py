@@ -16,8 +16,10 @@ from doorapp.db import get_or_404, iso, write
 from doorapp.errors import ApiError
 from doorapp.export import CSV, csv_file
 from doorapp.models import AuditEvent, AuditType, Meetup, MeetupGuest, Org, audit
+from doorapp.models.audit import check_in_record
 from doorapp.models.passes import is_pass
 from doorapp.models.sync import apply, compare, stored, take_turn
+from doorapp.spreadsheet import ExportQuery, People
 
 MAX_BARS = 96  # the chart's bars: 15 minutes each, or wider when the arrivals span more than a day
 
@@ -80,7 +82,7 @@ def refuse_duplicate(org_id, url):
     status=201,
     tx=False,
     answer=CreatedMeetup,
-    errors=(*platforms.ERRORS, "duplicate_meetup", "meetup_finalized", "not_found"),
+    errors=(*platforms.ERRORS, "duplicate_meetup", "meetup_cancelled", "meetup_finalized", "not_found"),
 )
 def create_meetup(org_id, body, user):
     """Create a meetup from an event URL on the platform (name and date come from there) and sync its RSVP
@@ -133,7 +135,7 @@ def get_meetup(org_id, meetup_id):
     auth=org_member,
     tx=False,
     answer=SyncReport,
-    errors=(*platforms.ERRORS, "meetup_finalized", "not_found"),
+    errors=(*platforms.ERRORS, "meetup_cancelled", "meetup_finalized", "not_found"),
 )
 def sync_meetup(org_id, meetup_id, user):
     """Synchronise the RSVP list from the platform; nothing is stored when a platform call fails."""
@@ -193,6 +195,54 @@ def unfinalize_meetup(org_id, meetup_id, user):
     return meetup_json(Meetup.get_by_id(meetup.id))
 
 
+@dataclass
+class CancelIn:
+    reason: str = text(max_length=500, doc="Why the meetup did not take place; kept in the audit log.")
+
+
+@endpoint(
+    "PATCH",
+    "/organizations/<org_id>/meetups/<meetup_id>/cancel",
+    auth=org_admin,
+    body=CancelIn,
+    answer=shapes.Meetup,
+    errors=("meetup_cancelled", "meetup_has_arrivals", "not_found"),
+)
+def cancel_meetup(org_id, meetup_id, body, user):
+    """Cancel a meetup that did not take place: its door closes and its guests get no no-show (their
+    outcome is MEETUP_CANCELLED); it stays in the list and the audit log. Refused while anyone is checked
+    in (undo their check-ins first)."""
+    meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)
+    if meetup.cancelled_at is not None:
+        raise ApiError(409, "meetup_cancelled", "This meetup is already cancelled.")
+    arrived = MeetupGuest.counts([meetup.id])[str(meetup.id)]["arrived"]
+    if arrived or not Meetup.cancel(meetup, body.reason):
+        raise ApiError(409, "meetup_has_arrivals", ARRIVALS.format(what="cancelled"))
+    audit.record(AuditType.MEETUP_CANCELLED, user, org=meetup.org_id, meetup=meetup, reason=body.reason)
+    return meetup_json(Meetup.get_by_id(meetup.id))
+
+
+ARRIVALS = "Guests were checked in at this meetup, so it cannot be {what}."
+
+
+@endpoint(
+    "DELETE",
+    "/organizations/<org_id>/meetups/<meetup_id>",
+    auth=org_admin,
+    status=204,
+    errors=("meetup_has_arrivals", "not_found"),
+)
+def delete_meetup(org_id, meetup_id, user):
+    """Delete a meetup created by mistake, with its guest list: only while nobody has ever been checked in
+    at it (an undone check-in counts: cancel such a meetup instead). MEETUP_DELETED keeps its name, date
+    and URL."""
+    meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)
+    if not Meetup.remove(meetup.id):
+        raise ApiError(409, "meetup_has_arrivals", ARRIVALS.format(what="deleted"))
+    what = {"name": meetup.name, "date": iso(meetup.date), "platform_url": meetup.platform_url or None}
+    audit.record(AuditType.MEETUP_DELETED, user, org=meetup.org_id, meetup=meetup.id, **what)
+
+
 # --- after the night: the attendance summary and its CSV ---------------------------------------------------
 
 
@@ -207,6 +257,7 @@ class SummaryCounts(TypedDict):
     rsvps: int
     arrived: int
     no_shows: int
+    upcoming: int  # expected guests who have not come to a meetup not over (or cancelled): no no-shows
     excused: int
     cancelled: int
     waitlisted: int
@@ -252,10 +303,9 @@ def summary_json(meetup):
     outcomes = Counter(e.outcome for e in entries)
     times = [e.arrival_time for e in entries if e.has_arrived]
     brought = sum(e.guests_count for e in entries if e.has_arrived)
-    check_ins = AuditEvent.log(
-        meetup.org_id, meetup=meetup.id, types=(AuditType.CHECK_IN, AuditType.UNDO_CHECK_IN)
-    )
-    kinds = Counter("forced" if e.details.get("forced") else e.event_type for e in check_ins)
+    events = AuditEvent.check_ins(meetup.org_id, meetup.id)
+    kinds = Counter("forced" if e.details.get("forced") else e.event_type for e in events)
+    record = check_in_record(events)
     bar_minutes, bars = arrivals(times)
     return Summary(
         meetup=meetup_json(meetup),
@@ -263,6 +313,7 @@ def summary_json(meetup):
             rsvps=sum(not e.is_walkin and not e.cancelled_rsvp for e in entries),
             arrived=len(times),
             no_shows=outcomes["NO_SHOW"],
+            upcoming=outcomes["UPCOMING"] + outcomes["MEETUP_CANCELLED"],
             excused=outcomes["EXCUSED_ABSENCE"],
             cancelled=outcomes["CANCELLED"],
             waitlisted=outcomes["WAITLIST"],
@@ -278,7 +329,7 @@ def summary_json(meetup):
         last_arrival=iso(max(times, default=None)),
         bar_minutes=bar_minutes,
         arrivals=bars,
-        guests=[outcome_json(e) for e in entries],
+        guests=[outcome_json(e, record) for e in entries],
     )
 
 
@@ -294,24 +345,42 @@ def get_meetup_summary(org_id, meetup_id):
 
     `rsvps` counts RSVPs not cancelled (the waitlisted included), as the door list's counts do.
     Outcomes use Meetup's words where they exist (ATTENDED, NO_SHOW, EXCUSED_ABSENCE) and Door's own for
-    the rest (WALK_IN, CANCELLED, WAITLIST, NOT_CHECKED_IN). `people` counts the guests arrivals brought.
+    the rest (WALK_IN, CANCELLED, WAITLIST, NOT_CHECKED_IN). An expected guest who has not come is a
+    NO_SHOW only once the meetup is over (finalized, or dated before now): before, UPCOMING; at a cancelled
+    meetup, MEETUP_CANCELLED; `upcoming` counts both. `people` counts the guests arrivals brought.
+    A guest's `ban_overridden` and `undone_check_ins` say what the counts tell of them.
     One rule for this and the CSV export: the same columns, each one that members see of these guests at
-    the door (names, RSVPs, arrivals, who checked them in) or that the counts tell (cancelled, excused);
-    what is an admin's alone (ban and excuse reasons, the audit log) is in neither."""
+    the door (names, RSVPs, arrivals, who checked them in) or that the counts tell (cancelled, excused,
+    forced, undone); what is an admin's alone (ban, excuse and undo reasons, the audit log) is in neither."""
     return summary_json(get_or_404(Meetup, meetup_id, "meetup", org=org_id))
+
+
+PEOPLE_COLUMNS = ("displayname", "username", *OUTCOME_COLUMNS[3:])  # for people: the name first, no ids
 
 
 @endpoint(
     "GET",
     "/organizations/<org_id>/meetups/<meetup_id>/export",
     auth=org_admin,
+    query=ExportQuery,
     produces=CSV,
     errors=("not_found",),
 )
-def export_meetup_guests(org_id, meetup_id):
+def export_meetup_guests(org_id, meetup_id, query):
     """The meetup's guest list with each guest's outcome, as CSV (UTF-8 with a byte-order mark).
 
-    The summary's `guests`, column for column; the file, a copy that leaves Door, is for admins."""
+    The summary's `guests`, column for column; the file, a copy that leaves Door, is for admins.
+    `style=data` (the default) is for programs: the API's column names and outcome words, times in UTC ISO
+    8601. `style=people` is for a spreadsheet: columns and outcomes in `lang`, times in the organization's
+    time zone (its `time_zone`, else the server's) to the minute, separated by `sep` (semicolon for a
+    spreadsheet set to Spanish or another language that writes decimal commas)."""
     meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)
-    rows = [outcome_json(e).values() for e in MeetupGuest.with_guests(meetup.id)]
-    return csv_file(f"{meetup.name} {meetup.date:%Y-%m-%d}", OUTCOME_COLUMNS, rows)
+    name = f"{meetup.name} {meetup.date:%Y-%m-%d}"
+    record = check_in_record(AuditEvent.check_ins(meetup.org_id, meetup.id))
+    entries = list(MeetupGuest.with_guests(meetup.id))
+    lines = [outcome_json(entry, record) for entry in entries]
+    if query.style == "data":
+        return csv_file(name, OUTCOME_COLUMNS, [line.values() for line in lines])
+    people = People(query, Org.get_by_id(org_id).time_zone)
+    rows = [people.outcome_row(line, e, PEOPLE_COLUMNS) for line, e in zip(lines, entries, strict=True)]
+    return csv_file(name, people.header(PEOPLE_COLUMNS), rows, people.separator)

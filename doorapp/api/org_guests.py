@@ -3,7 +3,6 @@ unbanning (admins), linking a guest let in by name to their platform account, an
 
 from collections import Counter
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Literal, TypedDict
 
 from doorapp import platforms
@@ -11,7 +10,7 @@ from doorapp.access import org_admin, org_member
 from doorapp.api import adapter, endpoint, shapes
 from doorapp.api.shapes import MOMENT, OUTCOME, UUID, History, banned_json, guest_json, history_json
 from doorapp.bodies import text
-from doorapp.db import get_or_404, iso, utcnow, write
+from doorapp.db import get_or_404, iso, write
 from doorapp.errors import ApiError
 from doorapp.models import AuditEvent, AuditType, Ban, Guest, MeetupGuest, Org, audit
 from doorapp.models.meetup_guests import link_guest, local_guest
@@ -45,12 +44,12 @@ class BanEvent(TypedDict):
 
 
 class HistoryMeetup(TypedDict):
-    """A meetup of the guest's: its outcome as the summary gives it, or UPCOMING for one yet to come."""
+    """A meetup of the guest's: its outcome as the summary gives it (UPCOMING for one yet to come)."""
 
     meetup_id: UUID
     name: str
     date: MOMENT
-    outcome: Literal[OUTCOME, "UPCOMING"]
+    outcome: OUTCOME
     guests_count: int
     arrival_time: MOMENT | None
 
@@ -168,13 +167,6 @@ def found_local(org_id, platform_user_id):
     return local
 
 
-def upcoming(entry):
-    """UPCOMING for an expected guest of a meetup yet to come (open, dated later): no no-show yet."""
-    if entry.outcome == "NO_SHOW" and entry.meetup.to_come:
-        return "UPCOMING"
-    return None
-
-
 @endpoint(
     "GET",
     "/organizations/<org_id>/guests/<platform_user_id>/history",
@@ -185,7 +177,7 @@ def upcoming(entry):
 def get_guest_history(org_id, platform_user_id):
     """A guest's history in this organization: meetups attended, no-shows, last visit, bans.
 
-    Each meetup's outcome is as the summary gives it, or UPCOMING for a meetup yet to come.
+    Each meetup's outcome is as the summary gives it (UPCOMING for a meetup yet to come, never NO_SHOW).
 
     `repeat_no_show` counts no-shows at the organization's last 5 meetups only; an excused absence does not
     count, and the mark never bans anyone by itself."""
@@ -195,13 +187,13 @@ def get_guest_history(org_id, platform_user_id):
             meetup_id=str(e.meetup.id),
             name=e.meetup.name,
             date=iso(e.meetup.date),
-            outcome=upcoming(e) or e.outcome,
+            outcome=e.outcome,
             guests_count=e.guests_count,
             arrival_time=iso(e.arrival_time),
         )
         for e in MeetupGuest.of_guest(org.id, guest.platform_user_id)
     ]
-    history = MeetupGuest.history(org.id, [guest.platform_user_id], utcnow() + timedelta(days=1))
+    history = MeetupGuest.history(org.id, [guest.platform_user_id])
     bans = AuditEvent.log(org.id, guest=guest.platform_user_id, types=(AuditType.BAN, AuditType.UNBAN))
     ban = Ban.active(org.id, guest.platform_user_id)
     outcomes = Counter(m["outcome"] for m in meetups)

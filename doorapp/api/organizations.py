@@ -9,9 +9,10 @@ from doorapp.api import endpoint, shapes
 from doorapp.api.shapes import member_json, org_json
 from doorapp.bodies import text
 from doorapp.db import get_or_404
-from doorapp.errors import ApiError
+from doorapp.errors import ApiError, invalid, validation_error
 from doorapp.models import Membership, Org, User
 from doorapp.models.audit import AuditType, record
+from doorapp.spreadsheet import valid_zone
 
 SLUG = re.compile(r"^[a-z0-9-]{2,64}$")  # anchored: a client that searches with it checks the whole slug
 
@@ -26,6 +27,15 @@ class OrgIn:
 class OrgChange:
     name: str | None = text(min_length=2, max_length=128, default=None)
     slug: str | None = text(max_length=64, pattern=SLUG, doc="2-64 characters: a-z, 0-9 and -.", default=None)
+
+
+@dataclass
+class OrgSettings:
+    time_zone: str = text(
+        max_length=64,
+        min_length=0,
+        doc="An IANA time zone (Europe/Madrid) for the times of files made for people; empty: the server's.",
+    )
 
 
 @dataclass
@@ -113,6 +123,29 @@ def update_organization(org_id, body, user):
             setattr(org, key, change["new"])
         org.save()
         record(AuditType.ORG_UPDATED, user, org=org, changes=changes)
+    return org_json(org)
+
+
+@endpoint(
+    "PATCH",
+    "/organizations/<org_id>/settings",
+    auth=org_admin,
+    body=OrgSettings,
+    answer=shapes.Org,
+    errors=("not_found",),
+)
+def update_organization_settings(org_id, body, user):
+    """Change what the organization's admins decide themselves: its time zone."""
+    org = get_or_404(Org, org_id, "organization")
+    if body.time_zone and not valid_zone(body.time_zone):
+        problem = invalid(("body", "time_zone"), "invalid", "Must be an IANA time zone.", rule="time_zone")
+        raise validation_error([problem])
+    new = body.time_zone or None
+    if new != org.time_zone:
+        changes = {"time_zone": {"old": org.time_zone, "new": new}}
+        Org.update(time_zone=new).where(Org.id == org.id).execute()
+        record(AuditType.ORG_UPDATED, user, org=org, changes=changes)
+        org.time_zone = new
     return org_json(org)
 
 

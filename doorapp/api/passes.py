@@ -87,7 +87,7 @@ def one_pass(org_id, pass_id):
     body=PassIn,
     status=201,
     answer=NewPass,
-    errors=("meetup_finalized", "not_found"),
+    errors=("meetup_cancelled", "meetup_finalized", "not_found"),
 )
 def create_pass(org_id, body, user):
     """Make a door pass: a phone that opens its pairing address (`pairing.url`, also as a QR code in

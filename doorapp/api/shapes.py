@@ -21,9 +21,11 @@ from doorapp.models.meetup_guests import RECENT
 UUID = Annotated[str, "uuid"]
 MOMENT = Annotated[str, "date-time"]  # ISO 8601 in UTC, ending in Z
 ROLE = Literal["STAFF", "ADMIN"]
+# UPCOMING: expected, not come, at a meetup not over; MEETUP_CANCELLED: at one cancelled (never no-shows)
 OUTCOME = Literal[
-    "ATTENDED", "WALK_IN", "NO_SHOW", "EXCUSED_ABSENCE", "CANCELLED", "WAITLIST", "NOT_CHECKED_IN"
-]
+    "ATTENDED", "WALK_IN", "NO_SHOW", "EXCUSED_ABSENCE", "CANCELLED", "WAITLIST", "NOT_CHECKED_IN",
+    "UPCOMING", "MEETUP_CANCELLED",
+]  # fmt: skip
 REPEAT_NO_SHOWS = 2  # no-shows at the org's RECENT last meetups that mark a guest as a repeat no-show
 
 
@@ -53,6 +55,7 @@ class Org(TypedDict):
     name: str
     slug: str
     created_at: MOMENT
+    time_zone: str | None  # IANA, for the times of files made for people; null: the server's
 
 
 class Member(TypedDict):
@@ -103,6 +106,9 @@ class Meetup(TypedDict):
     finalized_at: MOMENT | None
     created_at: MOMENT
     last_synced_at: MOMENT | None
+    is_over: bool  # finalized, or dated before now, and not cancelled: who did not come is a no-show
+    cancelled_at: MOMENT | None
+    cancel_reason: str | None
     counts: Counts
 
 
@@ -159,6 +165,8 @@ class GuestOutcome(TypedDict):
     arrival_time: MOMENT | None
     checked_in_by: str | None  # a username, or a door pass as "Maria's phone (pass, made by alice)"
     excused_at: MOMENT | None
+    ban_overridden: bool  # a check-in of theirs overrode their ban
+    undone_check_ins: int
 
 
 class EventGuest(TypedDict):
@@ -238,7 +246,13 @@ def user_json(user):
 
 
 def org_json(org):
-    return Org(id=str(org.id), name=org.name, slug=org.slug, created_at=iso(org.created_at))
+    return Org(
+        id=str(org.id),
+        name=org.name,
+        slug=org.slug,
+        created_at=iso(org.created_at),
+        time_zone=org.time_zone or None,
+    )
 
 
 def member_json(membership):
@@ -279,6 +293,9 @@ def meetup_json(meetup, counts=None):
         finalized_at=iso(meetup.finalized_at),
         created_at=iso(meetup.created_at),
         last_synced_at=iso(meetup.last_synced_at),
+        is_over=meetup.is_over,
+        cancelled_at=iso(meetup.cancelled_at),
+        cancel_reason=meetup.cancel_reason,
         counts=Counts(**counts),
     )
 
@@ -326,9 +343,11 @@ def meetup_guest_json(entry, history=None):
     )
 
 
-def outcome_json(entry):
-    """GuestOutcome: who, and how their evening went. `entry` comes from MeetupGuest.with_guests()."""
+def outcome_json(entry, record):
+    """GuestOutcome: who, and how their evening went. `entry` comes from MeetupGuest.with_guests(),
+    `record` from audit.check_in_record()."""
     guest = entry.guest
+    forced, undone = record.get(guest.platform_user_id, (False, 0))
     return GuestOutcome(
         platform_user_id=guest.platform_user_id,
         username=guest.username,
@@ -341,6 +360,8 @@ def outcome_json(entry):
         arrival_time=iso(entry.arrival_time),
         checked_in_by=checker_words(entry),
         excused_at=iso(entry.excused_at),
+        ban_overridden=forced,
+        undone_check_ins=undone,
     )
 
 

@@ -178,6 +178,7 @@ class Org(BaseModel):
     slug = CharField(max_length=64, unique=True)
     created_at = DateTimeField(default=utcnow)
     door_lists_version = IntegerField(default=0)  # +1 with each change of all its door lists (a ban, ...)
+    time_zone = CharField(max_length=64, null=True)  # IANA name for files made for people; None: the server's
 
     @classmethod
     def taken(cls, field, value, org_id=None):

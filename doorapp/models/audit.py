@@ -35,6 +35,8 @@ class AuditType(StrEnum):
     GUEST_LINKED = "GUEST_LINKED"
     NO_SHOW_EXCUSED = "NO_SHOW_EXCUSED"  # an admin excused a guest's absence, with a reason
     MEETUP_IMPORTED = "MEETUP_IMPORTED"  # a meetup's list was filled or updated from a file
+    MEETUP_CANCELLED = "MEETUP_CANCELLED"  # an admin cancelled a night that did not happen (a reason)
+    MEETUP_DELETED = "MEETUP_DELETED"  # an admin deleted a meetup made by mistake (nobody was checked in)
     PASS_CREATED = "PASS_CREATED"  # an admin made a door pass (a phone's way in to the door)
     PASS_REVOKED = "PASS_REVOKED"  # an admin revoked a door pass
 
@@ -67,8 +69,9 @@ EVENTS = {
     AuditType.UNBAN: Event(Moves.ORG, ("ban_reason",)),
     AuditType.MEETUP_CREATED: Event(Moves.NOTHING, ("platform_url",)),
     AuditType.MEETUP_SYNCED: Event(Moves.IN_CHANGE, ("inserted", "updated", "cancelled", "skipped", "total")),
-    AuditType.MEETUP_FINALIZED: Event(Moves.MEETUP),
-    AuditType.MEETUP_UNFINALIZED: Event(Moves.MEETUP),
+    # a meetup over or not changes its guests' history on the org's other lists
+    AuditType.MEETUP_FINALIZED: Event(Moves.ORG),
+    AuditType.MEETUP_UNFINALIZED: Event(Moves.ORG),
     AuditType.MEMBER_ADDED: Event(Moves.NOTHING, ("user_id", "username", "role")),
     AuditType.MEMBER_ROLE_CHANGED: Event(Moves.NOTHING, ("user_id", "username", "old", "new")),
     AuditType.MEMBER_REMOVED: Event(Moves.NOTHING, ("user_id", "username", "role")),
@@ -78,6 +81,8 @@ EVENTS = {
     AuditType.MEETUP_IMPORTED: Event(
         Moves.IN_CHANGE, ("file", "format", "rows", "added", "updated", "cancelled", "unchanged", "problems")
     ),
+    AuditType.MEETUP_CANCELLED: Event(Moves.ORG),  # its guests' no-shows are gone from every list
+    AuditType.MEETUP_DELETED: Event(Moves.ORG, ("name", "date", "platform_url")),  # what it was
     AuditType.PASS_CREATED: Event(Moves.NOTHING, ("pass_id", "label", "ends_at")),
     AuditType.PASS_REVOKED: Event(Moves.NOTHING, ("pass_id", "label")),
 }
@@ -111,6 +116,17 @@ def record(event_type, actor, org=None, meetup=None, guest=None, reason=None, **
         reason,
         details,
     )
+
+
+def check_in_record(events):
+    """{guest id: (a check-in overrode their ban, how many of their check-ins were undone)} from a meetup's
+    AuditEvent.check_ins()."""
+    record = {}
+    for event in events:
+        forced, undone = record.get(event.guest_id, (False, 0))
+        forced = forced or bool(event.details.get("forced"))
+        record[event.guest_id] = (forced, undone + (event.event_type == AuditType.UNDO_CHECK_IN))
+    return record
 
 
 class AuditEvent(BaseModel):
@@ -171,6 +187,12 @@ class AuditEvent(BaseModel):
         ):
             where += [field == value] if value is not None else []
         return cls.select().where(*where).order_by(cls.timestamp.desc(), cls.id.desc())
+
+    @classmethod
+    def check_ins(cls, org_id, meetup_id):
+        """The meetup's CHECK_IN and UNDO_CHECK_IN events, oldest first, in one query."""
+        types = (AuditType.CHECK_IN, AuditType.UNDO_CHECK_IN)
+        return list(cls.log(org_id, meetup=meetup_id, types=types))[::-1]
 
     @classmethod
     def record(cls, event_type, actors, org_id, meetup_id, guest_id, reason, details):

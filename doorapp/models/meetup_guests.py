@@ -1,6 +1,8 @@
 """A meetup's list: its entries (RSVPs, walk-ins) and their check-ins, a guest's history at the org's
 meetups, and linking a guest let in by name to their platform account."""
 
+from datetime import datetime
+
 from peewee import JOIN, BooleanField, Case, DateTimeField, ForeignKeyField, IntegerField, fn
 
 from doorapp.db import BaseModel, Prepared, count_where, utcnow
@@ -12,6 +14,7 @@ from doorapp.models.passes import DoorPass
 MAKER = User.alias("maker")  # who made the door pass that checked a guest in
 
 RECENT = 5  # the org's last meetups a guest's "repeat no-show" mark looks at
+FOREVER = datetime(9999, 12, 31)  # history() before no date: every meetup of the org
 
 
 class MeetupGuest(BaseModel):
@@ -67,6 +70,7 @@ class MeetupGuest(BaseModel):
                 Meetup.org,
                 Meetup.date,
                 Meetup.is_finalized,
+                Meetup.cancelled_at,
                 Guest.platform_user_id,
                 Guest.username,
                 Guest.displayname,
@@ -101,10 +105,11 @@ class MeetupGuest(BaseModel):
         return _AT_DOOR.first(org_id, meetup_id, guest_id)
 
     @classmethod
-    def add_walkin(cls, meetup_id, guest_id):
-        """Put the guest on the list as a walk-in; False when already on it (the unique index decides)."""
+    def add_walkin(cls, meetup_id, guest_id, at):
+        """Put the guest on the list as a walk-in who came `at`; False when already on it (the unique index
+        decides)."""
         return (
-            cls.insert(meetup=meetup_id, guest=guest_id, is_walkin=True)
+            cls.insert(meetup=meetup_id, guest=guest_id, is_walkin=True, rsvp_time=at)
             .on_conflict_ignore()
             .as_rowcount()
             .execute()
@@ -112,15 +117,15 @@ class MeetupGuest(BaseModel):
         )
 
     @classmethod
-    def check_in(cls, entry, user):
-        """Mark the entry arrived with the meetup's next number, by `user` (a User, or a DoorPass); False
-        when it already was or the meetup is finalized (the UPDATEs decide; the caller rolls back on False,
-        which returns the number)."""
+    def check_in(cls, entry, user, at):
+        """Mark the entry arrived `at` with the meetup's next number, by `user` (a User, or a DoorPass);
+        False when it already was or the meetup is closed (the UPDATEs decide; the caller rolls back on
+        False, which returns the number)."""
         number = Meetup.next_arrival_order(entry.meetup_id)
         by_pass = isinstance(user, DoorPass)
         arrival = {
             "has_arrived": True,
-            "arrival_time": utcnow(),
+            "arrival_time": at,
             "arrival_order": number,
             "checked_in_by": None if by_pass else user,
             "checked_in_pass": user if by_pass else None,
@@ -196,7 +201,9 @@ class MeetupGuest(BaseModel):
     @property
     def outcome(self):
         """Meetup's attendance words where they exist (ATTENDED, NO_SHOW, EXCUSED_ABSENCE), Door's own for
-        the rest (WALK_IN, CANCELLED, WAITLIST, and NOT_CHECKED_IN: a walk-in whose check-in was undone)."""
+        the rest (WALK_IN, CANCELLED, WAITLIST, NOT_CHECKED_IN: a walk-in whose check-in was undone, and,
+        for an expected guest who has not come, UPCOMING while the meetup is not over and MEETUP_CANCELLED
+        when it was cancelled). The entry's meetup is read with it (with_guests, of_guest, at_door)."""
         if self.has_arrived:
             return "WALK_IN" if self.is_walkin else "ATTENDED"
         if self.is_walkin:
@@ -205,46 +212,55 @@ class MeetupGuest(BaseModel):
             return "CANCELLED"
         if self.waitlisted:
             return "WAITLIST"
-        return "EXCUSED_ABSENCE" if self.excused_at else "NO_SHOW"
+        if self.excused_at:
+            return "EXCUSED_ABSENCE"
+        if self.meetup.cancelled_at is not None:
+            return "MEETUP_CANCELLED"
+        return "NO_SHOW" if self.meetup.is_over else "UPCOMING"
 
     @classmethod
-    def no_show(cls):
-        """The condition of a NO_SHOW outcome (see `outcome`), in SQL."""
+    def no_show(cls, now):
+        """The condition of a NO_SHOW outcome at `now` (see `outcome`), in SQL, with Meetup joined."""
         return (
             ~cls.has_arrived
             & ~cls.is_walkin
             & ~cls.cancelled_rsvp
             & ~cls.waitlisted
             & cls.excused_at.is_null()
+            & Meetup.over(now)
         )
 
     @classmethod
     def with_guests(cls, meetup_id):
-        """The meetup's entries with their guests and checkers joined, in arrival order, then RSVP order."""
+        """The meetup's entries with their guests and checkers joined, arrivals first by when they came (the
+        door's time), then the rest in RSVP order."""
         arrived_first = Case(None, [(cls.has_arrived, 0)], 1)
         return (
             _with_pass(
-                cls.select(cls, Guest, User.id, User.username, *cls.pass_columns())
+                cls.select(cls, Guest, User.id, User.username, Meetup, *cls.pass_columns())
                 .join(Guest)
                 .switch(cls)
                 .join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by)
+                .switch(cls)
+                .join(Meetup)
             )
             .where(cls.meetup == meetup_id)
-            .order_by(arrived_first, cls.arrival_order, cls.rsvp_time, cls.id)
+            .order_by(arrived_first, cls.arrival_time, cls.arrival_order, cls.rsvp_time, cls.id)
         )
 
     @classmethod
-    def history(cls, org_id, guests, before):
+    def history(cls, org_id, guests, before=FOREVER):
         """{platform_user_id: {visits, last_visit, recent_no_shows}} of `guests` (ids or a query of them)
         over the org's meetups dated before `before`, in one query: arrivals, the last one, and no-shows at
-        the org's RECENT last meetups (the guest-ids index reads only these guests' rows)."""
-        return _as_history(cls._history_rows(org_id, guests, before))
+        the org's RECENT last meetups that are over (Meetup.over: a meetup yet to come, or cancelled, has
+        no no-shows and is not one of them; the guest-ids index reads only these guests' rows)."""
+        return _as_history(cls._history_rows(org_id, guests, before, utcnow()))
 
     @classmethod
-    def _history_rows(cls, org_id, guests, before):
+    def _history_rows(cls, org_id, guests, before, now):
         recent = (
             Meetup.select(Meetup.id)
-            .where(Meetup.org == org_id, Meetup.date < before)
+            .where(Meetup.org == org_id, Meetup.date < before, Meetup.over(now))
             .order_by(Meetup.date.desc())
             .limit(RECENT)
         )
@@ -253,7 +269,7 @@ class MeetupGuest(BaseModel):
                 cls.guest,
                 count_where(cls.has_arrived).alias("visits"),
                 fn.MAX(cls.arrival_time).alias("last_visit"),
-                count_where(cls.no_show() & cls.meetup.in_(recent)).alias("recent_no_shows"),
+                count_where(cls.no_show(now) & cls.meetup.in_(recent)).alias("recent_no_shows"),
             )
             .join(Meetup)
             .where(cls.guest.in_(guests), Meetup.org == org_id, Meetup.date < before)
@@ -264,7 +280,7 @@ class MeetupGuest(BaseModel):
     @classmethod
     def history_of(cls, org_id, guest_id, before):
         """history() of one guest (a door's answer to a check-in), from SQL text built once."""
-        return _as_history(_HISTORY_OF_ONE.rows(org_id, guest_id, before))
+        return _as_history(_HISTORY_OF_ONE.rows(org_id, guest_id, before, utcnow()))
 
     @classmethod
     def guests_of(cls, meetup_id):
@@ -328,8 +344,8 @@ _AT_DOOR = Prepared(
     ),
 )
 _HISTORY_OF_ONE = Prepared(
-    ("uuid", "int", "datetime"),
-    lambda org_id, guest_id, before: MeetupGuest._history_rows(org_id, [guest_id], before),
+    ("uuid", "int", "datetime", "datetime"),
+    lambda org_id, guest_id, before, now: MeetupGuest._history_rows(org_id, [guest_id], before, now),
 )
 
 

@@ -10,6 +10,7 @@ from peewee import (
     DateTimeField,
     ForeignKeyField,
     IntegerField,
+    TextField,
     UUIDField,
 )
 
@@ -18,6 +19,7 @@ from doorapp.errors import ApiError
 from doorapp.models.accounts import Org
 
 FINALIZED = "This meetup is finalized; an admin can unfinalize it."
+CANCELLED = "This meetup was cancelled: it did not take place."
 
 
 class Meetup(BaseModel):
@@ -32,6 +34,8 @@ class Meetup(BaseModel):
     last_synced_at = DateTimeField(null=True)
     last_arrival_order = IntegerField(default=0)  # per-meetup counter: arrival numbers are never reused
     door_list_version = IntegerField(default=0)  # +1 with each change of this meetup's door list
+    cancelled_at = DateTimeField(null=True)  # an admin cancelled it: it did not take place, nobody missed it
+    cancel_reason = TextField(null=True)
 
     # (org, platform_url) is unique where there is a URL: a meetup from a file may have none ("")
 
@@ -42,11 +46,49 @@ class Meetup(BaseModel):
 
     @classmethod
     def open(cls, org_id, meetup_id):
-        """The org's meetup: 404 not_found when it is not there, 409 meetup_finalized once it is finalized."""
+        """The org's meetup: 404 not_found when it is not there, 409 once it is finalized or cancelled."""
         meetup = get_or_404(cls, meetup_id, "meetup", org=org_id)
+        cls.refuse_closed(meetup)
+        return meetup
+
+    @classmethod
+    def refuse_closed(cls, meetup):
+        """409 meetup_cancelled or meetup_finalized: the meetup's door is closed, nothing is done there."""
+        if meetup.cancelled_at is not None:
+            raise ApiError(409, "meetup_cancelled", CANCELLED)
         if meetup.is_finalized:
             raise ApiError(409, "meetup_finalized", FINALIZED)
-        return meetup
+
+    @property
+    def is_over(self):
+        """Whether the night is over (finalized, or dated before now: not to_come): only then can anyone
+        have missed it. A cancelled meetup never is. `over()` is the same in SQL."""
+        return self.cancelled_at is None and not self.to_come
+
+    @classmethod
+    def over(cls, now):
+        """is_over in SQL, at `now`."""
+        return cls.cancelled_at.is_null() & (cls.is_finalized | (cls.date < now))
+
+    @classmethod
+    def cancel(cls, meetup, reason):
+        """Cancel the meetup as it was read (`meetup`): False when someone was checked in or it was
+        cancelled meanwhile (the arrival counter moved: the UPDATE decides, against a check-in at once)."""
+        return (
+            cls.update(cancelled_at=utcnow(), cancel_reason=reason)
+            .where(
+                cls.id == meetup.id,
+                cls.cancelled_at.is_null(),
+                cls.last_arrival_order == meetup.last_arrival_order,
+            )
+            .execute()
+            == 1
+        )
+
+    @classmethod
+    def remove(cls, meetup_id):
+        """Delete a meetup nobody was ever checked in at, with its list; False when someone was."""
+        return cls.delete().where(cls.id == meetup_id, cls.last_arrival_order == 0).execute() == 1
 
     @classmethod
     def synced(cls, meetup_id):
@@ -109,7 +151,7 @@ _NEXT_ARRIVAL = Prepared(
             last_arrival_order=Meetup.last_arrival_order + 1,  # a check-in changes the door list
             door_list_version=Meetup.door_list_version + 1,
         )
-        .where(Meetup.id == meetup_id, ~Meetup.is_finalized)
+        .where(Meetup.id == meetup_id, ~Meetup.is_finalized, Meetup.cancelled_at.is_null())
         .returning(Meetup.last_arrival_order)
     ),
 )

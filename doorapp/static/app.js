@@ -33,7 +33,7 @@ const ROUTES = [
   [/^orgs\/([0-9a-fA-F-]{36})\/meetups\/([0-9a-fA-F-]{36})$/, door.screen],
   [/^meetups\/([0-9a-fA-F-]{36})$/, door.redirect], // the door's address before it carried its org
   [/^meetups\/([0-9a-fA-F-]{36})\/summary$/, summary.screen, "org"],
-  [/^guests\/(\d{1,19})$/, guest.screen, "org"],
+  [/^guests\/(-?\d{1,19})$/, guest.screen, "org"], // a guest let in by name has a negative id
   [/^bans$/, bans.list, "org"],
   [/^members$/, members.list, "org"],
   [/^audit$/, audit.list, "org"],

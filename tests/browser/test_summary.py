@@ -70,8 +70,10 @@ def test_finalizing_shows_the_summary_and_its_csv_opens_with_names_intact_and_in
     expect(page.locator(".tile").first).to_contain_text("People in")
     expect(page.locator("[data-guest='1001'] .name")).to_have_text("<img src=x onerror=alert(1)>")
     screenshot(page, "summary")
+    page.get_by_role("button", name="Download CSV").click()
+    page.get_by_role("dialog").locator("select[name=style]").select_option("data")  # for a program
     with page.expect_download() as waiting:
-        page.get_by_role("button", name="Download CSV").click()
+        page.get_by_role("dialog").get_by_role("button", name="Download CSV").click()
     download = waiting.value
     assert download.url.startswith("blob:") and "token" not in download.url
     assert download.suggested_filename == "Book-circle-Borges-and-2026-12-10.csv"
@@ -143,8 +145,16 @@ def test_the_audit_screen_takes_types_from_openapi_shows_unknown_ones_and_downlo
     page.get_by_label("Type").select_option("BAN")
     page.get_by_role("button", name="Show").click()
     expect(page.locator(".event")).to_have_count(1)
+    page.get_by_role("button", name="Download CSV").click()
+    page.get_by_role("dialog").locator("select[name=style]").select_option("data")  # for a program
     with page.expect_download() as waiting:
-        page.get_by_role("button", name="Download CSV").click()
+        page.get_by_role("dialog").get_by_role("button", name="Download CSV").click()
     rows = list(csv.reader(io.StringIO(open(waiting.value.path(), "rb").read().decode("utf-8-sig"))))
     assert [row[2] for row in rows[1:]] == ["BAN"] and rows[1][9] == "'=cmd|' /C calc'!A0"
+    page.get_by_role("button", name="Download CSV").click()  # for a spreadsheet: the type in words
+    with page.expect_download() as waiting:
+        page.get_by_role("dialog").get_by_role("button", name="Download CSV").click()
+    rows = list(csv.reader(io.StringIO(open(waiting.value.path(), "rb").read().decode("utf-8-sig"))))
+    assert rows[0][:2] == ["When", "What"] and [row[1] for row in rows[1:]] == ["Ban"]
+    assert rows[1][6] == "'=cmd|' /C calc'!A0"
     screenshot(page, "audit-export")

@@ -19,7 +19,7 @@ export function h(tag, props = {}, ...children) {
 }
 
 export function append(node, children) {
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === undefined || child === null || child === false) continue;
     node.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }

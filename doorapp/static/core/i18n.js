@@ -97,6 +97,7 @@ const RULES = {
   no_leading_mark: "field.combining",
   control_characters: "field.controls",
   username_confusable: "field.confusable",
+  time_zone: "field.timeZone",
 }; // `invalid` rules
 
 function fieldMessage({ loc = [], msg = "", type, ctx = {} }) {

@@ -20,13 +20,19 @@ export function haystack(entry) {
   return " " + words(`${entry.guest.displayname} ${entry.guest.username}`).join(" ");
 }
 
+// Whether a haystack holds every word of the query at the start of one of its words (the rule above).
+export function matcher(query) {
+  const terms = words(query).map((term) => (UNSPACED.test(term) ? term : " " + term));
+  return (hay) => terms.every((term) => hay.includes(term));
+}
+
 // Entries with every word of the query at the start of one of their words: guests still expected first,
 // then those who arrived, cancelled RSVPs last; by name within each.
 export function search(entries, hays, query) {
-  const terms = words(query).map((term) => (UNSPACED.test(term) ? term : " " + term));
+  const matches = matcher(query);
   const found = [];
   entries.forEach((entry, i) => {
-    if (terms.every((term) => hays[i].includes(term))) found.push(entry);
+    if (matches(hays[i])) found.push(entry);
   });
   found.sort((a, b) => rank(a) - rank(b) || byName(a, b));
   return found;

@@ -118,7 +118,10 @@ export class DoorList {
       return 3;
     };
     const tiers = new Map(found.map((e) => [e, tier(e)]));
-    const latest = (a, b) => (filter === "arrived" ? (b.rsvp.arrival_order || 0) - (a.rsvp.arrival_order || 0) : 0);
+    // Arrived: the latest first by the door's time (a check-in sent late keeps its minute), one still
+    // waiting to be sent (no time yet) on top
+    const came = (e) => (e.rsvp.arrival_time ? Date.parse(e.rsvp.arrival_time) : Infinity);
+    const latest = (a, b) => (filter === "arrived" ? came(b) - came(a) || (b.rsvp.arrival_order || 0) - (a.rsvp.arrival_order || 0) : 0);
     const results = found.map((e, i) => [e, i])
       .sort(([a, i], [b, j]) => tiers.get(a) - tiers.get(b) || latest(a, b) || i - j).map(([e]) => e);
     const exact = results.length && tiers.get(results[0]) === 0 ? results[0] : null;

@@ -1,7 +1,8 @@
 // The organization's audit log (org admins): filters by type, dates, guest, meetup and staff; paged; the
 // same filters download as CSV. The event types offered come from the API's OpenAPI description, and an
 // event of a type this screen does not know is shown like any other.
-import { api, ApiProblem, download, query } from "../core/api.js";
+import { api, ApiProblem, query } from "../core/api.js";
+import { downloadCsv } from "../shared/csv-dialog.js";
 import { busy, clear, debounce, field, formatStamp, h, showProblem } from "../core/dom.js";
 import { choices } from "../core/openapi.js";
 import { orgPath, session } from "../core/session.js";
@@ -31,7 +32,7 @@ export async function list(view, params, ctx) {
     h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, t("audit.show")),
       h("button", { type: "reset", class: "secondary" }, t("audit.clear")),
       h("button", { type: "button", class: "secondary", onclick: (event) => busy(event.currentTarget, errors,
-        async () => download(orgPath("/events/export") + query(await filters()))) }, t("common.downloadCsv"))));
+        async () => downloadCsv(orgPath("/events/export"), await filters())) }, t("common.downloadCsv"))));
 
   form.elements.guest.addEventListener("input", debounce(async () => {
     const q = form.elements.guest.value.trim();

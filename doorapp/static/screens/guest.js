@@ -17,7 +17,7 @@ export async function screen(view, [guestId], ctx) {
   view.append(
     h("section", { class: "panel summary" },
       h("h1", {}, shortName(guest)),
-      h("p", { class: "muted" }, "@" + guest.username, " · ", t("guest.id", { id: String(guest.platform_user_id) })),
+      h("p", { class: "muted" }, guest.username ? "@" + guest.username : t("guest.notOnPlatform"), " · ", t("guest.id", { id: String(guest.platform_user_id) })),
       history.is_banned ? h("div", { class: "alert error" }, t("guest.bannedHere"), " ", history.ban_reason) : null,
       history.repeat_no_show
         ? h("div", { class: "alert warn" }, t("guest.repeatNoShow", { count: history.recent_no_shows, recent: history.recent }), " ",

@@ -55,8 +55,9 @@ function card(meetup, refresh, ctx) {
   return h("article", { class: "card meetup", dataset: { meetup: meetup.id } },
     h("div", { class: "card-main" },
       h("h2", {}, h("a", { href: doorHash(meetup.org_id, meetup.id) }, meetup.name)),
-      h("p", { class: "muted" }, formatDate(meetup.date), meetup.is_finalized ? " · " : "",
-        meetup.is_finalized ? h("span", { class: "badge" }, t("meetup.finalized")) : null),
+      h("p", { class: "muted" }, formatDate(meetup.date), meetup.is_finalized || meetup.cancelled_at ? " · " : "",
+        meetup.cancelled_at ? h("span", { class: "badge warn" }, t("meetup.cancelled"))
+          : meetup.is_finalized ? h("span", { class: "badge" }, t("meetup.finalized")) : null),
       neverSynced
         ? h("p", { class: "stats never-synced" }, t("meetups.neverSynced"))
         : h("p", { class: "stats" }, t("meetups.stats", { arrived: c.arrived, rsvps: t("meetups.rsvps", { count: c.rsvps }), walkins: t("meetups.walkins", { count: c.walkins }) }))),

@@ -1,9 +1,11 @@
 // A meetup's attendance after the night (#/meetups/{id}/summary): the numbers, arrivals per 15 minutes as
 // an SVG chart, and each guest's outcome. Admins excuse a no-show and download the guest list as CSV.
-import { api, download } from "../core/api.js";
+import { api } from "../core/api.js";
+import { downloadCsv } from "../shared/csv-dialog.js";
+import { guestList } from "./summary-guests.js";
 import { arrivalsChart } from "./summary-chart.js";
 import { outcomeBadge } from "../shared/outcome.js";
-import { ask, busy, formatDate, formatTime, h, toast } from "../core/dom.js";
+import { ask, formatDate, formatTime, h, toast } from "../core/dom.js";
 import { limits } from "../core/openapi.js";
 import { doorHash, isOrgAdmin, orgPath } from "../core/session.js";
 import { formatNumber, t } from "../core/i18n.js";
@@ -20,12 +22,12 @@ function render(view, summary, path, ctx) {
   const { meetup, counts } = summary;
   const actions = [h("a", { class: "button secondary", href: doorHash(meetup.org_id, meetup.id) }, meetup.is_finalized ? t("summary.doorList") : t("meetups.openDoor"))];
   if (isOrgAdmin()) {
-    actions.push(h("button", { type: "button", class: "primary", onclick: (event) => busy(event.currentTarget, null, () => download(`${path}/export`)) },
-      t("common.downloadCsv")));
+    actions.push(h("button", { type: "button", class: "primary", onclick: () => downloadCsv(`${path}/export`) },
+      t("common.downloadCsv")), ...cancelOrDelete(summary, path, ctx));
   }
   const tiles = [
     [t("summary.peopleIn"), counts.people, "ok", counts.guests_brought ? t("summary.brought", { arrived: counts.arrived, count: counts.guests_brought }) : null],
-    [t("counter.rsvps"), counts.rsvps], [t("summary.noShows"), counts.no_shows, counts.no_shows ? "danger" : ""],
+    [t("counter.rsvps"), counts.rsvps], counts.upcoming ? [t("outcome.upcoming"), counts.upcoming] : [t("summary.noShows"), counts.no_shows, counts.no_shows ? "danger" : ""],
     [t("outcome.excused"), counts.excused], [t("outcome.cancelled"), counts.cancelled], [t("outcome.waitlist"), counts.waitlisted],
     [t("counter.walkins"), counts.walkins, "", counts.local_walkins ? t("summary.localWalkins", { count: counts.local_walkins }) : null], [t("summary.forced"), counts.forced_check_ins, counts.forced_check_ins ? "danger" : ""],
     [t("summary.undone"), counts.undone_check_ins],
@@ -34,8 +36,9 @@ function render(view, summary, path, ctx) {
     h("section", { class: "panel summary" },
       h("a", { class: "back", href: "#/meetups" }, "← ", t("nav.meetups")),
       h("h1", {}, meetup.name),
-      h("p", { class: "muted" }, formatDate(meetup.date), " · ",
-        meetup.is_finalized ? h("span", { class: "badge" }, t("meetup.finalized")) : t("summary.open")),
+      h("p", { class: "muted" }, formatDate(meetup.date), " · ", meetup.cancelled_at ? h("span", { class: "badge warn" }, t("meetup.cancelled"))
+        : meetup.is_finalized ? h("span", { class: "badge" }, t("meetup.finalized")) : t(meetup.is_over ? "summary.open" : "summary.upcoming")),
+      meetup.cancelled_at ? h("p", { class: "alert warn cancelled" }, t("summary.cancelledBecause", { date: formatDate(meetup.cancelled_at) }), " ", meetup.cancel_reason) : null,
       h("div", { class: "actions" }, actions),
       h("div", { class: "tiles" }, tiles.map(([label, value, kind, note]) =>
         h("div", { class: `tile ${kind || ""}` }, h("span", { class: "value" }, formatNumber(value)),
@@ -49,8 +52,37 @@ function render(view, summary, path, ctx) {
     h("section", { class: "panel" },
       h("h2", {}, t("summary.guests", { count: summary.guests.length })),
       summary.guests.length
-        ? h("ol", { class: "rows outcomes" }, summary.guests.map((guest) => guestRow(guest, path, ctx)))
+        ? guestList(summary, (guest) => guestRow(guest, path, ctx))
         : h("p", { class: "muted" }, t("summary.emptyList"))));
+}
+
+// An admin's way out for a night that did not happen: cancel it (its guests get no no-show) while nobody is
+// in, or delete it outright while nobody was ever checked in (Door says no otherwise).
+function cancelOrDelete({ meetup, counts }, path, ctx) {
+  const buttons = [];
+  if (!meetup.cancelled_at && !counts.arrived) {
+    buttons.push(h("button", { type: "button", class: "secondary", onclick: async () => {
+      const done = await ask({ title: t("summary.cancelTitle", { name: meetup.name }), message: t("summary.cancelText"),
+        confirm: t("summary.cancelMeetup"), cancel: t("summary.keepMeetup"), danger: true,
+        input: { label: t("common.reasonLabel"), required: true, placeholder: t("summary.cancelPlaceholder"), limits: (await limits("cancel_meetup")).reason },
+        action: (reason) => api.patch(`${path}/cancel`, { reason }) });
+      if (done) {
+        toast(t("summary.cancelledToast", { name: meetup.name }));
+        ctx.navigate(location.hash);
+      }
+    } }, t("summary.cancelButton")));
+  }
+  if (!counts.arrived && !counts.undone_check_ins) {
+    buttons.push(h("button", { type: "button", class: "secondary", onclick: async () => {
+      const done = await ask({ title: t("summary.deleteTitle", { name: meetup.name }), message: t("summary.deleteText"),
+        confirm: t("summary.deleteMeetup"), danger: true, action: () => api.del(path) });
+      if (done) {
+        toast(t("summary.deletedToast", { name: meetup.name }));
+        ctx.navigate("#/meetups");
+      }
+    } }, t("summary.deleteButton")));
+  }
+  return buttons;
 }
 
 function guestRow(guest, path, ctx) {
@@ -71,7 +103,7 @@ function guestRow(guest, path, ctx) {
   return h("li", { class: "row", dataset: { guest: String(guest.platform_user_id) } },
     h("div", { class: "who" },
       isOrgAdmin() ? h("a", { class: "name", href: `#/guests/${guest.platform_user_id}` }, name) : h("span", { class: "name" }, name),
-      h("span", { class: "username" }, "@" + guest.username), outcomeBadge(guest.outcome),
+      h("span", { class: "username" }, guest.username ? "@" + guest.username : t("guest.notOnPlatform")), outcomeBadge(guest.outcome),
       guest.guests_count ? h("span", { class: "tag" }, `+${guest.guests_count}`) : null),
     h("div", { class: "state" }, guest.arrival_time
       ? [t("summary.arrivedAt", { order: guest.arrival_order, time: formatTime(guest.arrival_time) }),

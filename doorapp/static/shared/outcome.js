@@ -6,10 +6,12 @@ import { t } from "../core/i18n.js";
 const OUTCOMES = {
   ATTENDED: ["outcome.attended", "ok"], WALK_IN: ["outcome.walkIn", "ok"], NO_SHOW: ["outcome.noShow", "danger"],
   EXCUSED_ABSENCE: ["outcome.excused", "warn"], CANCELLED: ["outcome.cancelled", ""], WAITLIST: ["outcome.waitlist", ""],
-  NOT_CHECKED_IN: ["outcome.notCheckedIn", ""], UPCOMING: ["counter.expected", ""],
+  NOT_CHECKED_IN: ["outcome.notCheckedIn", ""], UPCOMING: ["outcome.upcoming", ""], MEETUP_CANCELLED: ["outcome.meetupCancelled", ""],
 };
 
+export const outcomeWord = (outcome) => (OUTCOMES[outcome] ? t(OUTCOMES[outcome][0]) : outcome);
+
 export function outcomeBadge(outcome) {
-  const [key, kind] = OUTCOMES[outcome] || [null, ""];
-  return h("span", { class: `badge ${kind}`, dataset: { outcome } }, key ? t(key) : outcome);
+  const [, kind] = OUTCOMES[outcome] || [null, ""];
+  return h("span", { class: `badge ${kind}`, dataset: { outcome } }, outcomeWord(outcome));
 }

@@ -1,0 +1,88 @@
+"""CSV files made for people rather than programs (`?style=people` on an export): times in the
+organization's time zone without seconds' fractions, column names and outcomes in the chosen language (the
+browser's own catalogues, static/locales, read here so both say the same words), and the separator a
+spreadsheet of that locale expects when the file is double-clicked (Excel set to Spanish splits on `;`)."""
+
+import json
+import zoneinfo
+from dataclasses import dataclass
+from datetime import UTC
+from functools import cache
+from typing import Literal
+
+from doorapp.paths import resource_dir
+
+# An outcome's word in the catalogues: the same table as static/shared/outcome.js (OUTCOMES).
+OUTCOME_KEYS = {
+    "ATTENDED": "outcome.attended",
+    "WALK_IN": "outcome.walkIn",
+    "NO_SHOW": "outcome.noShow",
+    "EXCUSED_ABSENCE": "outcome.excused",
+    "CANCELLED": "outcome.cancelled",
+    "WAITLIST": "outcome.waitlist",
+    "NOT_CHECKED_IN": "outcome.notCheckedIn",
+    "UPCOMING": "outcome.upcoming",
+    "MEETUP_CANCELLED": "outcome.meetupCancelled",
+}
+SEPARATORS = {"comma": ",", "semicolon": ";"}
+TIMES = ("rsvp_time", "cancelled_at", "arrival_time", "excused_at")
+
+
+@dataclass
+class ExportQuery:
+    style: Literal["data", "people"] = "data"  # data: for programs (ISO times in UTC, API words)
+    lang: Literal["en", "es"] = "en"  # people: the language of column names and outcomes
+    sep: Literal["comma", "semicolon"] = "comma"  # people: semicolon for a Spanish-locale spreadsheet
+
+
+@cache
+def catalogue(lang):
+    """The browser's catalogue of `lang` (static/locales/<lang>.js: `export default {...};` around JSON)."""
+    text = (resource_dir() / "static" / "locales" / f"{lang}.js").read_text(encoding="utf-8")
+    return json.loads(text[text.index("export default") + len("export default") : text.rindex(";")])
+
+
+def zone(name):
+    """The organization's time zone (`name`, an IANA name), or the server's when it has none."""
+    return zoneinfo.ZoneInfo(name) if name else None
+
+
+def valid_zone(name):
+    """Whether Door knows the IANA time zone `name` (the system's zone database)."""
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return False
+    return True
+
+
+class People:
+    """How one file for people says things: `words(key)`, `when(moment)`, `outcome(word)`, `yes(flag)`."""
+
+    def __init__(self, query, time_zone):
+        self.words, self.zone, self.separator = catalogue(query.lang), zone(time_zone), SEPARATORS[query.sep]
+
+    def when(self, moment):
+        """A stored UTC moment as the organization's local time, to the minute ("2026-12-05 21:03")."""
+        return moment and moment.replace(tzinfo=UTC).astimezone(self.zone).strftime("%Y-%m-%d %H:%M")
+
+    def outcome(self, word):
+        return self.words[OUTCOME_KEYS[word]] if word in OUTCOME_KEYS else word
+
+    def detail(self, key):
+        """A detail's name in an audit event (the catalogue's detail.<key>), or the key as it comes."""
+        return self.words.get(f"detail.{key}", key)
+
+    def yes(self, flag):
+        return self.words["csv.yes"] if flag else None
+
+    def outcome_row(self, line, entry, columns):
+        """A guest's line of the summary (shapes.GuestOutcome) as a row of `columns`; `entry` is its
+        MeetupGuest, for the times as stored."""
+        said = {**line, **{time: self.when(getattr(entry, time)) for time in TIMES}}
+        said.update(outcome=self.outcome(line["outcome"]), ban_overridden=self.yes(line["ban_overridden"]))
+        said["rsvp_time"] = None if entry.is_walkin else said["rsvp_time"]
+        return [said[column] for column in columns]
+
+    def header(self, columns):
+        return [self.words[f"csv.{column}"] for column in columns]
