@@ -288,7 +288,8 @@ def stop_on_signals(stopping=None):
 
 def welcome(app, config, server, args):
     """Print what to open (and the setup code on an empty database); open the browser when asked."""
-    from doorapp.api.phones import lan_command, launcher, phone_access
+    from doorapp.api import phone_access
+    from doorapp.api.phones import lan_command, launcher
     from doorapp.api.setup import SHARED, issue_setup_code
 
     host, port = server.getsockname()[:2]

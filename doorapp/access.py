@@ -5,6 +5,7 @@ import functools
 import hashlib
 import hmac
 import ipaddress
+import secrets
 import threading
 import time
 from contextlib import contextmanager
@@ -17,7 +18,8 @@ from bottle import request
 
 from doorapp.db import utcnow, write
 from doorapp.errors import ApiError
-from doorapp.models import Failure, Membership, User
+from doorapp.models import DoorPass, Failure, Membership, User
+from doorapp.models.passes import pass_ended
 
 # argon2id as OWASP's Password Storage Cheat Sheet first recommends: 19 MiB, 2 passes, 1 lane (~30 ms of one
 # core). The library's default (RFC 9106's low-memory one: 64 MiB, 4 lanes) took 64 MiB and both cores per
@@ -117,6 +119,21 @@ def issue_token(secret, user, minutes, kid=None):
     return jwt.encode(claims, secret, algorithm="HS256", headers={"kid": kid} if kid else None)
 
 
+def issue_pass_token(secret, door_pass, kid=None):
+    """A door pass's token: its own `role` and a `sub` no account can have (usernames hold no spaces), so a
+    browser never takes it for a user's; it expires with the pass. Nothing in it comes from the pairing
+    code. It names its key (`kid`) as issue_token's do."""
+    claims = {
+        "sub": f"pass {door_pass.id}",
+        "role": "PASS",
+        "pass": door_pass.id,
+        "iat": utcnow(),
+        "exp": door_pass.ends_at,
+        "jti": secrets.token_hex(16),
+    }
+    return jwt.encode(claims, secret, algorithm="HS256", headers={"kid": kid} if kid else None)
+
+
 def _claims(keys):
     header = request.get_header("Authorization", "")
     scheme, _, token = header.partition(" ")
@@ -125,12 +142,25 @@ def _claims(keys):
     try:
         claims = _verified(keys, token.strip())
     except jwt.ExpiredSignatureError:
+        if _expired_role(keys.secret, token.strip()) == "PASS":
+            raise pass_ended() from None
         raise ApiError(401, "invalid_token", "Your session has expired; sign in again.") from None
     except jwt.InvalidTokenError:
         raise ApiError(401, "invalid_token", "The token is not valid; sign in again.") from None
-    if claims.get("role") not in ("USER", "SITE_ADMIN") or not isinstance(claims["sub"], str):
+    role = claims.get("role")
+    if role not in ("USER", "SITE_ADMIN", "PASS") or not isinstance(claims["sub"], str):
+        raise ApiError(401, "invalid_token", "The token is not valid; sign in again.")
+    if role == "PASS" and not isinstance(claims.get("pass"), int):
         raise ApiError(401, "invalid_token", "The token is not valid; sign in again.")
     return claims
+
+
+def _expired_role(secret, token):
+    """The role of a token whose signature holds and whose time is up."""
+    try:
+        return jwt.decode(token, secret, algorithms=["HS256"], options={"verify_exp": False}).get("role")
+    except jwt.InvalidTokenError:
+        return None
 
 
 def _verified(keys, token):
@@ -164,10 +194,13 @@ def _verified(keys, token):
 def current_user(keys, rule, org_id=None):
     """The signed-in user with `token_role` set from the token, or None for public rules (401 if absent).
     With `org_id`, the user's role there (or None) comes in the same query as `org_role`. `keys`: the
-    process's doorapp.keys.Keys."""
+    process's doorapp.keys.Keys. A door pass's token gives its DoorPass while it may act, read from the
+    database on every request (401 pass_ended)."""
     if rule.public:
         return None
     claims = _claims(keys)
+    if claims["role"] == "PASS":
+        return DoorPass.acting(claims["pass"])
     user = User.signed_in(claims["sub"], org_id)
     if user is None:
         raise ApiError(401, "invalid_token", "The account of this token no longer exists; sign in again.")
@@ -196,14 +229,20 @@ def account_refusal(user):
 
 
 class Rule:
-    """Who may call a route. `check(user, args)` returns None or an ApiError; site admins skip org checks."""
+    """Who may call a route. `check(user, args)` returns None or an ApiError; site admins skip org checks.
+    A door pass may call only the routes whose Rule has `passes` (the door's), in its org and meetup."""
 
-    def __init__(self, name, check=None, public=False, needs=(), description=""):
+    def __init__(self, name, check=None, public=False, needs=(), description="", passes=False):
         self.name, self.check, self.public, self.needs = name, check, public, needs
-        self.description = description
+        self.description, self.passes = description, passes
 
     def enforce(self, user, args):
         if self.public:
+            return
+        if isinstance(user, DoorPass):
+            refusal = self._pass_refusal(user, args)
+            if refusal:
+                raise refusal
             return
         refusal = account_refusal(user)
         if refusal:
@@ -213,8 +252,22 @@ class Rule:
             if refusal:
                 raise refusal
 
+    def _pass_refusal(self, door_pass, args):
+        """403 pass_not_allowed for a door pass outside the door, its org or its meetup."""
+        if not self.passes:
+            return pass_not_allowed("A door pass may only work the door; sign in with an account for this.")
+        if "org_id" in args and args["org_id"] != str(door_pass.org_id):
+            return pass_not_allowed("This door pass is for another organization.")
+        if door_pass.meetup_id and "meetup_id" in args and args["meetup_id"] != str(door_pass.meetup_id):
+            return pass_not_allowed("This door pass is for another meetup.")
+        return None
+
     def __repr__(self):
         return f"Rule({self.name})"
+
+
+def pass_not_allowed(message):
+    return ApiError(403, "pass_not_allowed", message)
 
 
 def _site_admin(user, args):
@@ -253,6 +306,19 @@ org_admin = Rule(
     _org_role("ADMIN"),
     needs=("org_id",),
     description="An ADMIN of the organization, or a SITE_ADMIN.",
+)
+door = Rule(
+    "door",
+    _org_role("STAFF"),
+    needs=("org_id",),
+    passes=True,
+    description="A member of the organization (STAFF or ADMIN), a SITE_ADMIN, or a door pass of the "
+    "organization (for its meetup, when it has one).",
+)
+signed_in_or_pass = Rule(
+    "signed_in_or_pass",
+    passes=True,
+    description="Any approved, enabled user, or a door pass (the door needs it).",
 )
 any_org_admin = Rule(
     "any_org_admin", _admin_anywhere, description="An ADMIN of any organization, or a SITE_ADMIN."

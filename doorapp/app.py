@@ -23,6 +23,7 @@ from doorapp.api import (  # noqa: F401 (importing a module registers its routes
     openapi,
     org_guests,
     organizations,
+    passes,
     phones,
     platform,
     setup,

@@ -10,7 +10,18 @@ from peewee import SQL, CharField, DateTimeField
 from playhouse.migrate import SchemaMigrator
 
 from doorapp.db import BaseModel, db, exclusive, utcnow
-from doorapp.models import MODELS, Guest, IdempotencyKey, Meetup, MeetupGuest, Org, SigningKey, User
+from doorapp.models import (
+    MODELS,
+    AuditEvent,
+    DoorPass,
+    Guest,
+    IdempotencyKey,
+    Meetup,
+    MeetupGuest,
+    Org,
+    SigningKey,
+    User,
+)
 from doorapp.models.accounts import INVISIBLE  # the code points that show as nothing
 
 
@@ -126,6 +137,15 @@ def m0012_org_time_zone():
     add_columns(Org, "time_zone")
 
 
+def m0013_door_passes():
+    """Door passes: phones that work one org's door without an account, and what they did (the check-ins
+    and events they made name them)."""
+    db.create_tables([DoorPass])
+    add_columns(MeetupGuest, "checked_in_pass")
+    add_columns(AuditEvent, "actor_pass")
+    db.execute(AuditEvent.index(AuditEvent.actor_pass, AuditEvent.event_type).safe(True))
+
+
 MIGRATIONS = [
     m0001_initial,
     m0002_door_list_order,
@@ -139,6 +159,7 @@ MIGRATIONS = [
     m0010_signing_key,
     m0011_cancelled_meetups,
     m0012_org_time_zone,
+    m0013_door_passes,
 ]
 
 

@@ -69,7 +69,7 @@ MEDIA = {"form": "application/x-www-form-urlencoded", "multipart": "multipart/fo
 # Door has no license of its own yet: the document says so rather than invent one.
 LICENSE = {"name": "Proprietary: all rights reserved", "identifier": "LicenseRef-Door-Proprietary"}
 PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
-SIMPLE = {str: "string", int: "integer", float: "number", bool: "boolean"}
+SIMPLE = {str: "string", int: "integer", float: "number", bool: "boolean", type(None): "null"}
 
 
 def build(app):
@@ -163,7 +163,9 @@ def _component(shape, schemas):
 
 def nullable(schema):
     """The OpenAPI 3.1 (JSON Schema) form of a schema that may also be null."""
-    if "type" not in schema or "enum" in schema:  # a reference, a union, an enum: null is one more choice
+    if list(schema) == ["anyOf"]:  # a union: null is one more of its choices
+        return {"anyOf": [*schema["anyOf"], {"type": "null"}]}
+    if "type" not in schema or "enum" in schema:  # a reference, an enum: null is one more choice
         return {"anyOf": [schema, {"type": "null"}]}
     return {**schema, "type": [schema["type"], "null"]}
 

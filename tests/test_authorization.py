@@ -5,6 +5,7 @@ fails here, and every declared Rule is shown to be enforced in the order docs/ap
 """
 
 import pytest
+from webtest import TestApp
 
 from doorapp.api import ROUTES
 from doorapp.models import Org
@@ -12,7 +13,7 @@ from doorapp.models import Org
 SPEC_ROLES = {
     ("POST", "/auth/register"): "public",
     ("POST", "/auth/token"): "public",
-    ("GET", "/auth/userinfo"): "signed_in",
+    ("GET", "/auth/userinfo"): "signed_in_or_pass",
     ("POST", "/auth/verify-recovery-code"): "public",
     ("POST", "/auth/reset-password"): "public",
     ("GET", "/organizations/"): "site_admin",
@@ -32,19 +33,19 @@ SPEC_ROLES = {
     ("PATCH", "/staff/<user_id>/enable"): "site_admin",
     ("POST", "/staff/<user_id>/recovery-code"): "site_admin",
     ("GET", "/guests/"): "signed_in",
-    ("POST", "/guests/"): "signed_in",
+    ("POST", "/guests/"): "signed_in_or_pass",
     ("GET", "/guests/<platform_user_id>"): "signed_in",
     ("GET", "/guests/by-username/<username>"): "signed_in",
     ("GET", "/organizations/<org_id>/guests/banned"): "org_member",
     ("PATCH", "/organizations/<org_id>/guests/<platform_user_id>/ban"): "org_admin",
     ("PATCH", "/organizations/<org_id>/guests/<platform_user_id>/unban"): "org_admin",
     ("POST", "/organizations/<org_id>/meetups/"): "org_member",
-    ("GET", "/organizations/<org_id>/meetups/"): "org_member",
-    ("GET", "/organizations/<org_id>/meetups/<meetup_id>"): "org_member",
+    ("GET", "/organizations/<org_id>/meetups/"): "door",
+    ("GET", "/organizations/<org_id>/meetups/<meetup_id>"): "door",
     ("POST", "/organizations/<org_id>/meetups/<meetup_id>/sync"): "org_member",
     ("POST", "/organizations/<org_id>/meetups/import"): "org_member",  # docs/api.md: guest lists from files
     ("POST", "/organizations/<org_id>/meetups/<meetup_id>/import"): "org_member",
-    ("GET", "/organizations/<org_id>/meetups/<meetup_id>/guests"): "org_member",
+    ("GET", "/organizations/<org_id>/meetups/<meetup_id>/guests"): "door",
     ("PATCH", "/organizations/<org_id>/meetups/<meetup_id>/finalize"): "org_admin",
     ("PATCH", "/organizations/<org_id>/meetups/<meetup_id>/unfinalize"): "org_admin",
     ("PATCH", "/organizations/<org_id>/meetups/<meetup_id>/cancel"): "org_admin",
@@ -53,14 +54,14 @@ SPEC_ROLES = {
     (
         "POST",
         "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>/add-walkin",
-    ): "org_member",
-    ("POST", "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>/checkin"): "org_member",
-    ("POST", "/organizations/<org_id>/meetups/<meetup_id>/local-walkins"): "org_member",
+    ): "door",
+    ("POST", "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>/checkin"): "door",
+    ("POST", "/organizations/<org_id>/meetups/<meetup_id>/local-walkins"): "door",
     ("PATCH", "/organizations/<org_id>/guests/<platform_user_id>/link"): "org_admin",
     (
         "PATCH",
         "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>/undo-checkin",
-    ): "org_member",
+    ): "door",
     ("GET", "/organizations/<org_id>/events/"): "org_admin",
     ("GET", "/organizations/<org_id>/events/meetups/<meetup_id>"): "org_member",
     ("GET", "/organizations/<org_id>/events/guests/<guest_id>"): "org_member",
@@ -71,7 +72,7 @@ SPEC_ROLES = {
     # added since the first specification
     ("GET", "/setup"): "public",
     ("POST", "/setup"): "public",
-    ("GET", "/platform"): "signed_in",
+    ("GET", "/platform"): "signed_in_or_pass",
     ("GET", "/openapi.json"): "public",
     # issue 9: how phones join (the address and its QR code)
     ("GET", "/phones"): "any_org_admin",
@@ -83,10 +84,22 @@ SPEC_ROLES = {
     ("PATCH", "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>/excuse"): "org_admin",
     ("GET", "/organizations/<org_id>/guests/<platform_user_id>/history"): "org_admin",
     ("GET", "/organizations/<org_id>/events/export"): "org_admin",
+    # issue 23: door passes (a phone works one org's door, for its meetup, with no account)
+    ("POST", "/auth/pass"): "public",
+    ("POST", "/organizations/<org_id>/passes"): "org_admin",
+    ("GET", "/organizations/<org_id>/passes"): "org_admin",
+    ("DELETE", "/organizations/<org_id>/passes/<pass_id>"): "org_admin",
+    ("DELETE", "/organizations/<org_id>/meetups/<meetup_id>/passes"): "org_admin",
 }
 
-CALLERS = ["anonymous", "pending", "disabled", "outsider", "staff", "other_org_admin", "admin", "site_admin"]
+PEOPLE = ["anonymous", "pending", "disabled", "outsider", "staff", "other_org_admin", "admin", "site_admin"]
+# door passes: one for the org's meetup, one for every meetup of another org, one for another meetup of the
+# org, and one revoked
+PASSES = ["door_pass", "other_org_pass", "other_meetup_pass", "ended_pass"]
+CALLERS = PASSES + PEOPLE  # passes first: a route an admin changes things with (finalize) would end them
 CHAIN_CODES = {
+    "pass_not_allowed",
+    "pass_ended",
     "not_authenticated",
     "invalid_token",
     "account_pending",
@@ -96,19 +109,23 @@ CHAIN_CODES = {
     "org_admin_required",
 }
 
-# What each caller gets from each rule: None means the chain lets it through.
+# What each caller gets from each rule: None means the chain lets it through. A pass gets
+# pass_not_allowed from every rule but the door's, and an ended pass pass_ended from all.
+NO_PASS = {"door_pass": "pass_not_allowed", "other_org_pass": "pass_not_allowed"}
+NO_PASS.update(other_meetup_pass="pass_not_allowed", ended_pass="pass_ended")
 EXPECTED = {
     "public": {c: None for c in CALLERS},
     "signed_in": {
         "anonymous": "not_authenticated",
         "pending": "account_pending",
         "disabled": "account_disabled",
-        **{c: None for c in CALLERS[3:]},
+        **{c: None for c in PEOPLE[3:]},
+        **NO_PASS,
     },
 }
 EXPECTED["site_admin"] = {
     **EXPECTED["signed_in"],
-    **{c: "site_admin_required" for c in CALLERS[3:7]},
+    **{c: "site_admin_required" for c in PEOPLE[3:7]},
     "site_admin": None,
 }
 EXPECTED["org_member"] = {
@@ -122,10 +139,42 @@ EXPECTED["any_org_admin"] = {
     "outsider": "org_admin_required",
     "staff": "org_admin_required",
 }
+EXPECTED["signed_in_or_pass"] = {**EXPECTED["signed_in"], **dict.fromkeys(PASSES[:3])}
+EXPECTED["door"] = {**EXPECTED["org_member"], "door_pass": None}
 
 
 def test_every_route_of_the_specification_exists_with_the_role_it_gives():
     assert {(r.method, r.path): r.config["auth"].name for r in ROUTES} == SPEC_ROLES
+
+
+def paired(client, maker, org_id, **fields):
+    """A client with the token of a new door pass of `org_id` made by `maker` (a client)."""
+    made = maker.post_json(
+        f"/organizations/{org_id}/passes", {"label": "Maria's phone", **fields}, status=201
+    )
+    token = client.post_json("/auth/pass", {"code": made.json["pairing"]["code"]}).json["access_token"]
+    phone = TestApp(client.app)
+    phone.authorization = ("Bearer", token)
+    return phone, made.json["id"]
+
+
+def pass_callers(org, other, meetup, sessions):
+    """The four door passes of PASSES, paired, as clients."""
+    admin, client = sessions["admin"], sessions["anonymous"]
+    second = admin.post_json(
+        f"/organizations/{org.id}/meetups/",
+        {"platform_url": "https://demo.door.invalid/night-owls/board-games"},
+        expect_errors=True,
+    )
+    assert second.status_int == 201, second.text
+    ended, ended_id = paired(client, admin, org.id, meetup_id=str(meetup.id))
+    admin.delete(f"/organizations/{org.id}/passes/{ended_id}", status=204)
+    return {
+        "door_pass": paired(client, admin, org.id, meetup_id=str(meetup.id))[0],
+        "other_org_pass": paired(client, sessions["other_org_admin"], other.id)[0],
+        "other_meetup_pass": paired(client, admin, org.id, meetup_id=second.json["id"])[0],
+        "ended_pass": ended,
+    }
 
 
 @pytest.fixture
@@ -142,6 +191,7 @@ def callers(org, meetup, guest, make_user, as_user, client):
     }
     target = make_user("target", org=org)
     sessions = {"anonymous": client, **{name: as_user(user) for name, user in users.items()}}
+    sessions.update(pass_callers(org, other, meetup, sessions))
     values = {
         "org_id": str(org.id),
         "meetup_id": str(meetup.id),
@@ -150,6 +200,7 @@ def callers(org, meetup, guest, make_user, as_user, client):
         "platform_user_id": str(guest.platform_user_id),
         "guest_id": str(guest.platform_user_id),
         "username": guest.username,
+        "pass_id": "1",
     }
     return sessions, values
 
@@ -170,6 +221,8 @@ def test_each_caller_gets_what_the_rule_says(callers, route):
         )
         code = reply.json.get("code") if reply.content_type == "application/problem+json" else None
         expected = EXPECTED[route.config["auth"].name][caller]
+        if caller == "other_meetup_pass" and route.config["auth"].passes and "<meetup_id>" not in route.path:
+            expected = None  # a route of the org, not of one meetup (its list of meetups shows the pass's)
         assert reply.status_int < 500, (caller, reply.text)
         if expected is None:
             assert code not in CHAIN_CODES, (caller, reply.text)

@@ -131,12 +131,24 @@ def route_cases(app):
     return cases
 
 
+def door_pass_of(client, token, meetup):
+    """(id, token) of a new door pass of the meetup, paired."""
+    made = client.post_json(
+        f"/organizations/{meetup.org_id}/passes",
+        {"label": "Fuzz phone", "meetup_id": str(meetup.id)},
+        headers={"Authorization": f"Bearer {token}"},
+    ).json
+    return made["id"], client.post_json("/auth/pass", {"code": made["pairing"]["code"]}).json["access_token"]
+
+
 def test_no_hostile_input_makes_a_server_error(app, client, org, meetup, guest, make_user):
     client.get("/openapi.json")  # builds the document the cases read their parameters from
     root = make_user("fuzzer", site_admin=True, org=org, role="ADMIN")
     token = access.issue_token(app.config["door.config"].secret_key, root, 60)
+    door_pass, pass_token = door_pass_of(client, token, meetup)  # the door's routes, called by a phone too
+    tokens = st.sampled_from([token, token, pass_token])
     ids = st.sampled_from(
-        [str(org.id), str(meetup.id), str(guest.platform_user_id), str(root.id)]
+        [str(org.id), str(meetup.id), str(guest.platform_user_id), str(root.id), str(door_pass)]
     ) | hostile_text.map(lambda text: quote(text.encode("utf-8", "surrogatepass"), safe=""))
     cases = route_cases(app)
     assert len(cases) >= 50
@@ -150,7 +162,7 @@ def test_no_hostile_input_makes_a_server_error(app, client, org, meetup, guest, 
         if method in ("POST", "PUT", "PATCH"):
             form = media != "application/json" and draw(st.booleans())  # a form route gets JSON too
             payload = draw(query_string(body)).encode() if form else draw(raw_json(body))
-        return method, path, draw(query_string(query)), payload, media
+        return method, path, draw(query_string(query)), payload, media, draw(tokens)
 
     @given(requests())
     @settings(
@@ -161,12 +173,12 @@ def test_no_hostile_input_makes_a_server_error(app, client, org, meetup, guest, 
         suppress_health_check=list(HealthCheck),
     )
     def run(request):
-        method, path, query, payload, media = request
+        method, path, query, payload, media, caller = request
         blank = Request.blank(
             path,
             method=method,
             body=payload,
-            headers={"Authorization": f"Bearer {token}", "Content-Type": media, "Idempotency-Key": "fuzz"},
+            headers={"Authorization": f"Bearer {caller}", "Content-Type": media, "Idempotency-Key": "fuzz"},
         )
         blank.environ["QUERY_STRING"] = query
         status = blank.get_response(app).status_int
@@ -197,6 +209,7 @@ def test_a_control_character_in_any_field_or_parameter_is_422_on_every_engine(
         "user_id": root.id,
         "staff_id": root.id,
         "username": "bob",
+        "pass_id": 1,
     }
     ids |= {"platform_user_id": guest.platform_user_id, "guest_id": guest.platform_user_id, "username": "b"}
     refused, failures = 0, []

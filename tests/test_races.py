@@ -578,3 +578,59 @@ def test_a_cancel_racing_check_ins_either_closes_an_empty_door_or_is_refused(doo
     assert won == (arrived == 0)  # the cancel lands exactly when no check-in did before it
     assert won or replies[10].json()["code"] == "meetup_has_arrivals"
     assert (listed["counts"]["arrived"], meetup["cancelled_at"] is not None) == (arrived, won)
+
+
+# --- door passes (issue 23) -----------------------------------------------------------------------------
+
+
+def new_pass(door, root, org_id, meetup_id):
+    reply = requests.post(
+        f"{door.url}/organizations/{org_id}/passes",
+        json={"label": "Side entrance", "meetup_id": meetup_id},
+        headers=root,
+        timeout=30,
+    )
+    assert reply.status_code == 201, reply.text
+    return reply.json()
+
+
+def test_twenty_exchanges_of_one_pairing_code_at_once_pair_one_phone(door, root):
+    org_id = new_org(door, root)
+    meetup_id, _ = new_meetup(door, root, org_id)
+    code = new_pass(door, root, org_id, meetup_id)["pairing"]["code"]
+    s, count = door.sessions(20), 20
+    addresses = [{"X-Forwarded-For": f"198.51.100.{next(_addresses) % 250}"} for _ in range(count)]
+    replies = at_once(
+        count,
+        lambda i: s[i].post(f"{door.url}/auth/pass", json={"code": code}, headers=addresses[i], timeout=30),
+    )
+    assert statuses(replies) == {200: 1, 403: count - 1}
+    assert codes(replies, 403) == {"invalid_pass_code"}
+    listed = requests.get(f"{door.url}/organizations/{org_id}/passes", headers=root, timeout=30).json()
+    assert listed["passes"][0]["paired_at"] is not None
+
+
+def test_a_pass_paired_on_one_process_and_revoked_on_the_other_is_refused_on_both(door, root, address):
+    org_id = new_org(door, root)
+    meetup_id, guests = new_meetup(door, root, org_id)
+    made = new_pass(door, root, org_id, meetup_id)
+    first, second = door.sessions(2)
+    paired = first.post(f"{door.url}/auth/pass", json={"code": made["pairing"]["code"]}, headers=address)
+    assert paired.status_code == 200, paired.text
+    phone = {"Authorization": f"Bearer {paired.json()['access_token']}"}
+    door_list = f"{door.url}/organizations/{org_id}/meetups/{meetup_id}/guests"
+    for session in (first, second):  # each process has seen the token, and keeps its claims
+        assert session.get(door_list, headers=phone, timeout=30).status_code == 200
+    checked = first.post(f"{door_list}/{guests[0]}/checkin", json={}, headers=phone, timeout=30)
+    assert checked.status_code == 200, checked.text
+    revoked = second.delete(
+        f"{door.url}/organizations/{org_id}/passes/{made['id']}", headers=root, timeout=30
+    )
+    assert revoked.status_code == 204, revoked.text
+    for session in (first, second):
+        refused = session.post(f"{door_list}/{guests[1]}/checkin", json={}, headers=phone, timeout=30)
+        assert (refused.status_code, refused.json()["code"]) == (401, "pass_ended")
+    events = requests.get(f"{door.url}/organizations/{org_id}/events/", headers=root, timeout=30).json()
+    assert [e["actor"]["pass"]["label"] for e in events["events"] if e["event_type"] == "CHECK_IN"] == [
+        "Side entrance"
+    ]

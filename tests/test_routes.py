@@ -20,6 +20,7 @@ PUBLIC = {
     ("GET", "/health"),
     ("HEAD", "/health"),
     ("GET", "/openapi.json"),
+    ("POST", "/auth/pass"),  # a phone pairs with a door pass's one-time code
 }
 PAGES = {"/", "/docs", "/sw.js", "/static/<path:path>"}
 

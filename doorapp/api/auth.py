@@ -1,5 +1,6 @@
 """/auth/: accounts for oneself: register, sign in (OAuth 2.0 password flow), userinfo, change the
-password, recovery codes. (The first site admin: setup.)"""
+password, recovery codes; and a phone's door pass, exchanged for its token. (The first site admin:
+setup.)"""
 
 import time
 from dataclasses import dataclass
@@ -8,14 +9,26 @@ from typing import Literal, TypedDict
 from bottle import response
 
 from doorapp import access
-from doorapp.access import public, signed_in
-from doorapp.api import Credentials, client_address, endpoint, password_field, settings, shapes, signing_keys
+from doorapp.access import public, signed_in, signed_in_or_pass
+from doorapp.api import (
+    Credentials,
+    Pass,
+    PassHolder,
+    client_address,
+    endpoint,
+    pass_of,
+    password_field,
+    settings,
+    shapes,
+    signing_keys,
+)
 from doorapp.api.shapes import user_json
 from doorapp.bodies import text
 from doorapp.db import utcnow, write
 from doorapp.errors import ApiError
-from doorapp.models import User
+from doorapp.models import DoorPass, User
 from doorapp.models.accounts import RECOVERY_VALIDITY, username_as_kept
+from doorapp.models.passes import is_pass
 
 RECOVERY_MAX_FAILURES = 5
 REGISTRATIONS_PER_ADDRESS = 20  # in access.WINDOW: a venue's volunteers share one address behind its router
@@ -153,10 +166,52 @@ def token_json(user):
     )
 
 
-@endpoint("GET", "/auth/userinfo", auth=signed_in, answer=shapes.User)
+@endpoint("GET", "/auth/userinfo", auth=signed_in_or_pass, answer=shapes.User | PassHolder)
 def get_userinfo(user):
-    """The signed-in user's profile and organization memberships."""
+    """The signed-in user's profile and organization memberships; for a door pass's token, `{pass: Pass}`."""
+    if is_pass(user):
+        return {"pass": pass_of(user.org_id, user.id)}
     return user_json(user)
+
+
+# `pass` is a Python keyword: the shape is declared as a call
+PassToken = TypedDict("PassToken", {"access_token": str, "token_type": Literal["bearer"], "pass": Pass})
+PassToken.__doc__ = "A door pass's bearer token (OAuth 2.0's token answer) and the pass it works as."
+
+
+@dataclass
+class PassCode:
+    code: str = text(max_length=64, doc="The pairing code of a door pass (in its pairing address).")
+
+
+@endpoint(
+    "POST",
+    "/auth/pass",
+    auth=public,
+    body=PassCode,
+    tx=False,
+    answer=PassToken,
+    errors=("invalid_pass_code", "rate_limited"),
+)
+def exchange_pass_code(body):
+    """Pair a phone: exchange a door pass's one-time pairing code for the pass's token (a bearer JWT that
+    works the door of its organization until the pass ends). A code works once and for 10 minutes; a used,
+    expired or unknown one is 403 invalid_pass_code, and wrong codes are limited per client address as
+    recovery codes are (429)."""
+    attempt = access.reserve_attempt(f"pass-addr:{client_address()}")
+    with write():
+        paired = DoorPass.pair(body.code)
+    if paired is None:
+        raise ApiError(
+            403, "invalid_pass_code", "This pairing code is used, expired or wrong; ask for a new door pass."
+        )
+    access.forgive(attempt)
+    response.set_header("Cache-Control", "no-store")
+    secret, kid = signing_keys().for_signing()
+    token = access.issue_pass_token(secret, paired, kid)
+    return PassToken(
+        {"access_token": token, "token_type": "bearer", "pass": pass_of(paired.org_id, paired.id)}
+    )
 
 
 def _recovery_user(body):

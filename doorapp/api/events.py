@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from doorapp.access import org_admin, org_member
+from doorapp.actors import actor_words
 from doorapp.api import endpoint, page, shapes
 from doorapp.api.shapes import event_json
 from doorapp.bodies import moment, number
@@ -170,7 +171,7 @@ def event_row(event, meetup_names):
         event["id"],
         iso(event["timestamp"]),
         event["event_type"],
-        event["actor_username"],
+        actor_words(event),
         event["guest"],
         event["guest_username"],
         event["guest_displayname"],

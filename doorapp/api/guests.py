@@ -3,13 +3,14 @@
 from dataclasses import dataclass
 
 from doorapp import access, platforms
-from doorapp.access import signed_in
+from doorapp.access import signed_in, signed_in_or_pass
 from doorapp.api import adapter, endpoint, shapes
 from doorapp.api.shapes import guest_json
 from doorapp.bodies import number, text
 from doorapp.db import get_or_404, write
 from doorapp.errors import ApiError
 from doorapp.models import AuditType, Guest, audit
+from doorapp.models.passes import caller_key
 
 
 @dataclass
@@ -53,7 +54,7 @@ def list_guests(query):
 @endpoint(
     "POST",
     "/guests/",
-    auth=signed_in,
+    auth=signed_in_or_pass,
     body=GuestIn,
     status=201,
     tx=False,
@@ -62,7 +63,8 @@ def list_guests(query):
 )
 def create_guest(body, user):
     """Register a guest by platform username; the profile is read from the platform. Look-ups that find
-    nobody are limited to 30 per 5 minutes per account (each spends the organizer's platform quota)."""
+    nobody are limited to 30 per 5 minutes per account or door pass (each spends the organizer's platform
+    quota). A door pass may call it: the door adds walk-ins from the platform."""
     refuse_existing(Guest.get_or_none(Guest.username == body.username, ~Guest.is_local))
     profile = looked_up(user, body.username)  # no transaction is open while the platform answers
     with write():
@@ -79,7 +81,7 @@ def create_guest(body, user):
 def looked_up(user, username):
     """The platform's profile of `username`; a look-up that finds nobody counts against the account."""
     what = "look-ups of names the platform does not know"
-    attempt = access.reserve_attempt(f"lookup-user:{user.id}", limit=30, what=what)
+    attempt = access.reserve_attempt(f"lookup-user:{caller_key(user)}", limit=30, what=what)
     try:
         profile = adapter().profile(username)
     except ApiError as error:

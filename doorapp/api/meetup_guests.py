@@ -8,15 +8,17 @@ from datetime import UTC, datetime
 from bottle import request, response
 
 from doorapp import doorlist
-from doorapp.access import org_admin, org_member
+from doorapp.access import door, org_admin, pass_not_allowed
+from doorapp.actors import checker_json
 from doorapp.api import endpoint, shapes
-from doorapp.api.shapes import meetup_guest_json, outcome_json, person_json
+from doorapp.api.shapes import meetup_guest_json, outcome_json
 from doorapp.bodies import text
 from doorapp.db import db, get_or_404, iso, utcnow
 from doorapp.errors import ApiError, invalid, validation_error
 from doorapp.models import AuditEvent, Ban, Guest, IdempotencyKey, Meetup, MeetupGuest, audit
 from doorapp.models.audit import AuditType, check_in_record
 from doorapp.models.meetups import FINALIZED
+from doorapp.models.passes import is_pass
 
 ENTRY = "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>"
 
@@ -123,7 +125,7 @@ def refuse_check_in(entry):
         f"{named(entry.guest)} was already checked in as number {entry.arrival_order}.",
         arrival_time=iso(entry.arrival_time),
         arrival_order=entry.arrival_order,
-        checked_in_by=person_json(entry.checked_in_by),
+        checked_in_by=checker_json(entry),
     )
 
 
@@ -132,10 +134,16 @@ def refuse_banned(guest, ban):
     raise ApiError(409, "guest_banned", f"{named(guest)} is banned here: {ban.reason}", ban_reason=ban.reason)
 
 
+def refuse_override(user):
+    """403 pass_not_allowed for a door pass asking to let in a banned guest: that needs a person."""
+    if is_pass(user):
+        raise pass_not_allowed("Letting in a banned guest needs a person with an account, not a door pass.")
+
+
 @endpoint(
     "GET",
     "/organizations/<org_id>/meetups/<meetup_id>/guests",
-    auth=org_member,
+    auth=door,
     tx=False,
     answer=shapes.DoorList,
     conditional=True,
@@ -167,18 +175,27 @@ def list_meetup_guests(org_id, meetup_id):
 @endpoint(
     "POST",
     ENTRY + "/add-walkin",
-    auth=org_member,
+    auth=door,
     body=WalkinIn,
     status=201,
     idempotent=True,
     answer=shapes.MeetupGuest,
-    errors=("already_on_list", "guest_banned", "meetup_cancelled", "meetup_finalized", "not_found"),
+    errors=(
+        "already_on_list",
+        "guest_banned",
+        "meetup_cancelled",
+        "meetup_finalized",
+        "not_found",
+        "pass_not_allowed",
+    ),
 )
 def add_walkin(org_id, meetup_id, platform_user_id, body, user):
     """Add a guest who did not RSVP to the meetup's list as a walk-in; with `check_in`, check them in too.
 
     With `check_in`, a guest banned in this organization is refused before anything is added (409
     guest_banned) unless `force` is true, so a door that declines the override leaves no trace."""
+    if body.force:
+        refuse_override(user)
     meetup = Meetup.open(org_id, meetup_id)
     guest = Guest.seen_by(meetup.org_id, platform_user_id)
     ban = Ban.active(meetup.org_id, guest.platform_user_id)
@@ -214,7 +231,7 @@ def let_in(meetup, guest, user, body, at, check_in, forced=False):
 @endpoint(
     "POST",
     "/organizations/<org_id>/meetups/<meetup_id>/local-walkins",
-    auth=org_member,
+    auth=door,
     body=LocalWalkinIn,
     status=201,
     idempotent=True,
@@ -236,7 +253,7 @@ def add_local_walkin(org_id, meetup_id, body, user):
 @endpoint(
     "POST",
     ENTRY + "/checkin",
-    auth=org_member,
+    auth=door,
     body=CheckInIn,
     idempotent=True,
     answer=shapes.MeetupGuest,
@@ -247,6 +264,7 @@ def add_local_walkin(org_id, meetup_id, body, user):
         "meetup_finalized",
         "not_found",
         "not_on_list",
+        "pass_not_allowed",
     ),
 )
 def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
@@ -258,7 +276,9 @@ def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
     check-in may carry a higher number than arrivals that came after it.
 
     A guest banned in this organization is refused (409 guest_banned) unless `force` is true; the
-    CHECK_IN event then records the override."""
+    CHECK_IN event then records the override, which a door pass may not make (403 pass_not_allowed)."""
+    if body.force:
+        refuse_override(user)
     entry = door_entry(org_id, meetup_id, platform_user_id)
     if entry.has_arrived:
         refuse_check_in(entry)
@@ -285,7 +305,7 @@ def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
 @endpoint(
     "PATCH",
     ENTRY + "/undo-checkin",
-    auth=org_member,
+    auth=door,
     body=UndoIn,
     idempotent=True,
     answer=shapes.MeetupGuest,

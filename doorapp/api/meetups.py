@@ -8,7 +8,7 @@ from datetime import timedelta
 from typing import TypedDict
 
 from doorapp import platforms
-from doorapp.access import org_admin, org_member
+from doorapp.access import door, org_admin, org_member
 from doorapp.api import adapter, endpoint, shapes
 from doorapp.api.shapes import MOMENT, OUTCOME_COLUMNS, meetup_json, outcome_json
 from doorapp.bodies import text
@@ -17,6 +17,7 @@ from doorapp.errors import ApiError
 from doorapp.export import CSV, csv_file
 from doorapp.models import AuditEvent, AuditType, Meetup, MeetupGuest, Org, audit
 from doorapp.models.audit import check_in_record
+from doorapp.models.passes import is_pass
 from doorapp.models.sync import apply, compare, stored, take_turn
 from doorapp.spreadsheet import ExportQuery, People
 
@@ -105,13 +106,13 @@ def create_meetup(org_id, body, user):
     return CreatedMeetup(**meetup_json(Meetup.get_by_id(meetup.id)), sync_error=sync_error)
 
 
-@endpoint(
-    "GET", "/organizations/<org_id>/meetups/", auth=org_member, answer=MeetupList, errors=("not_found",)
-)
-def list_meetups(org_id):
-    """The organization's meetups, newest date first."""
+@endpoint("GET", "/organizations/<org_id>/meetups/", auth=door, answer=MeetupList, errors=("not_found",))
+def list_meetups(org_id, user):
+    """The organization's meetups, newest date first; for a door pass, the open ones it may work."""
     get_or_404(Org, org_id, "organization")
     meetups = list(Meetup.of_org(org_id))
+    if is_pass(user):
+        meetups = [m for m in meetups if not m.is_finalized and user.meetup_id in (None, m.id)]
     counts = MeetupGuest.counts([m.id for m in meetups])
     return MeetupList(total=len(meetups), meetups=[meetup_json(m, counts[str(m.id)]) for m in meetups])
 
@@ -119,7 +120,7 @@ def list_meetups(org_id):
 @endpoint(
     "GET",
     "/organizations/<org_id>/meetups/<meetup_id>",
-    auth=org_member,
+    auth=door,
     answer=shapes.Meetup,
     errors=("not_found",),
 )

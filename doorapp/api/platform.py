@@ -2,7 +2,7 @@
 
 from typing import Literal, TypedDict
 
-from doorapp.access import signed_in
+from doorapp.access import signed_in_or_pass
 from doorapp.api import adapter, endpoint
 
 
@@ -15,7 +15,7 @@ class Platform(TypedDict):
     guest_lookup: Literal["username", "member_id"]
 
 
-@endpoint("GET", "/platform", auth=signed_in, answer=Platform)
+@endpoint("GET", "/platform", auth=signed_in_or_pass, answer=Platform)
 def get_platform():
     """The external platform in use: its adapter, web URL, (demo only) event URLs to try, and `guest_lookup`,
     what the door asks for to find a walk-in on the platform: `username` or `member_id` (a member id or

@@ -7,11 +7,13 @@ hashes and tie the API to the schema). An answer of one route only is declared b
 
 The types: str, int, bool, float, Literal[...] or a StrEnum (an enum), `X | None` (may be null),
 list[X], dict[str, X] (an object keyed by name), dict (any object), another shape, NotRequired[X] (may
-be absent), and Annotated[str, "format"] for a string of a JSON Schema format (UUID, MOMENT)."""
+be absent), and Annotated[str, "format"] for a string of a JSON Schema format (UUID, MOMENT). Who did
+something (Person, a door pass's PassActor) is declared in doorapp.actors."""
 
 from typing import Annotated, Literal, TypedDict
 
 from doorapp import models
+from doorapp.actors import PassActor, Person, actor_json, checker_json, checker_words, person_json
 from doorapp.db import iso
 from doorapp.models import AuditType
 from doorapp.models.meetup_guests import RECENT
@@ -25,13 +27,6 @@ OUTCOME = Literal[
     "UPCOMING", "MEETUP_CANCELLED",
 ]  # fmt: skip
 REPEAT_NO_SHOWS = 2  # no-shows at the org's RECENT last meetups that mark a guest as a repeat no-show
-
-
-class Person(TypedDict):
-    """Who did something (checked a guest in, banned them)."""
-
-    id: int
-    username: str
 
 
 class OrgMembership(TypedDict):
@@ -146,7 +141,7 @@ class Rsvp(TypedDict):
     has_arrived: bool
     arrival_time: MOMENT | None
     arrival_order: int | None
-    checked_in_by: Person | None
+    checked_in_by: Person | PassActor | None
 
 
 class MeetupGuest(TypedDict):
@@ -168,7 +163,7 @@ class GuestOutcome(TypedDict):
     cancelled_at: MOMENT | None
     arrival_order: int | None
     arrival_time: MOMENT | None
-    checked_in_by: str | None
+    checked_in_by: str | None  # a username, or a door pass as "Maria's phone (pass, made by alice)"
     excused_at: MOMENT | None
     ban_overridden: bool  # a check-in of theirs overrode their ban
     undone_check_ins: int
@@ -187,7 +182,7 @@ class AuditEvent(TypedDict):
     event_type: AuditType
     timestamp: MOMENT
     org_id: UUID | None
-    actor: Person | None
+    actor: Person | PassActor | None
     guest: EventGuest | None
     meetup_id: UUID | None
     reason: str | None
@@ -220,11 +215,6 @@ class Paged(TypedDict):
 
 
 OUTCOME_COLUMNS = tuple(GuestOutcome.__annotations__)
-
-
-def person_json(user):
-    """Person, or None."""
-    return user and Person(id=user.id, username=user.username)
 
 
 def users_json(users):
@@ -348,7 +338,7 @@ def meetup_guest_json(entry, history=None):
             has_arrived=entry.has_arrived,
             arrival_time=iso(entry.arrival_time),
             arrival_order=entry.arrival_order,
-            checked_in_by=person_json(entry.checked_in_by),
+            checked_in_by=checker_json(entry),
         ),
     )
 
@@ -356,7 +346,7 @@ def meetup_guest_json(entry, history=None):
 def outcome_json(entry, record):
     """GuestOutcome: who, and how their evening went. `entry` comes from MeetupGuest.with_guests(),
     `record` from audit.check_in_record()."""
-    guest, checker = entry.guest, entry.checked_in_by
+    guest = entry.guest
     forced, undone = record.get(guest.platform_user_id, (False, 0))
     return GuestOutcome(
         platform_user_id=guest.platform_user_id,
@@ -368,7 +358,7 @@ def outcome_json(entry, record):
         cancelled_at=iso(entry.cancelled_at),
         arrival_order=entry.arrival_order,
         arrival_time=iso(entry.arrival_time),
-        checked_in_by=checker and checker.username,
+        checked_in_by=checker_words(entry),
         excused_at=iso(entry.excused_at),
         ban_overridden=forced,
         undone_check_ins=undone,
@@ -377,13 +367,13 @@ def outcome_json(entry, record):
 
 def event_json(event):
     """AuditEvent from a row of AuditEvent.with_people()."""
-    actor, guest = event["actor"], event["guest"]
+    guest = event["guest"]
     return AuditEvent(
         id=event["id"],
         event_type=event["event_type"],
         timestamp=iso(event["timestamp"]),
         org_id=event["org"] and str(event["org"]),
-        actor=None if actor is None else Person(id=actor, username=event["actor_username"]),
+        actor=actor_json(event),
         guest=None
         if guest is None
         else EventGuest(

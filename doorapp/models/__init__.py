@@ -6,6 +6,7 @@
     names     the name rule of searches
     meetups   Meetup (arrival counter, finalizing), the door lists' versions
     meetup_guests  MeetupGuest (a meetup's list, check-ins, history), linking a guest let in by name
+    passes    DoorPass (a phone's way in to one org's door, without an account)
     audit     AuditType, what each type records and moves (EVENTS), AuditEvent, record()
 """
 
@@ -14,6 +15,7 @@ from doorapp.models.audit import AuditEvent, AuditType
 from doorapp.models.guests import Ban, Guest
 from doorapp.models.meetup_guests import MeetupGuest
 from doorapp.models.meetups import Meetup
+from doorapp.models.passes import DoorPass
 
 MODELS = [
     User,
@@ -22,6 +24,7 @@ MODELS = [
     Guest,
     Ban,
     Meetup,
+    DoorPass,
     MeetupGuest,
     AuditEvent,
     Failure,
@@ -35,6 +38,7 @@ __all__ = [
     "AuditEvent",
     "AuditType",
     "Ban",
+    "DoorPass",
     "Failure",
     "Guest",
     "IdempotencyKey",

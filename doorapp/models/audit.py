@@ -7,12 +7,13 @@ import json
 from dataclasses import dataclass
 from enum import StrEnum
 
-from peewee import JOIN, CharField, DateTimeField, ForeignKeyField, JSONField, TextField, UUIDField, Value
+from peewee import JOIN, CharField, DateTimeField, ForeignKeyField, JSONField, TextField, UUIDField, Value, fn
 
 from doorapp.db import BaseModel, Prepared, utcnow
 from doorapp.models.accounts import Org, User
 from doorapp.models.guests import Guest
 from doorapp.models.meetups import door_list_changed
+from doorapp.models.passes import DoorPass
 
 
 class AuditType(StrEnum):
@@ -36,6 +37,8 @@ class AuditType(StrEnum):
     MEETUP_IMPORTED = "MEETUP_IMPORTED"  # a meetup's list was filled or updated from a file
     MEETUP_CANCELLED = "MEETUP_CANCELLED"  # an admin cancelled a night that did not happen (a reason)
     MEETUP_DELETED = "MEETUP_DELETED"  # an admin deleted a meetup made by mistake (nobody was checked in)
+    PASS_CREATED = "PASS_CREATED"  # an admin made a door pass (a phone's way in to the door)
+    PASS_REVOKED = "PASS_REVOKED"  # an admin revoked a door pass
 
 
 class Moves(StrEnum):
@@ -80,12 +83,22 @@ EVENTS = {
     ),
     AuditType.MEETUP_CANCELLED: Event(Moves.ORG),  # its guests' no-shows are gone from every list
     AuditType.MEETUP_DELETED: Event(Moves.ORG, ("name", "date", "platform_url")),  # what it was
+    AuditType.PASS_CREATED: Event(Moves.NOTHING, ("pass_id", "label", "ends_at")),
+    AuditType.PASS_REVOKED: Event(Moves.NOTHING, ("pass_id", "label")),
 }
+
+
+def actor_ids(actor):
+    """(user id, door pass id) of who acted: a User (or its id), a DoorPass, or None."""
+    if isinstance(actor, DoorPass):
+        return None, actor.id
+    return getattr(actor, "id", actor), None
 
 
 def record(event_type, actor, org=None, meetup=None, guest=None, reason=None, **details):
     """Write one event; call it after the change, inside the same transaction. A change of door lists moves
-    their version on here (door_list_changed), in that transaction: every such change writes its event."""
+    their version on here (door_list_changed), in that transaction: every such change writes its event.
+    `actor` is a User, a DoorPass (a phone at the door), or None."""
     event = EVENTS[event_type]
     undeclared = set(details) - set(event.details)
     assert not undeclared, f"{event_type} declares no detail {undeclared}: add it to EVENTS"
@@ -96,7 +109,7 @@ def record(event_type, actor, org=None, meetup=None, guest=None, reason=None, **
         door_list_changed(org_id=org_id)
     AuditEvent.record(
         AuditType(event_type).value,
-        getattr(actor, "id", actor),
+        actor_ids(actor),
         org_id,
         meetup_id,
         getattr(guest, "platform_user_id", guest),
@@ -123,6 +136,7 @@ class AuditEvent(BaseModel):
     timestamp = DateTimeField(default=utcnow)
     org = ForeignKeyField(Org, null=True, on_delete="CASCADE", index=False)  # indexed below, with timestamp
     actor = ForeignKeyField(User, null=True, index=False)
+    actor_pass = ForeignKeyField(DoorPass, null=True, index=False)  # a door pass acted (actor is null)
     guest = ForeignKeyField(Guest, null=True, index=False)
     meetup_id = UUIDField(null=True)
     reason = TextField(null=True)
@@ -136,6 +150,7 @@ class AuditEvent(BaseModel):
             (("org", "event_type", "timestamp"), False),
             (("guest", "timestamp"), False),
             (("actor", "timestamp"), False),
+            (("actor_pass", "event_type"), False),
             (("meetup_id", "timestamp"), False),
         )
 
@@ -180,21 +195,25 @@ class AuditEvent(BaseModel):
         return list(cls.log(org_id, meetup=meetup_id, types=types))[::-1]
 
     @classmethod
-    def record(cls, event_type, actor_id, org_id, meetup_id, guest_id, reason, details):
-        """Write one event, from SQL text built once (every check-in writes one)."""
-        _RECORD.count(
-            event_type, utcnow(), org_id, actor_id, guest_id, meetup_id, reason, json.dumps(details)
-        )
+    def record(cls, event_type, actors, org_id, meetup_id, guest_id, reason, details):
+        """Write one event, from SQL text built once (every check-in writes one); `actors`: actor_ids()."""
+        _RECORD.count(event_type, utcnow(), org_id, *actors, guest_id, meetup_id, reason, json.dumps(details))
 
     @classmethod
     def with_people(cls, query):
         """A log() query's events as dicts with their actor's and guest's names joined: id, event_type,
         timestamp, org, actor, actor_username, guest, guest_username, guest_displayname, meetup_id, reason,
-        details (dicts: turning 50 joined rows into objects was most of a page's time)."""
+        details, and of a door pass that acted: actor_pass, pass_label, pass_maker, pass_maker_username
+        (dicts: turning 50 joined rows into objects was most of a page's time)."""
+        maker = User.alias("maker")
         names = (
             User.username.alias("actor_username"),
             Guest.username.alias("guest_username"),
             Guest.displayname.alias("guest_displayname"),
+            cls.actor_pass,
+            DoorPass.label.alias("pass_label"),
+            maker.id.alias("pass_maker"),
+            maker.username.alias("pass_maker_username"),
         )
         return (
             query.select(
@@ -209,15 +228,17 @@ class AuditEvent(BaseModel):
                 cls.details,
                 *names,
             )
-            .join_from(cls, User, JOIN.LEFT_OUTER)
+            .join_from(cls, User, JOIN.LEFT_OUTER, on=User.id == cls.actor)
             .join_from(cls, Guest, JOIN.LEFT_OUTER)
+            .join_from(cls, DoorPass, JOIN.LEFT_OUTER, on=DoorPass.id == cls.actor_pass)
+            .join_from(DoorPass, maker, JOIN.LEFT_OUTER, on=maker.id == DoorPass.created_by)
             .dicts()
         )
 
 
 # Every check-in writes one: SQL text built once (see Prepared).
 _RECORD = Prepared(
-    ("str", "datetime", "uuid", "int", "int", "uuid", "str", "str"),
+    ("str", "datetime", "uuid", "int", "int", "int", "uuid", "str", "str"),
     lambda *values: AuditEvent.insert(
         dict(
             zip(
@@ -226,6 +247,7 @@ _RECORD = Prepared(
                     AuditEvent.timestamp,
                     AuditEvent.org,
                     AuditEvent.actor,
+                    AuditEvent.actor_pass,
                     AuditEvent.guest,
                     AuditEvent.meetup_id,
                     AuditEvent.reason,
@@ -237,3 +259,18 @@ _RECORD = Prepared(
         )
     ),
 )
+
+
+def door_passes(org_id, pass_id=None):
+    """The org's door passes (or the one `pass_id`), newest first, with their makers joined and
+    `check_ins`, the CHECK_IN events each wrote."""
+    made = AuditEvent.select(fn.COUNT(AuditEvent.id)).where(
+        AuditEvent.actor_pass == DoorPass.id, AuditEvent.event_type == AuditType.CHECK_IN.value
+    )
+    where = [DoorPass.org == org_id] + ([DoorPass.id == pass_id] if pass_id is not None else [])
+    return (
+        DoorPass.select(DoorPass, User.id, User.username, made.alias("check_ins"))
+        .join(User, on=User.id == DoorPass.created_by)
+        .where(*where)
+        .order_by(DoorPass.created_at.desc(), DoorPass.id.desc())
+    )

@@ -9,6 +9,9 @@ from doorapp.db import BaseModel, Prepared, count_where, utcnow
 from doorapp.models.accounts import User
 from doorapp.models.guests import Ban, Guest
 from doorapp.models.meetups import Meetup
+from doorapp.models.passes import DoorPass
+
+MAKER = User.alias("maker")  # who made the door pass that checked a guest in
 
 RECENT = 5  # the org's last meetups a guest's "repeat no-show" mark looks at
 FOREVER = datetime(9999, 12, 31)  # history() before no date: every meetup of the org
@@ -30,6 +33,7 @@ class MeetupGuest(BaseModel):
     arrival_time = DateTimeField(null=True)
     arrival_order = IntegerField(null=True)
     checked_in_by = ForeignKeyField(User, null=True)
+    checked_in_pass = ForeignKeyField(DoorPass, null=True, index=False)  # a phone with a door pass did
 
     class Meta:
         # (meetup, rsvp_time), for the door list's order, is added by migrations.m0002_door_list_order
@@ -57,9 +61,9 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def _at_the_door(cls):
-        """Entries with what the door shows: meetup, guest, checker (or None) and `ban`, the guest's ban in
-        the meetup's org (or None), joined."""
-        return (
+        """Entries with what the door shows: meetup, guest, checker (or None), the door pass that checked
+        them in with its maker (or None) and `ban`, the guest's ban in the meetup's org (or None), joined."""
+        return _with_pass(
             cls.select(
                 cls,
                 Meetup.id,
@@ -75,6 +79,7 @@ class MeetupGuest(BaseModel):
                 Ban.reason,
                 User.id,
                 User.username,
+                *cls.pass_columns(),
             )
             .join(Meetup)
             .switch(cls)
@@ -84,6 +89,10 @@ class MeetupGuest(BaseModel):
             .switch(cls)
             .join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by)
         )
+
+    @staticmethod
+    def pass_columns():
+        return DoorPass.id, DoorPass.label, MAKER.id, MAKER.username
 
     @classmethod
     def door_list(cls, meetup):
@@ -109,16 +118,20 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def check_in(cls, entry, user, at):
-        """Mark the entry arrived `at` with the meetup's next number; False when it already was or the meetup
-        is closed (the UPDATEs decide; the caller rolls back on False, which returns the number)."""
+        """Mark the entry arrived `at` with the meetup's next number, by `user` (a User, or a DoorPass);
+        False when it already was or the meetup is closed (the UPDATEs decide; the caller rolls back on
+        False, which returns the number)."""
         number = Meetup.next_arrival_order(entry.meetup_id)
+        by_pass = isinstance(user, DoorPass)
         arrival = {
             "has_arrived": True,
             "arrival_time": at,
             "arrival_order": number,
-            "checked_in_by": user,
+            "checked_in_by": None if by_pass else user,
+            "checked_in_pass": user if by_pass else None,
         }
-        if number is None or _ARRIVED.count(arrival["arrival_time"], number, user.id, entry.id) != 1:
+        ids = (None, user.id) if by_pass else (user.id, None)
+        if number is None or _ARRIVED.count(arrival["arrival_time"], number, *ids, entry.id) != 1:
             return False
         for name, value in arrival.items():  # the instance now shows the row as stored
             setattr(entry, name, value)
@@ -127,7 +140,13 @@ class MeetupGuest(BaseModel):
     @classmethod
     def undo_check_in(cls, entry):
         """Clear the check-in; its number stays used (the counter never goes back). False when not arrived."""
-        cleared = {"has_arrived": False, "arrival_time": None, "arrival_order": None, "checked_in_by": None}
+        cleared = {
+            "has_arrived": False,
+            "arrival_time": None,
+            "arrival_order": None,
+            "checked_in_by": None,
+            "checked_in_pass": None,
+        }
         if cls.update(**cleared).where(cls.id == entry.id, cls.has_arrived).execute() != 1:
             return False
         for name, value in cleared.items():  # the instance now shows the row as stored
@@ -217,12 +236,14 @@ class MeetupGuest(BaseModel):
         door's time), then the rest in RSVP order."""
         arrived_first = Case(None, [(cls.has_arrived, 0)], 1)
         return (
-            cls.select(cls, Guest, User.id, User.username, Meetup)
-            .join(Guest)
-            .switch(cls)
-            .join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by)
-            .switch(cls)
-            .join(Meetup)
+            _with_pass(
+                cls.select(cls, Guest, User.id, User.username, Meetup, *cls.pass_columns())
+                .join(Guest)
+                .switch(cls)
+                .join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by)
+                .switch(cls)
+                .join(Meetup)
+            )
             .where(cls.meetup == meetup_id)
             .order_by(arrived_first, cls.arrival_time, cls.arrival_order, cls.rsvp_time, cls.id)
         )
@@ -286,6 +307,17 @@ class MeetupGuest(BaseModel):
         )
 
 
+def _with_pass(query):
+    """`query` of entries with the door pass that checked each in, and its maker, joined (or None)."""
+    return (
+        query.switch(MeetupGuest)
+        .join(
+            DoorPass, JOIN.LEFT_OUTER, on=DoorPass.id == MeetupGuest.checked_in_pass, attr="checked_in_pass"
+        )
+        .join(MAKER, JOIN.LEFT_OUTER, on=MAKER.id == DoorPass.created_by, attr="created_by")
+    )
+
+
 def _as_history(rows):
     return {
         guest: {"visits": visits, "last_visit": last, "recent_no_shows": no_shows}
@@ -295,9 +327,14 @@ def _as_history(rows):
 
 # A check-in's statements: SQL text built once (see Prepared).
 _ARRIVED = Prepared(
-    ("datetime", "int", "int", "int"),
-    lambda at, number, user_id, entry_id: MeetupGuest.update(
-        has_arrived=True, arrival_time=at, arrival_order=number, checked_in_by=user_id, excused_at=None
+    ("datetime", "int", "int", "int", "int"),
+    lambda at, number, user_id, pass_id, entry_id: MeetupGuest.update(
+        has_arrived=True,
+        arrival_time=at,
+        arrival_order=number,
+        checked_in_by=user_id,
+        checked_in_pass=pass_id,
+        excused_at=None,
     ).where(MeetupGuest.id == entry_id, ~MeetupGuest.has_arrived),
 )
 _AT_DOOR = Prepared(

@@ -1,9 +1,10 @@
 // The app shell: session start, the hash router, the top bar and the connection banner.
 import { api, isOffline, signOut, token, tokenAccount } from "./core/api.js";
 import { h, clear, toast } from "./core/dom.js";
+import { refuseAll } from "./core/queue.js";
 import { LANGUAGES, lang, problemText, setLang, t, tn } from "./core/i18n.js";
-import { DOOR_ROUTE, endSession, forgetSession, isOrgAdmin, isSiteAdmin, lastSession, loadSession, session, setOrg }
-  from "./core/session.js";
+import { DOOR_ROUTE, endSession, forgetSession, isOrgAdmin, isPass, isSiteAdmin, lastSession, loadSession, passHome, session,
+  setOrg } from "./core/session.js";
 import * as auth from "./screens/auth.js";
 import * as account from "./screens/account.js";
 import * as audit from "./screens/audit.js";
@@ -13,12 +14,14 @@ import * as guest from "./screens/guest.js";
 import * as meetups from "./screens/meetups.js";
 import * as members from "./screens/members.js";
 import * as orgs from "./screens/orgs.js";
+import * as passes from "./screens/passes.js";
 import * as phones from "./screens/phones.js";
 import * as staff from "./screens/staff.js";
 import * as summary from "./screens/summary.js";
 
 const AFTER_SIGN_IN = "door_after_sign_in";
-const PUBLIC = new Set(["signin", "register", "forgot", "setup"]);
+const PUBLIC = new Set(["signin", "register", "forgot", "setup", "pass", "pass-ended"]);
+const PAIRING = new Set(["pass", "pass-ended"]); // a phone's door pass: opened whoever is signed in
 
 // [pattern over the part after "#/", screen function, needs]
 const ROUTES = [
@@ -38,6 +41,10 @@ const ROUTES = [
   [/^orgs$/, orgs.list],
   [/^phones$/, phones.screen],
   [/^account$/, account.screen],
+  [/^passes(?:\/([0-9a-fA-F-]{36}))?$/, passes.manage, "org"], // #/passes/{meetup_id}: for that meetup
+  [/^pass\/([0-9A-Za-z]{1,64})$/, passes.pair],
+  [/^pass-ended$/, passes.ended],
+  [/^door-meetups$/, passes.meetups, "org"],
 ];
 
 const main = document.getElementById("app");
@@ -76,7 +83,7 @@ async function route() {
     if (name) sessionStorage.setItem(AFTER_SIGN_IN, "#/" + name);
     return navigate((await setupNeeded()) ? "#/setup" : "#/signin");
   }
-  if (signedIn && isPublic) return navigate("#/");
+  if (signedIn && isPublic && !PAIRING.has(name.split("/")[0])) return navigate("#/");
   if (!name) return navigate(home());
   const match = ROUTES.map(([pattern, screen, needs]) => [name.match(pattern), screen, needs]).find(([m]) => m);
   const view = h("div", { class: "view" });
@@ -104,6 +111,7 @@ async function route() {
 }
 
 function home() {
+  if (isPass()) return passHome();
   if (session.org) return "#/meetups";
   return isSiteAdmin() ? "#/orgs" : "#/meetups";
 }
@@ -151,6 +159,11 @@ function renderTop() {
   banner.textContent = t("app.connectionLost");
   if (!session.user) {
     clear(top, h("div", { class: "bar" }, h("a", { class: "brand", href: "#/" }, t("app.title")), languageSwitch()));
+    return;
+  }
+  if (isPass()) { // a phone with a door pass: the door and nothing else
+    clear(top, h("div", { class: "bar" }, h("a", { class: "brand", href: "#/" }, t("app.title")),
+      h("div", { class: "me" }, h("span", { class: "who pass-label", title: t("pass.using") }, session.user.pass.label), languageSwitch())));
     return;
   }
   const switcher = session.orgs.length
@@ -278,6 +291,11 @@ async function start() {
   window.addEventListener("door:offline", () => { banner.hidden = false; });
   window.addEventListener("door:online", () => { banner.hidden = true; });
   window.addEventListener("door:signed-out", (event) => {
+    if (isPass() || event.detail?.code === "pass_ended") { // a phone's pass ended: it says so, no sign-in
+      if (isPass()) refuseAll(session.user.username, event.detail || {}); // what it queued never goes
+      endSession();
+      return navigate("#/pass-ended");
+    }
     const wasSignedIn = Boolean(session.user);
     endSession();
     if (routeName() && !PUBLIC.has(routeName())) sessionStorage.setItem(AFTER_SIGN_IN, location.hash);

@@ -6,7 +6,9 @@
 // claim in localStorage that expires. An action goes out only under a token of the account that made it
 // (the `sub` of the token it was made under), from a tab that shows that account: one left by somebody
 // who signed out waits for them to sign in again on this device, never under another name. One that
-// Door keeps failing on (MAX_FAILURES) is set aside for "needs attention" so the actions after it go.
+// Door keeps failing on (MAX_FAILURES) is set aside for "needs attention" so the actions after it go. A
+// door pass's actions (its `sub` is "pass <id>") go only under that pass; once it has ended (401
+// pass_ended) every one of them left is refused, kept with that reason.
 import { isOffline, request, shownAccount, tokenAccount } from "./api.js";
 
 const STORE = "door_queue";
@@ -141,6 +143,10 @@ async function drain() {
         tell({ id: next.id, state: "failed", item: { ...next, failures }, problem: kept });
         continue;
       }
+      if (code === "pass_ended") { // a door pass ended meanwhile: none of its actions will ever go
+        refuseAll(next.user, kept);
+        continue;
+      }
       if (status === 0 || status === 401 || status === 429) return schedule(); // no answer, or none yet
       update(next.id, { state: "refused", problem: kept });
       tell({ id: next.id, state: "refused", item: next, problem: kept });
@@ -149,6 +155,15 @@ async function drain() {
     save(load().filter((item) => item.id !== next.id));
     tell({ id: next.id, state: "sent", item: next, answer });
   }
+}
+
+// Every action `user` left waiting is refused with `problem` (a door pass that ended: none will ever go).
+export function refuseAll(user, problem) {
+  const ended = load().filter((item) => item.user === user && item.state === "waiting");
+  const { status, code, detail } = problem;
+  const kept = { status, code, detail };
+  save(load().map((item) => (ended.some((e) => e.id === item.id) ? { ...item, state: "refused", problem: kept } : item)));
+  for (const item of ended) tell({ id: item.id, state: "refused", item, problem: kept });
 }
 
 function schedule(wait = isOffline() ? RETRY_MS : RETRY_MS / 2) {

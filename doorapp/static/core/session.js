@@ -14,6 +14,8 @@ export const session = {
 };
 
 export const isSiteAdmin = () => session.user?.role === "SITE_ADMIN";
+// A door pass (a phone working one org's door with no account): its session has `pass` and no account.
+export const isPass = () => Boolean(session.user?.pass);
 export const isOrgAdmin = (org = session.org) => isSiteAdmin() || org?.role === "ADMIN";
 export const orgPath = (suffix = "", org = session.org) => `/organizations/${org.id}${suffix}`;
 // The door screen's address: it carries the meetup's org, so a link opens the right org's door.
@@ -23,6 +25,7 @@ export const DOOR_ROUTE = /^#\/orgs\/[0-9a-fA-F-]{36}\/meetups\/[0-9a-fA-F-]{36}
 // Userinfo, then the organizations this user can switch between (site admins: all of them).
 export async function loadSession() {
   const user = await api.get("/auth/userinfo");
+  if (user.pass) return passSession(user.pass);
   session.user = user;
   showAccount(user.username);
   const orgs = user.org_memberships.map((m) => ({ id: m.org_id, name: m.org_name, slug: m.org_slug, role: m.role }));
@@ -37,6 +40,24 @@ export async function loadSession() {
   pickOrg();
   return user;
 }
+
+// A door pass's session: its token's `sub` ("pass <id>", never a username) stands for the account, so its
+// queued actions go out only under it; its one org is the pass's.
+function passSession(pass) {
+  const user = { username: tokenAccount(), pass, role: "PASS", org_memberships: [] };
+  session.user = user;
+  showAccount(user.username);
+  session.orgs = [{ id: pass.org_id, name: pass.label, slug: "", role: "PASS" }];
+  session.org = session.orgs[0];
+  localStorage.setItem(LAST_SESSION, JSON.stringify({ user, orgs: session.orgs }));
+  return user;
+}
+
+// Where a door pass starts: the door of its meetup, or the open meetups to choose from.
+export const passHome = () => {
+  const { pass } = session.user;
+  return pass.meetup_id ? doorHash(pass.org_id, pass.meetup_id) : "#/door-meetups";
+};
 
 function pickOrg() {
   const wanted = localStorage.getItem(ORG_KEY);

@@ -5,10 +5,10 @@ import { ask, clear, formatTime, h, toast } from "../core/dom.js";
 import { problemText, t } from "../core/i18n.js";
 import { limits } from "../core/openapi.js";
 import * as queue from "../core/queue.js";
-import { orgPath } from "../core/session.js";
+import { isPass, orgPath } from "../core/session.js";
 import { confirmFinalize } from "../shared/finalize.js";
 import { updateFromFile } from "../shared/import.js";
-import { named } from "../shared/names.js";
+import { actorName, named } from "../shared/names.js";
 
 export const actions = {
   onQueue({ id, state, item, answer, problem }) {
@@ -36,6 +36,7 @@ export const actions = {
 
   // A banned guest: nothing happens unless the door confirms. `then(true)` runs on "Check in anyway".
   async override(guest, reason, then) {
+    if (isPass()) return this.announce(t("door.bannedPass", { guest: named(guest), reason: reason || t("door.noReason") }), "error");
     const ok = await ask({
       title: t("door.bannedTitle", { guest: named(guest) }),
       message: h("div", { class: "ban-reason" }, h("strong", {}, t("common.reason")), " ", reason || t("door.noReason")),
@@ -61,7 +62,9 @@ export const actions = {
       this.renderResults();
       return this.announce(t("door.notConfirmed", { action: describe(action) }), "warn");
     }
-    queue.dismiss(id); // refused while the door waited: handled here, not in "needs attention"
+    // refused while the door waited: handled here, not in "needs attention" (an ended pass's stay: the
+    // screen that says so lists them)
+    if (outcome.problem.code !== "pass_ended") queue.dismiss(id);
     return outcome.problem;
   },
 
@@ -172,7 +175,7 @@ export const actions = {
 // "already in, #N, by X at T": what the door needs to tell an arrived guest from a namesake.
 function alreadyIn(guest, arrival) {
   const params = { guest: named(guest), order: arrival.arrival_order, time: formatTime(arrival.arrival_time) };
-  return arrival.checked_in_by ? t("door.alreadyInBy", { ...params, username: arrival.checked_in_by.username })
+  return arrival.checked_in_by ? t("door.alreadyInBy", { ...params, username: actorName(arrival.checked_in_by) })
     : t("door.alreadyIn", params);
 }
 

@@ -4,11 +4,11 @@ import { isOffline } from "../core/api.js";
 import { clear, formatDate, formatTime, h } from "../core/dom.js";
 import { formatNumber, problemText, t } from "../core/i18n.js";
 import * as queue from "../core/queue.js";
-import { isOrgAdmin } from "../core/session.js";
+import { isOrgAdmin, isPass, session } from "../core/session.js";
 import { describe } from "./actions.js";
 import { rowBadges } from "./badges.js";
 import { FILTERS, idOf } from "./list.js";
-import { shortName } from "../shared/names.js";
+import { actorName, shortName } from "../shared/names.js";
 
 export const SHOWN = 60; // rows rendered at once; typing narrows the rest down
 
@@ -57,9 +57,11 @@ export const view = {
     const actions = [];
     if (!m.is_finalized) {
       actions.push(action(t("door.addWalkIn"), () => this.walkIn()));
-      // a meetup from a file has no platform list to sync with; its newer file updates it
-      if (m.platform_url) actions.push(action(t("door.syncRsvps"), (e) => this.sync(e.currentTarget)));
-      actions.push(action(t("import.updateButton"), () => this.importNewer()));
+      if (!isPass()) { // a door pass works the door only: no sync, no import
+        // a meetup from a file has no platform list to sync with; its newer file updates it
+        if (m.platform_url) actions.push(action(t("door.syncRsvps"), (e) => this.sync(e.currentTarget)));
+        actions.push(action(t("import.updateButton"), () => this.importNewer()));
+      }
     }
     if (isOrgAdmin()) {
       actions.push(m.is_finalized
@@ -68,7 +70,8 @@ export const view = {
     }
     clear(this.actions, actions);
     clear(this.head,
-      h("a", { class: "back", href: "#/meetups", "aria-label": t("door.backToMeetups") }, "←"),
+      isPass() && this.meetup.id === session.user.pass.meetup_id ? null
+        : h("a", { class: "back", href: isPass() ? "#/door-meetups" : "#/meetups", "aria-label": t("door.backToMeetups") }, "←"),
       h("div", { class: "title" },
         h("h1", {}, m.name),
         h("p", { class: "muted" }, formatDate(m.date),
@@ -162,7 +165,7 @@ export const view = {
     } else if (rsvp.has_arrived) {
       state = h("div", { class: "state" }, h("span", { class: "badge arrived" }, `#${rsvp.arrival_order}`),
         " ", t("door.arrivedAt", { time: formatTime(rsvp.arrival_time) }),
-        rsvp.checked_in_by ? [" · ", t("door.letInBy", { username: rsvp.checked_in_by.username })] : "");
+        rsvp.checked_in_by ? [" · ", t("door.letInBy", { username: actorName(rsvp.checked_in_by) })] : "");
     } else {
       state = h("div", { class: "state" }, rsvp.cancelled_rsvp ? t("door.rsvpCancelled") : t("counter.expected"));
     }

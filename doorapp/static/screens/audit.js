@@ -7,7 +7,7 @@ import { busy, clear, debounce, field, formatStamp, h, showProblem } from "../co
 import { choices } from "../core/openapi.js";
 import { orgPath, session } from "../core/session.js";
 import { formatNumber, has, t, tn } from "../core/i18n.js";
-import { shortName } from "../shared/names.js";
+import { actorName, shortName } from "../shared/names.js";
 
 const LIMIT = 50;
 
@@ -127,7 +127,7 @@ function eventRow(event, meetupNames) {
     h("div", { class: "who" }, h("span", { class: "badge" }, label(event.event_type)),
       h("span", { class: "muted" }, formatStamp(event.timestamp))),
     h("div", { class: "state" },
-      event.actor ? h("span", {}, ...tn("audit.by", { username: h("strong", {}, event.actor.username) })) : h("span", { class: "muted" }, t("audit.bySystem")),
+      event.actor ? h("span", {}, ...tn("audit.by", { username: h("strong", {}, actorName(event.actor)) })) : h("span", { class: "muted" }, t("audit.bySystem")),
       event.guest ? h("span", {}, " · ", ...tn("audit.guestIs", { name: h("strong", {}, event.guest.displayname || event.guest.username) }), ` @${event.guest.username}`) : null,
       event.meetup_id ? h("span", {}, " · ", meetupNames.get(event.meetup_id) || t("audit.deletedMeetup")) : null),
     event.reason ? h("div", { class: "reason" }, t("common.reason"), " ", event.reason) : null,

@@ -40,6 +40,9 @@ function card(meetup, refresh, ctx) {
       refresh();
     }) }, t("meetups.syncNow")));
   }
+  if (isOrgAdmin() && !meetup.is_finalized) { // a phone at this door without an account (screens/passes.js)
+    actions.push(h("a", { class: "button secondary", href: `#/passes/${meetup.id}` }, t("passes.new")));
+  }
   if (isOrgAdmin()) {
     const finalize = !meetup.is_finalized;
     actions.push(h("button", { type: "button", class: "secondary", onclick: async () => {

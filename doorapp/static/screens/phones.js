@@ -1,8 +1,10 @@
 // How phones join (site admins and org admins): the address to open and a QR code of it, made by the
 // server (GET /phones); when Door listens only on this computer, how to let the venue network in.
 import { api } from "../core/api.js";
-import { clear, copyText, h } from "../core/dom.js";
+import { h } from "../core/dom.js";
 import { t, tn } from "../core/i18n.js";
+import { isOrgAdmin, session } from "../core/session.js";
+import { joinFigure } from "../shared/join.js";
 
 export async function screen(view, params, ctx) {
   const access = await api.get("/phones");
@@ -12,7 +14,7 @@ export async function screen(view, params, ctx) {
     view.append(h("section", { class: "panel phones" },
       h("h1", {}, t("phones.title")),
       h("p", {}, t("phones.intro")),
-      access.urls.map(address)));
+      access.urls.map((found) => joinFigure(found))));
   } else if (access.open_to_lan) {
     view.append(h("section", { class: "panel phones" },
       h("h1", {}, t("phones.cannotTitle")),
@@ -25,18 +27,8 @@ export async function screen(view, params, ctx) {
       h("h1", {}, t("phones.noNetworkTitle")),
       h("p", {}, t("phones.noNetworkText"))));
   }
-}
-
-function address({ url, qr_svg: qr }) {
-  const copied = h("span", { class: "muted", "aria-live": "polite" });
-  const text = h("input", { class: "url", readonly: true, value: url, "aria-label": t("phones.address") });
-  return h("figure", { class: "join" },
-    h("img", { class: "qr", src: qr, alt: t("phones.qr", { url }), width: 264, height: 264 }),
-    h("figcaption", {},
-      h("div", { class: "inline" }, text,
-        h("button", { type: "button", class: "secondary", onclick: async () => {
-          clear(copied, (await copyText(url, text)) ? t("common.copied") : t("phones.selectToCopy"));
-        } }, t("common.copy"))),
-      copied,
-      h("p", { class: "hint" }, t("phones.hint"))));
+  if (session.org && isOrgAdmin()) { // a phone that works the door with no account (screens/passes.js)
+    view.append(h("section", { class: "panel" }, h("h2", {}, t("passes.title")),
+      h("p", {}, t("passes.intro")), h("a", { class: "button primary", href: "#/passes" }, t("passes.new"))));
+  }
 }

@@ -8,3 +8,8 @@ export function named(guest) {
 }
 
 export const shortName = (guest) => guest.displayname || guest.username;
+
+// Who did something (an event's actor, a check-in's checked_in_by): a username, or a door pass by its label
+// and its maker ("Maria's phone (pass, made by alice)").
+export const actorName = (actor) =>
+  actor.pass ? t("pass.actor", { label: actor.pass.label, username: actor.pass.created_by.username }) : actor.username;
