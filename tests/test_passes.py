@@ -256,6 +256,31 @@ def test_finalizing_the_meetup_ends_its_pass(phone, boss, meetup):
     assert phone.get(f"{base(meetup)}/guests", expect_errors=True).json["code"] == "pass_ended"
 
 
+def test_cancelling_the_meetup_ends_its_pass(phone, boss, meetup):
+    assert phone.get(f"{base(meetup)}/guests").status_int == 200
+    boss.patch_json(f"{base(meetup)}/cancel", {"reason": "The venue flooded."})
+    assert phone.get(f"{base(meetup)}/guests", expect_errors=True).json["code"] == "pass_ended"
+
+
+def test_deleting_the_meetup_ends_its_pass(phone, boss, meetup, org):
+    assert phone.get(f"{base(meetup)}/guests").status_int == 200
+    boss.delete(base(meetup), status=204)
+    assert phone.get("/auth/userinfo", expect_errors=True).json["code"] == "pass_ended"
+    assert boss.get(f"/organizations/{org.id}/passes").json["total"] == 0  # it went with its meetup
+
+
+def test_a_pass_for_every_meetup_stops_covering_a_cancelled_one(client, boss, meetup, org, guest):
+    made = boss.post_json(f"/organizations/{org.id}/passes", {"label": "Side entrance"}, status=201).json
+    phone = phone_of(client, made)
+    listed = phone.get(f"/organizations/{org.id}/meetups/").json["meetups"]
+    assert [m["id"] for m in listed] == [str(meetup.id)]
+    boss.patch_json(f"{base(meetup)}/cancel", {"reason": "The venue flooded."})
+    assert phone.get(f"/organizations/{org.id}/meetups/").json == {"total": 0, "meetups": []}
+    refused = check_in(phone, meetup, guest)
+    assert refused.status_int == 409 and refused.json["code"] == "meetup_cancelled"
+    assert phone.get("/auth/userinfo").status_int == 200  # the pass itself lives on for the org's others
+
+
 def test_a_pass_ends_by_itself_at_its_end_time(client, boss, meetup):
     soon = datetime.now(UTC) + timedelta(seconds=4)  # time to pair and poll once on a loaded machine
     phone = phone_of(client, make_pass(boss, meetup, ends_at=soon.isoformat()))

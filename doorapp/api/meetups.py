@@ -112,7 +112,7 @@ def list_meetups(org_id, user):
     get_or_404(Org, org_id, "organization")
     meetups = list(Meetup.of_org(org_id))
     if is_pass(user):
-        meetups = [m for m in meetups if not m.is_finalized and user.meetup_id in (None, m.id)]
+        meetups = [m for m in meetups if m.is_open and user.meetup_id in (None, m.id)]
     counts = MeetupGuest.counts([m.id for m in meetups])
     return MeetupList(total=len(meetups), meetups=[meetup_json(m, counts[str(m.id)]) for m in meetups])
 
