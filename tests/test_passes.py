@@ -182,9 +182,20 @@ def test_a_pass_works_its_meetups_door_and_is_named_for_what_it_did(
 def test_summary_and_csv_exports_name_the_pass_and_its_maker(phone, boss, meetup, guest, org):
     check_in(phone, meetup, guest)
     summary = boss.get(f"{base(meetup)}/summary").json
-    assert summary["guests"][0]["checked_in_by"] == WORDS
+    line = summary["guests"][0]
+    assert (line["checked_in_by"], line["checked_in_pass_label"], line["checked_in_pass_made_by"]) == (
+        WORDS,
+        LABEL,
+        "boss",
+    )
     rows = list(csv.DictReader(io.StringIO(boss.get(f"{base(meetup)}/export").text.lstrip("\ufeff"))))
-    assert rows[0]["checked_in_by"] == WORDS
+    assert (rows[0]["checked_in_by"], rows[0]["checked_in_pass_label"]) == (WORDS, LABEL)
+    people = boss.get(f"{base(meetup)}/export", {"style": "people", "lang": "es"}).text.lstrip("\ufeff")
+    (spanish,) = csv.DictReader(io.StringIO(people))
+    assert spanish["Entrada dada por"] == "Maria's phone (pase, creado por boss)"
+    assert [v for v in spanish.values() if LABEL in v] == [
+        spanish["Entrada dada por"]
+    ]  # no column of its own
     exported = boss.get(f"/organizations/{org.id}/events/export").text.lstrip("\ufeff")
     assert [(row["event_type"], row["actor"]) for row in csv.DictReader(io.StringIO(exported))] == [
         ("CHECK_IN", WORDS),
