@@ -67,6 +67,13 @@ def checker_words(entry):
     return pass_words(door_pass.label, door_pass.created_by.username)
 
 
+def checker_pass(entry):
+    """(label, maker's username) of the door pass that checked a list entry's guest in, or (None, None):
+    what a reader words in its own language (the summary's screen, a CSV for people)."""
+    door_pass = entry.checked_in_pass
+    return (None, None) if door_pass is None else (door_pass.label, door_pass.created_by.username)
+
+
 def actor_words(event):
     """Who made an event (a row of AuditEvent.with_people()), as text: a username, pass_words(), or None."""
     if event["actor_pass"] is not None:

@@ -26,6 +26,7 @@ OUTCOME_KEYS = {
 }
 SEPARATORS = {"comma": ",", "semicolon": ";"}
 TIMES = ("rsvp_time", "cancelled_at", "arrival_time", "excused_at")
+PASS_COLUMNS = ("checked_in_pass_label", "checked_in_pass_made_by")  # worded into checked_in_by for people
 
 
 @dataclass
@@ -82,6 +83,10 @@ class People:
         said = {**line, **{time: self.when(getattr(entry, time)) for time in TIMES}}
         said.update(outcome=self.outcome(line["outcome"]), ban_overridden=self.yes(line["ban_overridden"]))
         said["rsvp_time"] = None if entry.is_walkin else said["rsvp_time"]
+        if line["checked_in_pass_label"] is not None:  # "Maria's phone (pase, creado por alice)"
+            said["checked_in_by"] = self.words["pass.actor"].format(
+                label=line["checked_in_pass_label"], username=line["checked_in_pass_made_by"]
+            )
         return [said[column] for column in columns]
 
     def header(self, columns):

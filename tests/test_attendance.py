@@ -219,6 +219,8 @@ def test_the_meetup_export_is_a_spreadsheet_safe_csv_of_the_demo_evening(door, b
         "arrival_order",
         "arrival_time",
         "checked_in_by",
+        "checked_in_pass_label",
+        "checked_in_pass_made_by",
         "excused_at",
         "ban_overridden",
         "undone_check_ins",

@@ -182,9 +182,20 @@ def test_a_pass_works_its_meetups_door_and_is_named_for_what_it_did(
 def test_summary_and_csv_exports_name_the_pass_and_its_maker(phone, boss, meetup, guest, org):
     check_in(phone, meetup, guest)
     summary = boss.get(f"{base(meetup)}/summary").json
-    assert summary["guests"][0]["checked_in_by"] == WORDS
+    line = summary["guests"][0]
+    assert (line["checked_in_by"], line["checked_in_pass_label"], line["checked_in_pass_made_by"]) == (
+        WORDS,
+        LABEL,
+        "boss",
+    )
     rows = list(csv.DictReader(io.StringIO(boss.get(f"{base(meetup)}/export").text.lstrip("\ufeff"))))
-    assert rows[0]["checked_in_by"] == WORDS
+    assert (rows[0]["checked_in_by"], rows[0]["checked_in_pass_label"]) == (WORDS, LABEL)
+    people = boss.get(f"{base(meetup)}/export", {"style": "people", "lang": "es"}).text.lstrip("\ufeff")
+    (spanish,) = csv.DictReader(io.StringIO(people))
+    assert spanish["Entrada dada por"] == "Maria's phone (pase, creado por boss)"
+    assert [v for v in spanish.values() if LABEL in v] == [
+        spanish["Entrada dada por"]
+    ]  # no column of its own
     exported = boss.get(f"/organizations/{org.id}/events/export").text.lstrip("\ufeff")
     assert [(row["event_type"], row["actor"]) for row in csv.DictReader(io.StringIO(exported))] == [
         ("CHECK_IN", WORDS),
@@ -254,6 +265,31 @@ def test_a_pass_for_every_meetup_sees_the_open_ones(client, boss, meetup, org):
 def test_finalizing_the_meetup_ends_its_pass(phone, boss, meetup):
     boss.patch_json(f"{base(meetup)}/finalize", {})
     assert phone.get(f"{base(meetup)}/guests", expect_errors=True).json["code"] == "pass_ended"
+
+
+def test_cancelling_the_meetup_ends_its_pass(phone, boss, meetup):
+    assert phone.get(f"{base(meetup)}/guests").status_int == 200
+    boss.patch_json(f"{base(meetup)}/cancel", {"reason": "The venue flooded."})
+    assert phone.get(f"{base(meetup)}/guests", expect_errors=True).json["code"] == "pass_ended"
+
+
+def test_deleting_the_meetup_ends_its_pass(phone, boss, meetup, org):
+    assert phone.get(f"{base(meetup)}/guests").status_int == 200
+    boss.delete(base(meetup), status=204)
+    assert phone.get("/auth/userinfo", expect_errors=True).json["code"] == "pass_ended"
+    assert boss.get(f"/organizations/{org.id}/passes").json["total"] == 0  # it went with its meetup
+
+
+def test_a_pass_for_every_meetup_stops_covering_a_cancelled_one(client, boss, meetup, org, guest):
+    made = boss.post_json(f"/organizations/{org.id}/passes", {"label": "Side entrance"}, status=201).json
+    phone = phone_of(client, made)
+    listed = phone.get(f"/organizations/{org.id}/meetups/").json["meetups"]
+    assert [m["id"] for m in listed] == [str(meetup.id)]
+    boss.patch_json(f"{base(meetup)}/cancel", {"reason": "The venue flooded."})
+    assert phone.get(f"/organizations/{org.id}/meetups/").json == {"total": 0, "meetups": []}
+    refused = check_in(phone, meetup, guest)
+    assert refused.status_int == 409 and refused.json["code"] == "meetup_cancelled"
+    assert phone.get("/auth/userinfo").status_int == 200  # the pass itself lives on for the org's others
 
 
 def test_a_pass_ends_by_itself_at_its_end_time(client, boss, meetup):

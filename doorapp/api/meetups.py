@@ -19,7 +19,7 @@ from doorapp.models import AuditEvent, AuditType, Meetup, MeetupGuest, Org, audi
 from doorapp.models.audit import check_in_record
 from doorapp.models.passes import is_pass
 from doorapp.models.sync import apply, compare, stored, take_turn
-from doorapp.spreadsheet import ExportQuery, People
+from doorapp.spreadsheet import PASS_COLUMNS, ExportQuery, People
 
 MAX_BARS = 96  # the chart's bars: 15 minutes each, or wider when the arrivals span more than a day
 
@@ -112,7 +112,7 @@ def list_meetups(org_id, user):
     get_or_404(Org, org_id, "organization")
     meetups = list(Meetup.of_org(org_id))
     if is_pass(user):
-        meetups = [m for m in meetups if not m.is_finalized and user.meetup_id in (None, m.id)]
+        meetups = [m for m in meetups if m.is_open and user.meetup_id in (None, m.id)]
     counts = MeetupGuest.counts([m.id for m in meetups])
     return MeetupList(total=len(meetups), meetups=[meetup_json(m, counts[str(m.id)]) for m in meetups])
 
@@ -355,7 +355,8 @@ def get_meetup_summary(org_id, meetup_id):
     return summary_json(get_or_404(Meetup, meetup_id, "meetup", org=org_id))
 
 
-PEOPLE_COLUMNS = ("displayname", "username", *OUTCOME_COLUMNS[3:])  # for people: the name first, no ids
+# for people: the name first, no ids, and a door pass worded in the file's language in checked_in_by
+PEOPLE_COLUMNS = ("displayname", "username", *(c for c in OUTCOME_COLUMNS[3:] if c not in PASS_COLUMNS))
 
 
 @endpoint(

@@ -13,7 +13,15 @@ something (Person, a door pass's PassActor) is declared in doorapp.actors."""
 from typing import Annotated, Literal, TypedDict
 
 from doorapp import models
-from doorapp.actors import PassActor, Person, actor_json, checker_json, checker_words, person_json
+from doorapp.actors import (
+    PassActor,
+    Person,
+    actor_json,
+    checker_json,
+    checker_pass,
+    checker_words,
+    person_json,
+)
 from doorapp.db import iso
 from doorapp.models import AuditType
 from doorapp.models.meetup_guests import RECENT
@@ -164,6 +172,8 @@ class GuestOutcome(TypedDict):
     arrival_order: int | None
     arrival_time: MOMENT | None
     checked_in_by: str | None  # a username, or a door pass as "Maria's phone (pass, made by alice)"
+    checked_in_pass_label: str | None  # when a door pass let them in: its label, for a reader to word
+    checked_in_pass_made_by: str | None  # ... and the username of who made it
     excused_at: MOMENT | None
     ban_overridden: bool  # a check-in of theirs overrode their ban
     undone_check_ins: int
@@ -348,6 +358,7 @@ def outcome_json(entry, record):
     `record` from audit.check_in_record()."""
     guest = entry.guest
     forced, undone = record.get(guest.platform_user_id, (False, 0))
+    pass_label, pass_maker = checker_pass(entry)
     return GuestOutcome(
         platform_user_id=guest.platform_user_id,
         username=guest.username,
@@ -359,6 +370,8 @@ def outcome_json(entry, record):
         arrival_order=entry.arrival_order,
         arrival_time=iso(entry.arrival_time),
         checked_in_by=checker_words(entry),
+        checked_in_pass_label=pass_label,
+        checked_in_pass_made_by=pass_maker,
         excused_at=iso(entry.excused_at),
         ban_overridden=forced,
         undone_check_ins=undone,

@@ -44,6 +44,11 @@ class Meetup(BaseModel):
         """Open and dated later: nobody can have missed it yet (no no-show, no excuse)."""
         return not self.is_finalized and self.date > utcnow()
 
+    @property
+    def is_open(self):
+        """Neither finalized nor cancelled: its door may still work."""
+        return not self.is_finalized and self.cancelled_at is None
+
     @classmethod
     def open(cls, org_id, meetup_id):
         """The org's meetup: 404 not_found when it is not there, 409 once it is finalized or cancelled."""

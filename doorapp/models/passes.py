@@ -1,7 +1,7 @@
 """Door passes: a phone's narrow, short-lived way in to one organization's door, without an account. A
 pass is made by an org admin with a one-time pairing code (kept as its SHA-256), exchanged once for a
-pass token; revoking it, its end time or its meetup's finalizing end it for every process at once, since
-each request of the token reads its row."""
+pass token; revoking it, its end time or its meetup's finalizing, cancelling or deletion end it for
+every process at once, since each request of the token reads its row."""
 
 import hashlib
 import hmac
@@ -104,7 +104,8 @@ class DoorPass(BaseModel):
 
     @classmethod
     def live(cls, pass_id):
-        """The pass of a token while it may act (paired, not revoked, before its end, its meetup open),
+        """The pass of a token while it may act (paired, not revoked, before its end, its meetup there and
+        neither finalized nor cancelled),
         else None: read on every request of the token."""
         return _LIVE.first(pass_id, utcnow())
 
@@ -169,7 +170,8 @@ _LIVE = Prepared(
             DoorPass.paired_at.is_null(False),
             DoorPass.revoked_at.is_null(),
             DoorPass.ends_at > now,
-            DoorPass.meetup.is_null() | ~Meetup.is_finalized,
+            # finalizing or cancelling its meetup ends it; deleting it deletes the pass (on_delete CASCADE)
+            DoorPass.meetup.is_null() | (~Meetup.is_finalized & Meetup.cancelled_at.is_null()),
         )
     ),
 )

@@ -68,8 +68,12 @@ def test_a_phone_scans_a_door_pass_checks_guests_in_and_stops_when_it_is_revoked
     assert phone.evaluate("localStorage.getItem('auth_token')") is None
     assert len(arrived()) == 2
 
-    laptop.goto(f"/#/meetups/{crowd.id}/summary")  # the summary's words are its CSV's (English)
+    laptop.goto(f"/#/meetups/{crowd.id}/summary")
     expect(laptop.locator("[data-guest='2000']")).to_contain_text(f"let in by {WORDS}")
+    spanish = browser.page(token=token_for(boss_user), path=f"/#/meetups/{crowd.id}/summary", locale="es-ES")
+    in_spanish = spanish.locator("[data-guest='2000']")  # the pass worded by the browser, in its language
+    expect(in_spanish).to_contain_text("le dio entrada Maria's phone (pase, creado por boss)")
+    expect(in_spanish).not_to_contain_text("made by")
     laptop.goto("/#/audit")
     check_ins = laptop.locator("li.event[data-type=CHECK_IN]")
     expect(check_ins).to_have_count(2)

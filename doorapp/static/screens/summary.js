@@ -9,7 +9,7 @@ import { ask, formatDate, formatTime, h, toast } from "../core/dom.js";
 import { limits } from "../core/openapi.js";
 import { doorHash, isOrgAdmin, orgPath } from "../core/session.js";
 import { formatNumber, t } from "../core/i18n.js";
-import { shortName } from "../shared/names.js";
+import { checkerName, shortName } from "../shared/names.js";
 
 export async function screen(view, [meetupId], ctx) {
   const path = orgPath(`/meetups/${meetupId}`);
@@ -107,7 +107,7 @@ function guestRow(guest, path, ctx) {
       guest.guests_count ? h("span", { class: "tag" }, `+${guest.guests_count}`) : null),
     h("div", { class: "state" }, guest.arrival_time
       ? [t("summary.arrivedAt", { order: guest.arrival_order, time: formatTime(guest.arrival_time) }),
-        guest.checked_in_by ? [" · ", t("door.letInBy", { username: guest.checked_in_by })] : ""]
+        guest.checked_in_by ? [" · ", t("door.letInBy", { username: checkerName(guest) })] : ""]
       : guest.excused_at ? t("summary.excusedOn", { date: formatDate(guest.excused_at) })
         : guest.cancelled_at ? t("summary.cancelledOn", { date: formatDate(guest.cancelled_at) }) : ""),
     excuse ? h("div", { class: "act" }, excuse) : null);

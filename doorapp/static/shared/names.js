@@ -13,3 +13,9 @@ export const shortName = (guest) => guest.displayname || guest.username;
 // and its maker ("Maria's phone (pass, made by alice)").
 export const actorName = (actor) =>
   actor.pass ? t("pass.actor", { label: actor.pass.label, username: actor.pass.created_by.username }) : actor.username;
+
+// Who let a guest of a meetup's summary in: a username, or the door pass of its checked_in_pass_* fields in
+// this language (its checked_in_by has it in English, as the data CSV does).
+export const checkerName = (line) =>
+  line.checked_in_pass_label === null ? line.checked_in_by
+    : t("pass.actor", { label: line.checked_in_pass_label, username: line.checked_in_pass_made_by });
