@@ -17,7 +17,7 @@ from doorapp.errors import ApiError
 from doorapp.export import CSV, csv_file
 from doorapp.models import AuditEvent, AuditType, Meetup, MeetupGuest, Org, audit
 from doorapp.models.audit import check_in_record
-from doorapp.models.passes import is_pass
+from doorapp.models.passes import DoorPass, is_pass
 from doorapp.models.sync import apply, compare, stored, take_turn
 from doorapp.spreadsheet import PASS_COLUMNS, ExportQuery, People
 
@@ -237,6 +237,7 @@ def delete_meetup(org_id, meetup_id, user):
     at it (an undone check-in counts: cancel such a meetup instead). MEETUP_DELETED keeps its name, date
     and URL."""
     meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)
+    DoorPass.outlive(meetup.id)  # rolled back with the rest when the meetup stays
     if not Meetup.remove(meetup.id):
         raise ApiError(409, "meetup_has_arrivals", ARRIVALS.format(what="deleted"))
     what = {"name": meetup.name, "date": iso(meetup.date), "platform_url": meetup.platform_url or None}

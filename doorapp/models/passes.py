@@ -8,7 +8,7 @@ import hmac
 import secrets
 from datetime import timedelta
 
-from peewee import JOIN, CharField, DateTimeField, ForeignKeyField
+from peewee import JOIN, CharField, DateTimeField, ForeignKeyField, fn
 
 from doorapp.db import BaseModel, Prepared, db, utcnow, write
 from doorapp.errors import ApiError
@@ -146,6 +146,14 @@ class DoorPass(BaseModel):
         )
         ended.execute()
         return live
+
+    @classmethod
+    def outlive(cls, meetup_id):
+        """Before the meetup `meetup_id` is deleted: its passes end now and keep their row (without the
+        meetup), since what they did stays in the audit log under their name."""
+        cls.update(revoked_at=fn.COALESCE(cls.revoked_at, utcnow()), meetup=None).where(
+            cls.meetup == meetup_id
+        ).execute()
 
 
 _LIVE = Prepared(
