@@ -8,12 +8,12 @@ from contextlib import contextmanager
 
 import pytest
 import requests
-from helpers import DOORAPP, PASSWORD, SECRET, served
+from helpers import DOORAPP, SECRET, served
 from playwright.sync_api import expect
 
 from browser.support import PHONE, Browser, screenshot
 from browser.test_passes import pairing_path
-from browser.test_workers import api, logged, row, wait_for
+from browser.test_workers import api, logged, row, set_up, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.parametrize("engine", ["postgresql"], indirect=True)]
 
@@ -47,15 +47,7 @@ def test_a_pass_paired_on_one_worker_and_revoked_on_the_other_ends_at_once(chrom
     settings = {"DOOR_SECRET_KEY": SECRET, "DATABASE_URL": database_url}
     command = (DOORAPP, "serve", "--workers", "2", "--port", "0", "--data-dir", tmp_path / "data")
     with served(*command, env=settings) as door:
-        demo = next(line.strip() for line in door.lines if line.strip().endswith("/board-games"))
-        olga = {"username": "olga", "password": PASSWORD}
-        api(door, "POST", "/setup", json={"code": door.setup_code, **olga})
-        token = api(door, "POST", "/auth/token", data=olga)["access_token"]
-        org = api(door, "POST", "/organizations/", token, json={"name": "Night Owls", "slug": "night-owls"})
-        meetup = api(door, "POST", f"/organizations/{org['id']}/meetups/", token, json={"platform_url": demo})
-        listed = api(door, "GET", f"/organizations/{org['id']}/meetups/{meetup['id']}/guests", token)[
-            "guests"
-        ]
+        token, org, meetup, listed = set_up(door)
         first, second = [entry["guest"]["username"] for entry in listed[:2]]
         passes = f"/organizations/{org['id']}/passes"
         made = api(door, "POST", passes, token, json={"label": "Maria's phone", "meetup_id": meetup["id"]})

@@ -30,6 +30,19 @@ def api(door, method, path, token=None, **options):
     return reply.json()
 
 
+def set_up(door):
+    """A fresh Door set up as a new user does it: the site admin olga from the printed code, her org and a
+    meetup of the demo's board games night. (olga's token, the org, the meetup, its door list)."""
+    demo = next(line.strip() for line in door.lines if line.strip().endswith("/board-games"))
+    olga = {"username": "olga", "password": PASSWORD}
+    api(door, "POST", "/setup", json={"code": door.setup_code, **olga})
+    token = api(door, "POST", "/auth/token", data=olga)["access_token"]
+    org = api(door, "POST", "/organizations/", token, json={"name": "Night Owls", "slug": "night-owls"})
+    meetup = api(door, "POST", f"/organizations/{org['id']}/meetups/", token, json={"platform_url": demo})
+    listed = api(door, "GET", f"/organizations/{org['id']}/meetups/{meetup['id']}/guests", token)["guests"]
+    return token, org, meetup, listed
+
+
 LOGGED = re.compile(r"doorapp\[(\d+)\] (\S+) \S+ (\S+) (\d+)$")  # pid, request id, path, status
 
 
@@ -88,14 +101,8 @@ def test_two_doors_on_two_worker_processes_see_each_others_check_ins_within_two_
     settings = {"DOOR_SECRET_KEY": SECRET, **({"DATABASE_URL": database_url} if database_url else {})}
     command = (DOORAPP, "serve", "--workers", "2", "--port", "0", "--data-dir", tmp_path / "data")
     with served(*command, env=settings) as door:
-        demo = next(line.strip() for line in door.lines if line.strip().endswith("/board-games"))
-        olga = {"username": "olga", "password": PASSWORD}
-        api(door, "POST", "/setup", json={"code": door.setup_code, **olga})
-        token = api(door, "POST", "/auth/token", data=olga)["access_token"]
-        org = api(door, "POST", "/organizations/", token, json={"name": "Night Owls", "slug": "night-owls"})
-        meetup = api(door, "POST", f"/organizations/{org['id']}/meetups/", token, json={"platform_url": demo})
+        token, org, meetup, listed = set_up(door)
         door_list = f"/meetups/{meetup['id']}/guests"
-        listed = api(door, "GET", f"/organizations/{org['id']}{door_list}", token)["guests"]
         ids = {entry["guest"]["username"]: entry["guest"]["platform_user_id"] for entry in listed}
         first, second = list(ids)[:2]
 
