@@ -7,6 +7,7 @@ and sets DOOR_REQUIRE_EXECUTABLE=1 so that a missing executable fails.
 """
 
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -77,7 +78,11 @@ def test_the_executable_runs_the_door_flow_and_stops_cleanly(door, client):
         api = requests.Session()
         api.headers["Authorization"] = f"Bearer {token}"
         phones = api.get(f"{url}/phones", timeout=10).json()  # the QR library is bundled; its own name
-        assert phones["open_to_lan"]["command"] == "door serve --host 0.0.0.0"
+        port = url.rsplit(":", 1)[1].rstrip("/")  # the command restarts this very door (path, port) open
+        assert (
+            phones["open_to_lan"]["command"]
+            == f"{shlex.quote(str(program))} serve --host 0.0.0.0 --port {port}"
+        )
         org = api.post(f"{url}/organizations/", json={"name": "Night Owls", "slug": "night-owls"}, timeout=10)
         assert org.status_code == 201
         meetups = f"{url}/organizations/{org.json()['id']}/meetups/"
