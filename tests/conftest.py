@@ -190,6 +190,9 @@ def live_server(app):
     yield f"http://{host}:{port}"
     stop.set()
     thread.join(timeout=5)
+    # let requests still running finish before the next test points the database at its own file: one
+    # that outlived its server failed that test's set-up ("locking protocol"), seen in a CI run
+    server.task_dispatcher.shutdown(timeout=5)
     server.close()
 
 
