@@ -12,6 +12,10 @@ from browser.test_door_phone import KEYBOARD_UP, check_in_by_username
 from doorapp.models import Ban, Meetup
 
 pytestmark = pytest.mark.browser
+WORDS = {
+    "en-US": {"waiting": "1 waiting", "queued": "Check-in of Grace Okafor (@grace_0), made at"},
+    "es-ES": {"waiting": "1 en espera", "queued": "Entrada de Grace Okafor (@grace_0), hecha a las"},
+}
 ROWS_IN_VIEW = """() => {
   const header = document.querySelector(".search-bar").getBoundingClientRect();
   return [...document.querySelectorAll("#door-results > li")].map((li) => li.getBoundingClientRect())
@@ -36,7 +40,7 @@ def two_rows_in_view(page, name, locale):
 
 @pytest.mark.parametrize("locale", ["en-US", "es-ES"])
 def test_two_rows_stay_in_view_with_the_keyboard_up_whatever_the_door_says(
-    browser, make_user, org, crowd, token_for, locale
+    browser, make_user, org, crowd, token_for, as_user, locale
 ):
     user = make_user("sam", org=org)
     page = browser.page(
@@ -64,11 +68,14 @@ def test_two_rows_stay_in_view_with_the_keyboard_up_whatever_the_door_says(
     two_rows_in_view(page, "offline", locale)
 
     check_in_by_username(page, "grace_0")  # not confirmed: queued, and said so
-    expect(page.locator("[data-queue=waiting]")).to_have_text(
-        "1 waiting" if locale == "en-US" else "1 en espera"
-    )
+    expect(page.locator("[data-queue=waiting]")).to_have_text(WORDS[locale]["waiting"])
     expect(last).to_have_attribute("data-kind", "warn")
     two_rows_in_view(page, "offline-queued", locale)
+    page.locator(".status-toggle").click()  # the details name each action that waits
+    expect(page.locator(".status-details li")).to_contain_text(WORDS[locale]["queued"])
+    screenshot(page, f"door-rows-queued-details-{locale}")
+    page.keyboard.press("Escape")
+    expect(page.locator(".status-details")).to_be_hidden()
 
     Ban.create(org=org, guest=2000, reason="Shouted at the host")  # banned while the phone was offline
     page.context.set_offline(False)
@@ -99,3 +106,8 @@ def test_two_rows_stay_in_view_with_the_keyboard_up_whatever_the_door_says(
     expect(last).to_have_attribute("data-kind", "error")
     expect(last).to_contain_text("Ada Smith")
     two_rows_in_view(page, "error", locale)
+
+    admin = as_user(make_user("olga", org=org, role="ADMIN"))
+    admin.patch(f"/organizations/{org.id}/meetups/{crowd.id}/finalize")  # and finalized: its note too
+    expect(page.locator(".door-head .alert")).to_have_count(1)
+    two_rows_in_view(page, "finalized", locale)

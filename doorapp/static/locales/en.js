@@ -730,5 +730,6 @@ export default {
   "door.status.offline": "Offline",
   "door.status.offlineNoReload": "Offline: do not reload",
   "door.status.others": "{count} left by {makers}",
+  "door.status.queued": "{action}, made at {time}",
   "door.status.waiting": "{count} waiting"
 };

@@ -729,5 +729,6 @@ export default {
   "door.status.offline": "Sin conexión",
   "door.status.offlineNoReload": "Sin conexión: no recargues",
   "door.status.others": "{count} de {makers}",
+  "door.status.queued": "{action}, hecha a las {time}",
   "door.status.waiting": "{count} en espera"
 };
