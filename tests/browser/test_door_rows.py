@@ -7,7 +7,7 @@ from datetime import datetime
 import pytest
 from playwright.sync_api import expect
 
-from browser.support import PHONE, screenshot
+from browser.support import DESKTOP, PHONE, screenshot
 from browser.test_door_phone import KEYBOARD_UP, check_in_by_username
 from doorapp.models import Ban, Meetup
 
@@ -71,6 +71,9 @@ def test_two_rows_stay_in_view_with_the_keyboard_up_whatever_the_door_says(
     expect(page.locator("[data-queue=waiting]")).to_have_text(WORDS[locale]["waiting"])
     expect(last).to_have_attribute("data-kind", "warn")
     two_rows_in_view(page, "offline-queued", locale)
+    page.set_viewport_size(DESKTOP)  # a laptop at the door: the same line, above the list
+    screenshot(page, f"door-rows-offline-queued-{locale}")
+    page.set_viewport_size(KEYBOARD_UP)
     page.locator(".status-toggle").click()  # the details name each action that waits
     expect(page.locator(".status-details li")).to_contain_text(WORDS[locale]["queued"])
     screenshot(page, f"door-rows-queued-details-{locale}")
