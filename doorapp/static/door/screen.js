@@ -7,9 +7,9 @@
 //
 // This file holds the screen's state, its poll and its selection; the rest of the screen is one module per
 // concern, mixed into DoorScreen: view.js (what it draws), status.js (the status line: network, queue and
-// the last message), actions.js (check-in, undo, link, sync,
-// finalize), walkin.js (the walk-in dialog), keys.js (the keyboard shortcuts, one table) and list.js (the
-// list's rule: what a search finds and what Enter may act on).
+// the last message), actions.js (check-in, undo, link, sync, finalize), walkin.js (the walk-in dialog),
+// keys.js (the keyboard shortcuts, one table) and list.js (the list's rule: what a search finds and what
+// Enter may act on).
 import { api } from "../core/api.js";
 import { h } from "../core/dom.js";
 import { problemText, t } from "../core/i18n.js";
