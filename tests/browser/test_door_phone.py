@@ -27,6 +27,16 @@ def box(locator):
     return locator.bounding_box()
 
 
+def status_details(page):
+    """The status line's details (a tap on the line opens them over the list), in full."""
+    toggle = page.locator(".status-toggle")
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-expanded", "true")
+    details = page.locator("#door-status-details")
+    expect(details).to_be_visible()
+    return details
+
+
 def test_with_the_keyboard_up_the_search_box_and_three_results_are_in_view(
     browser, make_user, org, crowd, token_for
 ):
@@ -106,7 +116,7 @@ def queue_four_while_offline(page):
         check_in_by_username(page, username)
         announced = page.get_by_text(f"Check-in of {username.split('_')[0].title()}")
         expect(announced).to_contain_text("not confirmed yet")
-        expect(page.get_by_text(f"{n} {'action is' if n == 1 else 'actions are'} waiting")).to_be_visible()
+        expect(page.locator("[data-queue=waiting]")).to_have_text(f"{n} waiting")
     page.keyboard.press("Escape")
     page.keyboard.type("Nadia Volkova")
     expect(page.get_by_text("No guest matches")).to_be_visible()
@@ -116,8 +126,13 @@ def queue_four_while_offline(page):
     dialog.get_by_label("Not on the platform").check()
     dialog.get_by_role("button", name="Add and check in").click()
     expect(page.get_by_text("Walk-in of Nadia Volkova")).to_contain_text("not confirmed yet")
-    expect(page.get_by_text("4 actions are waiting to be sent")).to_be_visible()
-    expect(page.get_by_text("No network.")).to_be_visible()
+    expect(page.locator("[data-queue=waiting]")).to_have_text("4 waiting")
+    expect(page.locator("[data-network=offline]")).to_be_visible()
+    details = status_details(page)  # in full: what waits, and what the network means
+    expect(details).to_contain_text("4 actions are waiting to be sent.")
+    expect(details).to_contain_text("No network. Search and check in as usual")
+    page.keyboard.press("Escape")
+    expect(details).to_be_hidden()
     assert arrived() == {} and not AuditEvent.select().where(AuditEvent.event_type == "CHECK_IN").exists()
 
 
@@ -168,9 +183,12 @@ def test_a_reload_during_the_drop_keeps_the_door_and_its_queue(
           || new Promise((done) => navigator.serviceWorker.addEventListener("controllerchange", done)))""")
         queue_four_while_offline(page)
         page.reload()
-        expect(page.get_by_text("4 actions are waiting to be sent")).to_be_visible()
+        expect(page.locator("[data-queue=waiting]")).to_have_text("4 waiting")
         expect(row(page, "grace_0")).to_contain_text("pending")
-        expect(page.get_by_text("Reloading is safe")).to_be_visible()
+        expect(page.locator("[data-network=offline]")).to_have_text("Offline")  # no "do not reload"
+        details = status_details(page)
+        expect(details).to_contain_text("4 actions are waiting to be sent.")
+        expect(details).to_contain_text("Reloading is safe.")
         screenshot(page, "door-reloaded-offline")
         page.context.set_offline(False)
         expect_four_landed_once(page)
@@ -220,9 +238,9 @@ def test_two_tabs_of_one_device_send_the_queue_once(browser, make_user, org, cro
     expect(first.get_by_text("Check-in of Grace")).to_contain_text("not confirmed yet")
     check_in_by_username(first, "ada_1")
     expect(first.get_by_text("Check-in of Ada")).to_contain_text("not confirmed yet")
-    expect(second.get_by_text("2 actions are waiting")).to_be_visible()  # the other tab sees the queue
+    expect(second.locator("[data-queue=waiting]")).to_have_text("2 waiting")  # the other tab sees the queue
     first.context.set_offline(False)
-    expect(second.get_by_text("waiting to be sent")).to_have_count(0)
+    expect(second.locator("[data-queue]")).to_have_count(0)
     expect(counter(second, "arrived")).to_have_text("2")
     assert sorted(arrived().values()) == [1, 2]
     assert AuditEvent.select().where(AuditEvent.event_type == "CHECK_IN").count() == 2
@@ -237,14 +255,18 @@ def test_a_queued_action_door_refuses_is_kept_with_its_reason_until_dismissed(
     expect(page.get_by_text("not confirmed yet")).to_be_visible()  # the door has moved on
     Ban.create(org=org, guest=2000, reason="Shouted at the host")  # banned while the door was offline
     page.context.set_offline(False)
-    attention = page.locator(".needs-attention")
+    expect(page.locator("[data-queue=attention]")).to_have_text("⚠ 1 needs attention")
+    attention = status_details(page).locator(".needs-attention")
     expect(attention).to_contain_text("Check-in of Grace Okafor (@grace_0): refused.")
     expect(attention).to_contain_text("Shouted at the host")
     assert arrived() == {}
     page.reload()  # kept on the device, not dropped
+    expect(page.locator("[data-queue=attention]")).to_have_text("⚠ 1 needs attention")
+    attention = status_details(page).locator(".needs-attention")
     expect(attention).to_contain_text("Shouted at the host")
     attention.get_by_role("button", name="Dismiss").click()
     expect(attention).to_have_count(0)
+    expect(page.locator("[data-queue]")).to_have_count(0)
 
 
 def test_signing_out_leaves_no_guest_list_on_the_phone(browser, make_user, org, crowd, token_for):
@@ -266,12 +288,13 @@ def test_an_action_queued_before_signing_out_goes_out_only_under_the_account_tha
     page = door_page(browser, make_user, org, crowd, token_for)
     page.route("**/checkin", lambda route: route.abort("connectionreset"))  # Door out of reach for it
     check_in_by_username(page, "grace_0")
-    expect(page.get_by_text("1 action is waiting to be sent")).to_be_visible()
+    expect(page.locator("[data-queue=waiting]")).to_have_text("1 waiting")
     page.get_by_role("button", name="Sign out").click()
     sign_in(page, "olga")  # another door person takes the phone
     page.unroute("**/checkin")
     page.goto(f"/#/meetups/{crowd.id}")
-    expect(page.locator("[data-queue=others]")).to_contain_text("1 action made on this phone by @sam")
+    expect(page.locator("[data-queue=others]")).to_have_text("1 left by @sam")
+    expect(status_details(page)).to_contain_text("1 action made on this phone by @sam")
     page.wait_for_timeout(3500)  # longer than the queue's retry: still not sent under olga's name
     assert arrived() == {}
     page.get_by_role("button", name="Sign out").click()

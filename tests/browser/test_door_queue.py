@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from browser.support import screenshot
 from browser.test_door import counter, row
-from browser.test_door_phone import arrived, check_in_by_username, door_page
+from browser.test_door_phone import arrived, check_in_by_username, door_page, status_details
 from browser.test_session import sign_in
 from doorapp.db import db
 from doorapp.models import MeetupGuest
@@ -39,9 +39,9 @@ def test_a_tab_left_open_sends_nothing_of_one_account_under_another(
     expect(second.locator("#door-results > li").first).to_be_visible()
     for pattern in DOOR_UNREACHABLE:  # the first tab loses Door; the second can still reach it
         first.route(pattern, lambda route: route.abort("internetdisconnected"))
-    expect(first.get_by_text("No network.")).to_be_visible()
+    expect(first.locator("[data-network=offline]")).to_be_visible()
     check_in_by_username(first, "grace_0")
-    expect(first.get_by_text("1 action is waiting to be sent")).to_be_visible()
+    expect(first.locator("[data-queue=waiting]")).to_have_text("1 waiting")
 
     second.get_by_role("button", name="Sign out").click()
     expect(first.get_by_role("heading", name="Sign in")).to_be_visible()  # at once, without the network
@@ -54,7 +54,8 @@ def test_a_tab_left_open_sends_nothing_of_one_account_under_another(
         first.unroute(pattern)
     expect(first.locator("#top .who")).to_have_text("bea")
     expect(first.get_by_text("this tab now works as bea")).to_be_visible()
-    expect(first.locator("[data-queue=others]")).to_contain_text("1 action made on this phone by @bob")
+    expect(first.locator("[data-queue=others]")).to_have_text("1 left by @bob")
+    expect(status_details(first)).to_contain_text("1 action made on this phone by @bob")
     screenshot(first, "door-tab-switched")
     first.wait_for_timeout(4000)  # longer than the queue's retry: bob's check-in still waits for bob
     assert arrived() == {} and check_ins(as_user, root, org) == []
@@ -89,7 +90,8 @@ def test_a_tab_that_has_not_heard_of_another_account_yet_sends_nothing_under_it(
         token_for(bea),
     )
     expect(page.locator("#top .who")).to_have_text("bea")  # the next request found out, and sent nothing
-    expect(page.locator("[data-queue=others]")).to_contain_text("1 action made on this phone by @bob")
+    expect(page.locator("[data-queue=others]")).to_have_text("1 left by @bob")
+    expect(status_details(page)).to_contain_text("1 action made on this phone by @bob")
     assert arrived() == {} and check_ins(as_user, root, org) == []
 
 
@@ -103,7 +105,8 @@ def test_an_action_door_keeps_failing_on_is_set_aside_and_the_next_one_goes(
         holder.execute("BEGIN IMMEDIATE")
         check_in_by_username(page, "grace_0")
         expect(page.get_by_text("Check-in of Grace")).to_contain_text("not confirmed yet", timeout=LOCKED_MS)
-        attention = page.locator(".needs-attention")
+        expect(page.locator("[data-queue=attention]")).to_have_text("⚠ 1 needs attention", timeout=LOCKED_MS)
+        attention = status_details(page).locator(".needs-attention")
         expect(attention).to_contain_text(
             "Check-in of Grace Okafor (@grace_0): not confirmed after 3 tries. Door's database is",
             timeout=LOCKED_MS,
@@ -117,6 +120,8 @@ def test_an_action_door_keeps_failing_on_is_set_aside_and_the_next_one_goes(
     expect(page.get_by_text("✓ Ada Smith (@ada_1) checked in: #1")).to_be_visible()
     page.wait_for_timeout(4000)  # longer than the queue's retry: the one set aside is not sent by itself
     assert arrived() == {2001: 1}
+    expect(page.locator("[data-queue=attention]")).to_have_text("⚠ 1 needs attention")
+    attention = status_details(page).locator(".needs-attention")
     attention.get_by_role("button", name="Try again").click()  # the same key: it lands once
     expect(attention).to_have_count(0)
     expect(counter(page, "arrived")).to_have_text("2")

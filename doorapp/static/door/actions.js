@@ -1,7 +1,7 @@
 // What the door does (mixed into DoorScreen by screen.js): check in (with the ban override), undo with a
 // reason, link a guest let in by name, sync, update from a newer file and finalize. Check-ins and undos go through core/queue.js.
 import { api } from "../core/api.js";
-import { ask, clear, formatTime, h, toast } from "../core/dom.js";
+import { ask, formatTime, h, toast } from "../core/dom.js";
 import { problemText, t } from "../core/i18n.js";
 import { limits } from "../core/openapi.js";
 import * as queue from "../core/queue.js";
@@ -136,17 +136,15 @@ export const actions = {
 
   async sync(button) {
     button.disabled = true;
-    clear(this.syncSlot, h("div", { class: "progress", role: "progressbar", "aria-label": t("sync.label") }, h("span")),
-      h("p", {}, t("sync.running")));
+    this.announce(t("sync.running"), "info", true);
     try {
       const result = await api.post(`${this.base}/sync`, {});
-      clear(this.syncSlot, h("div", { class: "alert ok", role: "status" },
-        t("sync.done", result)));
+      this.announce(t("sync.done", result), "ok");
       this.floor = this.fetchId + 1;
       this.etag = null;
       await this.poll();
     } catch (error) {
-      clear(this.syncSlot, h("div", { class: "alert error", role: "alert" }, problemText(error)));
+      this.announce(problemText(error), "error");
       if (error.code === "meetup_finalized") this.poll();
     } finally {
       button.disabled = false;

@@ -6,16 +6,18 @@
 // the shell) while the network is down.
 //
 // This file holds the screen's state, its poll and its selection; the rest of the screen is one module per
-// concern, mixed into DoorScreen: view.js (what it draws), actions.js (check-in, undo, link, sync,
-// finalize), walkin.js (the walk-in dialog), keys.js (the keyboard shortcuts, one table) and list.js (the
-// list's rule: what a search finds and what Enter may act on).
+// concern, mixed into DoorScreen: view.js (what it draws), status.js (the status line: network, queue and
+// the last message), actions.js (check-in, undo, link, sync, finalize), walkin.js (the walk-in dialog),
+// keys.js (the keyboard shortcuts, one table) and list.js (the list's rule: what a search finds and what
+// Enter may act on).
 import { api } from "../core/api.js";
-import { clear, h } from "../core/dom.js";
+import { h } from "../core/dom.js";
 import { problemText, t } from "../core/i18n.js";
 import { doorHash, LAST_LIST as LAST, orgPath, session, setOrg } from "../core/session.js";
 import { actions } from "./actions.js";
 import { keyHandler } from "./keys.js";
 import { DoorList, idOf } from "./list.js";
+import { status } from "./status.js";
 import { SHOWN, view } from "./view.js";
 import { walkIns } from "./walkin.js";
 
@@ -181,8 +183,9 @@ class DoorScreen {
   flushSearch() {
     this.selectedId = null;
     this.chosen = false;
-    if (this.hinted) clear(this.last); // the namesakes' hint was about the search before this one
+    if (this.hinted) this.unannounce(); // the namesakes' hint was about the search before this one
     this.hinted = false;
+    this.openStatus(false); // the results are what the door looks at while typing
     this.renderResults();
   }
 
@@ -225,11 +228,6 @@ class DoorScreen {
     this.announce(t("door.namesakes", { count: this.results.length }), "warn");
     this.hinted = true;
   }
-
-  announce(text, kind) {
-    this.hinted = false;
-    clear(this.last, h("div", { class: `alert ${kind}` }, text));
-  }
 }
 
-Object.assign(DoorScreen.prototype, view, actions, walkIns);
+Object.assign(DoorScreen.prototype, view, status, actions, walkIns);

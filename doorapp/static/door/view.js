@@ -1,11 +1,8 @@
 // What the door screen draws (mixed into DoorScreen by screen.js): its head and actions, the counters, the
-// offline note, the queue's waiting and refused actions, and the list's rows.
-import { isOffline } from "../core/api.js";
+// search bar with its status line (status.js) and the list's rows.
 import { clear, formatDate, formatTime, h } from "../core/dom.js";
-import { formatNumber, problemText, t } from "../core/i18n.js";
-import * as queue from "../core/queue.js";
+import { formatNumber, t } from "../core/i18n.js";
 import { isOrgAdmin, isPass, session } from "../core/session.js";
-import { describe } from "./actions.js";
 import { rowBadges } from "./badges.js";
 import { FILTERS, idOf } from "./list.js";
 import { actorName, shortName } from "../shared/names.js";
@@ -15,7 +12,6 @@ export const SHOWN = 60; // rows rendered at once; typing narrows the rest down
 export const view = {
   build() {
     this.head = h("div", { class: "door-head" });
-    this.syncSlot = h("div", { class: "sync-slot", "aria-live": "polite" });
     this.counters = h("div", { class: "counters", "aria-live": "polite" });
     this.actions = h("div", { class: "actions", id: "door-actions" });
     // on a phone the actions fold behind one button (css/app.css), so the counters keep their line
@@ -29,7 +25,6 @@ export const view = {
       }
     });
     this.menu = toggle;
-    this.network = h("div", { class: "network", role: "status" });
     this.search = h("input", { type: "search", class: "door-search", placeholder: t("door.searchPlaceholder"),
       autocomplete: "off", autocapitalize: "none", spellcheck: "false", enterkeyhint: "go",
       "aria-label": t("door.searchLabel"), "aria-controls": "door-results" });
@@ -37,14 +32,12 @@ export const view = {
     this.chips = h("div", { class: "chips", role: "radiogroup", "aria-label": t("door.show") },
       FILTERS.map(([value, key]) => h("button", { type: "button", class: "chip", role: "radio", dataset: { filter: value },
         "aria-checked": String(value === this.filter), onclick: () => this.setFilter(value) }, t(key))));
-    this.attention = h("div", { class: "attention", "aria-live": "polite" });
-    this.last = h("div", { class: "last-action", "aria-live": "assertive" });
     this.list = h("ul", { class: "results", id: "door-results", role: "listbox", "aria-label": t("door.guests") });
     this.more = h("p", { class: "muted more" });
-    // on a phone the counters and the actions share one line (css/app.css), so results show above the keyboard
+    // on a phone the counters and the actions share one line (css/app.css), and the network, the queue and
+    // the last message one more in the sticky search bar, so results show above the keyboard in any state
     this.view.append(h("section", { class: "door" }, this.head, h("div", { class: "door-bar" }, this.counters, this.menu, this.actions),
-      this.syncSlot, this.network,
-      h("div", { class: "search-bar" }, this.search, this.chips), this.attention, this.last, this.list, this.more));
+      h("div", { class: "search-bar" }, this.search, this.chips, this.buildStatus()), this.list, this.more));
     this.renderHead();
     this.renderNetwork();
     this.renderQueue();
@@ -87,45 +80,6 @@ export const view = {
       h("span", { class: "value" }, formatNumber(value)), h("span", { class: "label" }, label));
     clear(this.counters, tile(t("counter.rsvps"), counts.rsvps, "rsvps"), tile(t("counter.arrived"), counts.arrived, "arrived"),
       tile(t("counter.expected"), counts.expected, "expected"), tile(t("counter.walkins"), counts.walkins, "walkins"));
-  },
-
-  // Offline: say what still works, and whether a reload is safe (only where a service worker keeps the shell).
-  renderNetwork() {
-    if (!isOffline()) return clear(this.network);
-    const reload = window.isSecureContext && navigator.serviceWorker?.controller
-      ? t("door.reloadSafe")
-      : t("door.doNotReload");
-    clear(this.network, h("div", { class: "alert warn" },
-      h("strong", {}, t("door.noNetwork")), " ", t("door.offlineText"), " ", reload));
-  },
-
-  // What waits to be sent, and what needs the door's attention: only the account that made an action sees
-  // what became of it; another account sees how many wait for their maker.
-  renderQueue() {
-    const items = queue.items(this.meetup.id);
-    this.state.pending(items.filter((i) => i.state === "waiting"));
-    const mine = items.filter(queue.mine);
-    const attention = mine.filter((i) => i.state !== "waiting");
-    const waiting = mine.length - attention.length;
-    const others = items.filter((i) => i.state === "waiting" && !queue.mine(i));
-    const makers = [...new Set(others.map((i) => `@${i.user}`))].join(", ");
-    clear(this.attention,
-      waiting ? h("div", { class: "alert info", dataset: { queue: "waiting" } },
-        t("door.queueWaiting", { count: waiting })) : null,
-      others.length ? h("div", { class: "alert warn", dataset: { queue: "others" } },
-        t("door.queueOthers", { count: others.length, makers })) : null,
-      attention.length ? h("div", { class: "alert error needs-attention" }, h("strong", {}, t("door.needsAttention")),
-        h("ul", {}, attention.map((item) => this.attentionItem(item)))) : null);
-  },
-
-  // A refused action says why (dismissed once handled); a failed one can go again.
-  attentionItem(item) {
-    const button = (label, onclick) => h("button", { type: "button", class: "secondary small", onclick }, label);
-    const text = item.state === "failed"
-      ? t("door.failedItem", { action: describe(item), problem: problemText(item.problem), count: item.failures })
-      : t("door.refusedItem", { action: describe(item), problem: problemText(item.problem) });
-    return h("li", {}, text, " ", item.state === "failed" ? button(t("door.tryAgain"), () => queue.retry(item.id)) : null,
-      " ", button(t("door.dismiss"), () => queue.dismiss(item.id)));
   },
 
   renderResults() {

@@ -724,5 +724,12 @@ export default {
   "detail.label": "name",
   "detail.ends_at": "ends",
   "passes.revokeAll": "Revoke every pass of {meetup}",
-  "passes.revokedAll": { "one": "1 door pass revoked.", "other": "{count} door passes revoked." }
+  "passes.revokedAll": { "one": "1 door pass revoked.", "other": "{count} door passes revoked." },
+  "door.status.attention": { "one": "⚠ 1 needs attention", "other": "⚠ {count} need attention" },
+  "door.status.details": "Details",
+  "door.status.offline": "Offline",
+  "door.status.offlineNoReload": "Offline: do not reload",
+  "door.status.others": "{count} left by {makers}",
+  "door.status.queued": "{action}, made at {time}",
+  "door.status.waiting": "{count} waiting"
 };

@@ -723,5 +723,12 @@ export default {
   "detail.label": "nombre",
   "detail.ends_at": "termina",
   "passes.revokeAll": "Revocar todos los pases de {meetup}",
-  "passes.revokedAll": { "one": "1 pase de puerta revocado.", "other": "{count} pases de puerta revocados." }
+  "passes.revokedAll": { "one": "1 pase de puerta revocado.", "other": "{count} pases de puerta revocados." },
+  "door.status.attention": { "one": "⚠ 1 requiere atención", "other": "⚠ {count} requieren atención" },
+  "door.status.details": "Detalles",
+  "door.status.offline": "Sin conexión",
+  "door.status.offlineNoReload": "Sin conexión: no recargues",
+  "door.status.others": "{count} de {makers}",
+  "door.status.queued": "{action}, hecha a las {time}",
+  "door.status.waiting": "{count} en espera"
 };
