@@ -8,6 +8,7 @@ from playwright.sync_api import expect
 from webtest import TestApp
 
 from browser.support import DESKTOP, PHONE, audit_types, english_left, screenshot
+from browser.test_passes import pairing_path
 from doorapp import access
 from doorapp.models import AuditEvent, Ban, Guest, MeetupGuest
 
@@ -64,11 +65,17 @@ def olga(make_user, org):
 
 
 @pytest.fixture
-def board_games(app, olga, org):
+def api(app, olga):
+    """olga's API client."""
+    client = TestApp(app)
+    client.authorization = ("Bearer", access.issue_token(app.config["door.config"].secret_key, olga, 60))
+    return client
+
+
+@pytest.fixture
+def board_games(api, org):
     """The demo's board games night (5 RSVPs, no Hannah), after its summer social (250 RSVPs, Hannah Baker
     among them) was synced, so Door knows her from another night."""
-    api = TestApp(app)
-    api.authorization = ("Bearer", access.issue_token(app.config["door.config"].secret_key, olga, 60))
     for thread in ("summer-social", "board-games"):
         made = api.post_json(
             f"/organizations/{org.id}/meetups/", {"platform_url": f"{DEMO}/{thread}"}, status=201
@@ -188,3 +195,30 @@ def test_a_name_nobody_knows_is_let_in_by_name_and_a_failed_look_up_says_what_ne
     expect(nadia).to_contain_text("#1")
     local = Guest.get(Guest.displayname == "Nadia Volkova")
     assert local.is_local and audit_types(guest=local.platform_user_id) == ["WALKIN", "CHECK_IN"]
+
+
+def test_a_door_pass_offers_and_adds_a_member_but_never_lets_a_banned_one_in(api, browser, org, board_games):
+    """A volunteer's phone works the walk-in dialog as staff do; a ban it cannot override."""
+    made = api.post_json(
+        f"/organizations/{org.id}/passes", {"label": "Maria's phone", "meetup_id": board_games}, status=201
+    ).json
+    phone = browser.page(viewport=PHONE, path=None, touch=True)
+    phone.goto(pairing_path(made))
+    expect(phone.locator("#door-results > li")).to_have_count(5)
+    words = WORDS["en-US"]
+    dialog = open_walk_in(phone, words, "hannah")
+    dialog.get_by_role("button", name="Hannah Baker @hannah_baker").tap()
+    expect(row(phone, "hannah_baker")).to_contain_text("#1")
+    assert MeetupGuest.get(MeetupGuest.guest == hannah(), MeetupGuest.meetup == board_games).is_walkin
+    zoe = Guest.get(Guest.username == "zoë_m")  # on the summer social's list, not the board games'
+    Ban.create(org=org, guest=zoe, reason="Threw dice at the host")
+    dialog = open_walk_in(phone, words, "zoë_m")
+    offered = dialog.get_by_role("button", name="Zoë Mîlle-Feuille @zoë_m")
+    expect(offered).to_contain_text("BANNED Threw dice at the host")
+    offered.tap()
+    expect(
+        phone.get_by_text("A door pass cannot let them in: ask an organizer with an account.")
+    ).to_be_visible()
+    assert (
+        not MeetupGuest.select().where(MeetupGuest.guest == zoe, MeetupGuest.meetup == board_games).exists()
+    )
