@@ -2,10 +2,12 @@
 are not on the meetup's list, with this organization's ban marks; a door pass of the meetup may read them."""
 
 import pytest
-from helpers import base
+from helpers import ENGINES, base
 from test_passes import make_pass, phone_of
 
 from doorapp.models import Ban, Guest, MeetupGuest, Org
+
+pytestmark = ENGINES  # on SQLite and on PostgreSQL
 
 HANNAHS = [
     (501, "hannah_baker", "Hannah Baker"),

@@ -155,6 +155,7 @@ def test_a_banned_member_offered_shows_the_ban_and_still_needs_the_override(
     dialog = open_walk_in(page, words, "hannah baker")
     offered = dialog.get_by_role("button", name="Hannah Baker @hannah_baker")
     expect(offered).to_contain_text(f"{words['banned']} Threw dice at the host")
+    screenshot(page, f"walkin-banned-{setting[0]}")
     tap(page, offered, setting)
     override = page.get_by_role("dialog")
     expect(override).to_contain_text("Threw dice at the host")

@@ -79,9 +79,11 @@ export const walkIns = {
       const text = typed();
       if (controller) controller.abort(); // superseded: its answer would be of older text
       controller = null;
-      shownFor = null; // the matches shown stay (real members all the same) until this text's arrive
-      status.textContent = !text ? "" : isOffline() ? t("walkin.searchOffline") : t("walkin.searching");
-      if (!text || isOffline()) return void clear(list);
+      shownFor = null; // the matches shown, and what the status says of them, stay until this text's arrive
+      if (!text || isOffline()) {
+        status.textContent = text ? t("walkin.searchOffline") : "";
+        return clear(list);
+      }
       const mine = controller = new AbortController();
       try {
         show(await api.get(`${this.base}/walkin-matches${query({ q: text, limit: MATCHES })}`, { signal: mine.signal }), text);

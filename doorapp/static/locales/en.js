@@ -683,7 +683,6 @@ export default {
   "walkin.notFoundMeetup": "Meetup has nobody by “{typed}”. Pick them from the list above if they are there, try their Meetup member id or profile URL, or let them in by name below.",
   "walkin.offline": "No network: the platform cannot be asked now. Let them in by name below, or try again when the network is back.",
   "walkin.searchOffline": "No network: searching the platform's members needs it. Letting in by name still works.",
-  "walkin.searching": "Searching the members Door knows…",
   "walkin.title": "Add a walk-in",
   "door.bannedPass": "{guest} is banned here ({reason}). A door pass cannot let them in: ask an organizer with an account.",
   "pass.actor": "{label} (pass, made by {username})",

@@ -682,7 +682,6 @@ export default {
   "walkin.notFoundMeetup": "Meetup no tiene a nadie como «{typed}». Elígele en la lista de arriba si está, prueba con su id de miembro de Meetup o la dirección de su perfil, o déjale entrar por su nombre aquí abajo.",
   "walkin.offline": "Sin red: ahora no se puede consultar la plataforma. Déjale entrar por su nombre aquí abajo, o inténtalo cuando vuelva la red.",
   "walkin.searchOffline": "Sin red: buscar miembros de la plataforma la necesita. Dejar entrar por su nombre sigue funcionando.",
-  "walkin.searching": "Buscando entre los miembros que Door conoce…",
   "walkin.title": "Añadir sin inscripción",
   "door.bannedPass": "{guest} está vetado aquí ({reason}). Un pase de puerta no puede dejarle entrar: avisa a un organizador con cuenta.",
   "pass.actor": "{label} (pase, creado por {username})",
