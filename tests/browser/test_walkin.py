@@ -223,3 +223,20 @@ def test_a_door_pass_offers_and_adds_a_member_but_never_lets_a_banned_one_in(api
     assert (
         not MeetupGuest.select().where(MeetupGuest.guest == zoe, MeetupGuest.meetup == board_games).exists()
     )
+
+
+def test_a_search_overtaken_by_newer_typing_is_cancelled_and_never_shown(
+    browser, olga, org, board_games, token_for
+):
+    page, words = door(browser, token_for(olga), org, board_games, DESKTOP_EN)
+    held, failed = [], []
+    page.route("**/walkin-matches?q=hannah*", lambda route: held.append(route))
+    page.on("requestfailed", lambda request: failed.append(request.url))
+    page.locator(".door-search").fill("hannah")
+    with page.expect_request("**/walkin-matches?q=hannah*"):  # the dialog searches what the door typed
+        page.get_by_role("button", name=words["add"].format(typed="hannah")).click()
+    dialog = page.get_by_role("dialog")
+    dialog.get_by_label(words["field"]).fill("zoë")  # before that answer: the search is overtaken
+    expect(dialog.get_by_role("button", name="Zoë Mîlle-Feuille @zoë_m")).to_be_visible()
+    assert len(held) == 1 and [url for url in failed if "q=hannah" in url] == [held[0].request.url]
+    expect(dialog.get_by_role("button", name="Hannah Baker @hannah_baker")).to_have_count(0)
