@@ -674,7 +674,7 @@ export default {
   "walkin.byNameText": "Not on the platform, or no account there? Let them in by the name typed above.",
   "walkin.label": "{asked}, or a name",
   "walkin.lookUp": "Look up {handle} on the platform",
-  "walkin.matches": "Members Door knows: tap one to add and check them in.",
+  "walkin.matches": "Members Door knows: pick one to add and check them in.",
   "walkin.matchesLabel": "Members matching what was typed",
   "walkin.meetupId": "Meetup member id or profile URL",
   "walkin.more": "The first {shown} of {count} members Door knows: type more of the name to narrow them.",

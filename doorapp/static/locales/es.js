@@ -673,7 +673,7 @@ export default {
   "walkin.byNameText": "¿No está en la plataforma o no tiene cuenta allí? Déjale entrar con el nombre escrito arriba.",
   "walkin.label": "{asked}, o un nombre",
   "walkin.lookUp": "Buscar {handle} en la plataforma",
-  "walkin.matches": "Miembros que Door conoce: toca uno para añadirlo y darle entrada.",
+  "walkin.matches": "Miembros que Door conoce: elige uno para añadirlo y darle entrada.",
   "walkin.matchesLabel": "Miembros que coinciden con lo escrito",
   "walkin.meetupId": "Id de miembro de Meetup o dirección de su perfil",
   "walkin.more": "Los {shown} primeros de {count} miembros que Door conoce: escribe más del nombre para acotar.",
