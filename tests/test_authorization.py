@@ -90,6 +90,8 @@ SPEC_ROLES = {
     ("GET", "/organizations/<org_id>/passes"): "org_admin",
     ("DELETE", "/organizations/<org_id>/passes/<pass_id>"): "org_admin",
     ("DELETE", "/organizations/<org_id>/meetups/<meetup_id>/passes"): "org_admin",
+    # issue 24: the walk-in dialog offers the platform guests Door knows (a pass adds walk-ins too)
+    ("GET", "/organizations/<org_id>/meetups/<meetup_id>/walkin-matches"): "door",
 }
 
 PEOPLE = ["anonymous", "pending", "disabled", "outsider", "staff", "other_org_admin", "admin", "site_admin"]

@@ -1,18 +1,19 @@
 """/organizations/<org_id>/guests/: guests as one organization knows them: the banned list, banning and
-unbanning (admins), linking a guest let in by name to their platform account, and a guest's history here."""
+unbanning (admins), linking a guest let in by name to their platform account, and a guest's history here;
+and .../meetups/<meetup_id>/walkin-matches, the platform guests a door may add as walk-ins."""
 
 from collections import Counter
 from dataclasses import dataclass
 from typing import Literal, TypedDict
 
 from doorapp import platforms
-from doorapp.access import org_admin, org_member
+from doorapp.access import door, org_admin, org_member
 from doorapp.api import adapter, endpoint, shapes
 from doorapp.api.shapes import MOMENT, OUTCOME, UUID, History, banned_json, guest_json, history_json
-from doorapp.bodies import text
+from doorapp.bodies import number, text
 from doorapp.db import get_or_404, iso, write
 from doorapp.errors import ApiError
-from doorapp.models import AuditEvent, AuditType, Ban, Guest, MeetupGuest, Org, audit
+from doorapp.models import AuditEvent, AuditType, Ban, Guest, Meetup, MeetupGuest, Org, audit
 from doorapp.models.meetup_guests import link_guest, local_guest
 
 
@@ -65,6 +66,70 @@ class GuestHistory(History):
     ban_reason: str | None
     bans: list[BanEvent]
     meetups: list[HistoryMeetup]
+
+
+@dataclass
+class MatchQuery:
+    q: str = text(
+        max_length=255,
+        doc="What the door typed: words that start words of the username or display name (any order, "
+        "case, accents), as the door's search.",
+    )
+    limit: int = number(1, 20, default=8)
+
+
+class WalkinMatch(TypedDict):
+    """A platform guest Door knows, with their ban in this organization (none: is_banned false)."""
+
+    platform_user_id: int
+    username: str
+    displayname: str
+    is_banned: bool
+    ban_reason: str | None
+
+
+class WalkinMatches(TypedDict):
+    """The first `limit` matches by username, and how many match in all (`total`)."""
+
+    total: int
+    guests: list[WalkinMatch]
+
+
+@endpoint(
+    "GET",
+    "/organizations/<org_id>/meetups/<meetup_id>/walkin-matches",
+    auth=door,
+    query=MatchQuery,
+    answer=WalkinMatches,
+    errors=("not_found",),
+)
+def list_walkin_matches(org_id, meetup_id, query):
+    """The platform guests Door knows (from any list or walk-in) who match what the door typed and are not
+    on this meetup's list, each marked when banned here: the walk-ins the door may add in one tap.
+
+    A door pass may read it (the door adds walk-ins): it answers only to a typed `q`, at most 20 at a
+    time and no further pages, with what the door would see of the guest once added (name, username, a
+    ban here and its reason); a guest the platform knows but Door does not is found by POST /guests/."""
+    meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)
+    on_list = MeetupGuest.select(MeetupGuest.guest).where(MeetupGuest.meetup == meetup.id)
+    total, guests = Guest.search(query.q, query.limit, 0, leaving_out=on_list)
+    bans = {
+        ban.guest_id: ban.reason
+        for ban in Ban.select().where(
+            Ban.org == meetup.org_id, Ban.guest.in_([g.platform_user_id for g in guests])
+        )
+    }
+    matches = [
+        WalkinMatch(
+            platform_user_id=g.platform_user_id,
+            username=g.username,
+            displayname=g.displayname,
+            is_banned=g.platform_user_id in bans,
+            ban_reason=bans.get(g.platform_user_id),
+        )
+        for g in guests
+    ]
+    return WalkinMatches(total=total, guests=matches)
 
 
 @endpoint(

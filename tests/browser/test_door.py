@@ -116,10 +116,10 @@ def test_a_door_evening_from_demo_url_to_walk_in(browser, organizer, token_for):
     undo = AuditEvent.get(AuditEvent.guest == ZALGO_ID, AuditEvent.event_type == "UNDO_CHECK_IN")
     assert undo.reason == "Checked in the wrong person"
 
-    # a walk-in by platform username: registered as a guest, added, checked in
+    # a walk-in by platform username Door does not know yet: looked up, registered, added, checked in
     page.get_by_role("button", name="Add walk-in").click()
     page.get_by_label("Platform username").fill("zoë_m")
-    page.get_by_role("button", name="Add and check in").click()
+    page.get_by_role("button", name="Look up @zoë_m on the platform").click()
     expect(row(page, "zoë_m")).to_contain_text("walk-in")
     expect(row(page, "zoë_m")).to_contain_text("#5 arrived")
     expect(counter(page, "walkins")).to_have_text("1")
@@ -167,16 +167,18 @@ def test_walk_ins_of_an_unknown_a_known_and_an_invited_username(browser, make_us
     page.get_by_role("button", name="Add walk-in").click()
     dialog = page.get_by_role("dialog")
     dialog.get_by_label("Platform username").fill("nobody_at_all")
-    dialog.get_by_role("button", name="Add and check in").click()
-    expect(dialog.get_by_role("alert")).to_have_text("The platform has no user named 'nobody_at_all'.")
-    # already a guest of Door: POST /guests/ answers 409 guest_exists, which carries the guest
+    dialog.get_by_role("button", name="Look up @nobody_at_all on the platform").click()
+    expect(dialog.get_by_role("alert")).to_contain_text("The platform has nobody by “nobody_at_all”.")
+    # already a guest of Door: offered as they are typed; Enter takes the first one offered
     dialog.get_by_label("Platform username").fill("bob")
-    dialog.get_by_role("button", name="Add and check in").click()
+    expect(dialog.get_by_role("button", name="Bob Known-Already @bob")).to_be_visible()
+    dialog.get_by_label("Platform username").press("Enter")
     expect(row(page, "bob")).to_contain_text("#1 arrived")
     assert audit_types(guest=4242) == ["WALKIN", "CHECK_IN"]
     page.get_by_role("button", name="Add walk-in").click()
-    page.get_by_label("Platform username").fill("alice")  # on the list already: simply checked in
-    page.get_by_role("button", name="Add and check in").click()
+    # on the list already (so not offered): the platform's look-up finds Door's guest, simply checked in
+    page.get_by_label("Platform username").fill("alice")
+    page.get_by_role("button", name="Look up @alice on the platform").click()
     expect(row(page, "alice")).to_contain_text("#2 arrived")
     expect(counter(page, "walkins")).to_have_text("1")
     expect(counter(page, "rsvps")).to_have_text("1")

@@ -116,14 +116,14 @@ def test_a_door_evening_in_spanish_reads_in_spanish_from_setup_to_finalize(brows
     expect(phone.get_by_text(re.compile(r"Entrada de .* \(@zalgo\) anulada\."))).to_be_visible()
     phone.get_by_role("radio", name="Todos").click()
 
-    # a walk-in the platform does not know: the API's refusal, by its code, in Spanish
+    # a walk-in the platform does not know: the dialog says what to do next, in Spanish
     phone.get_by_role("button", name="Acciones").click()
     phone.get_by_role("button", name="Añadir sin inscripción").click()
     phone.get_by_role("dialog").get_by_label("Usuario en la plataforma, o un nombre").fill("nadie_de_nada")
     no_english(phone)
-    phone.get_by_role("dialog").get_by_role("button", name="Añadir y dar entrada").click()
-    expect(phone.get_by_role("dialog").get_by_role("alert")).to_have_text(
-        "La plataforma no tiene ningún miembro con ese nombre o id."
+    phone.get_by_role("dialog").get_by_role("button", name="Buscar @nadie_de_nada en la plataforma").click()
+    expect(phone.get_by_role("dialog").get_by_role("alert")).to_contain_text(
+        "La plataforma no tiene a nadie como «nadie_de_nada»."
     )
     phone.get_by_role("dialog").get_by_role("button", name="Cancelar").click()
     no_english(phone)

@@ -115,10 +115,12 @@ async function problemFrom(reply) {
 // With `etag`, a 200 answer is returned as {data, etag}. With `accept` (another type than JSON), the
 // successful Response itself. `files` is a FormData, sent as multipart/form-data (the browser writes its
 // boundary). It goes out only under a token of the account `as` (by default the one this tab shows): under
-// another it is not sent (401 account_changed).
-export async function request(method, path, { json, form, files, auth = true, etag, accept, headers: extra, as = shown } = {}) {
+// another it is not sent (401 account_changed). `signal` (an AbortController's) cancels a read overtaken by a
+// newer one: it rejects with the AbortError, and says nothing of the network.
+export async function request(method, path, { json, form, files, auth = true, etag, accept, headers: extra, as = shown,
+  signal } = {}) {
   const headers = { Accept: accept || "application/json", ...extra };
-  const options = { method, headers, cache: "no-store" };
+  const options = { method, headers, cache: "no-store", signal };
   const sent = auth ? token.get() : null;
   if (sent && as && tokenAccount(sent) !== as) {
     if (tokenAccount(sent) !== shown) emit("door:account-changed");
@@ -138,7 +140,8 @@ export async function request(method, path, { json, form, files, auth = true, et
   let reply;
   try {
     reply = await fetch(path, options);
-  } catch {
+  } catch (error) {
+    if (signal && signal.aborted) throw error;
     connectionLost();
     // the request may have reached the server before the connection broke: never say nothing changed
     throw new ApiProblem({ status: 0, code: "network_error",

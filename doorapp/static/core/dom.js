@@ -79,19 +79,23 @@ export function formValues(form) {
 // A modal dialog. ask({title, message, confirm, danger, input: {label, required, limits, ...}, extra}); `limits`
 // are the field's input attributes as core/openapi.js reads them
 // resolves to true / the input's value when confirmed, or null when cancelled.
+// A dialog of choices rather than one confirm (the walk-in's) passes `after` (nodes below the input),
+// `confirm: null` (no OK button), `ready({input, close})`, called once it shows (`close(result)` resolves the
+// dialog with that result), and `submit(value)`, what Enter in the field does instead of confirming.
 export function ask({ title, message, confirm = t("dialog.ok"), cancel = t("dialog.cancel"), danger = false, input, extra,
-  action }) {
+  action, after, ready, submit }) {
   return new Promise((resolve) => {
     const errorSlot = h("div");
     const inputField = input ? field(input.label, { name: "value", required: input.required, ...input.limits,
       autocomplete: "off", value: input.value || "", placeholder: input.placeholder || "" }) : null;
-    const ok = h("button", { type: "submit", class: danger ? "danger" : "primary", value: "ok" }, confirm);
+    const ok = confirm === null ? null : h("button", { type: "submit", class: danger ? "danger" : "primary", value: "ok" }, confirm);
     const cancelButton = cancel ? h("button", { type: "button", class: "secondary", onclick: () => dialog.close("") }, cancel) : null;
     const form = h("form", { method: "dialog", novalidate: true },
       h("h2", {}, title),
       message ? (message instanceof Node ? message : h("p", {}, message)) : null,
       extra || null,
       inputField,
+      after || null,
       errorSlot,
       h("div", { class: "actions" },
         cancelButton, ok));
@@ -104,6 +108,7 @@ export function ask({ title, message, confirm = t("dialog.ok"), cancel = t("dial
         showProblem(errorSlot, { detail: t("dialog.required", { label: input.label }) });
         return;
       }
+      if (submit) return submit(value);
       if (action) {
         const done = await busy(ok, errorSlot, () => action(value).then(() => true));
         if (!done) return;
@@ -119,7 +124,13 @@ export function ask({ title, message, confirm = t("dialog.ok"), cancel = t("dial
     dialog.showModal();
     // a dangerous confirmation starts on Cancel, so a second Enter cannot confirm it by accident
     const focus = form.querySelector("input, select") || (danger && cancelButton ? cancelButton : ok);
-    focus.focus();
+    if (focus) focus.focus();
+    if (ready) {
+      ready({ input: inputField && form.elements.value, close: (value) => {
+        result = value;
+        dialog.close("ok");
+      } });
+    }
   });
 }
 
