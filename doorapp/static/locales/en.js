@@ -121,7 +121,7 @@ export default {
   "csv.excused_at": "Excused",
   "csv.forPeople": "A spreadsheet",
   "csv.forPrograms": "A program (UTC, API words)",
-  "csv.guests_count": "Guests brought",
+  "csv.guests_count": "Guests (RSVP)",
   "csv.meetup": "Meetup",
   "csv.outcome": "Outcome",
   "csv.reason": "Reason",
@@ -724,5 +724,9 @@ export default {
   "detail.label": "name",
   "detail.ends_at": "ends",
   "passes.revokeAll": "Revoke every pass of {meetup}",
-  "passes.revokedAll": { "one": "1 door pass revoked.", "other": "{count} door passes revoked." }
+  "passes.revokedAll": { "one": "1 door pass revoked.", "other": "{count} door passes revoked." },
+  "csv.guests_brought": "Guests brought",
+  "event.GUESTS_BROUGHT_CHANGED": "Guests brought corrected",
+  "detail.guests_brought": "guests brought",
+  "detail.guests_brought_before": "guests brought before"
 };

@@ -120,7 +120,7 @@ export default {
   "csv.excused_at": "Justificada",
   "csv.forPeople": "Una hoja de cálculo",
   "csv.forPrograms": "Un programa (UTC, API)",
-  "csv.guests_count": "Acompañantes",
+  "csv.guests_count": "Acompañantes (inscritos)",
   "csv.meetup": "Evento",
   "csv.outcome": "Resultado",
   "csv.reason": "Motivo",
@@ -723,5 +723,9 @@ export default {
   "detail.label": "nombre",
   "detail.ends_at": "termina",
   "passes.revokeAll": "Revocar todos los pases de {meetup}",
-  "passes.revokedAll": { "one": "1 pase de puerta revocado.", "other": "{count} pases de puerta revocados." }
+  "passes.revokedAll": { "one": "1 pase de puerta revocado.", "other": "{count} pases de puerta revocados." },
+  "csv.guests_brought": "Acompañantes que vinieron",
+  "event.GUESTS_BROUGHT_CHANGED": "Acompañantes corregidos",
+  "detail.guests_brought": "acompañantes que vinieron",
+  "detail.guests_brought_before": "acompañantes antes"
 };
