@@ -728,5 +728,21 @@ export default {
   "csv.guests_brought": "Guests brought",
   "event.GUESTS_BROUGHT_CHANGED": "Guests brought corrected",
   "detail.guests_brought": "guests brought",
-  "detail.guests_brought_before": "guests brought before"
+  "detail.guests_brought_before": "guests brought before",
+  "counter.waitlisted": "Waitlist",
+  "counter.people": "People",
+  "filter.waitlisted": "Waitlist",
+  "door.waitlisted": "On the waitlist",
+  "door.waitlistTitle": "{guest} is on the waitlist. Check in anyway?",
+  "door.waitlistText": "They did not get a place: check them in only if there is room.",
+  "door.headsTitle": "Check in {guest}",
+  "door.headsQuestion": {"one": "They RSVP'd with 1 guest. How many came?", "other": "They RSVP'd with {count} guests. How many came?"},
+  "door.headsCount": {"one": "{count} guest", "other": "{count} guests"},
+  "door.broughtOf": "+{brought} of {count}",
+  "door.checkedInWith": {"one": "{guest} checked in as #{order}, with 1 guest.", "other": "{guest} checked in as #{order}, with {count} guests."},
+  "summary.broughtButton": "Guests…",
+  "summary.broughtTitle": "How many of {name}'s guests came?",
+  "summary.broughtText": "They RSVP'd with {count}. The door's People, this summary and the CSV count what you set.",
+  "summary.broughtLabel": "Guests who came (0 to {count})",
+  "summary.broughtSaved": {"one": "{name} brought 1 guest.", "other": "{name} brought {count} guests."}
 };

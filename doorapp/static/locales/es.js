@@ -727,5 +727,21 @@ export default {
   "csv.guests_brought": "Acompañantes que vinieron",
   "event.GUESTS_BROUGHT_CHANGED": "Acompañantes corregidos",
   "detail.guests_brought": "acompañantes que vinieron",
-  "detail.guests_brought_before": "acompañantes antes"
+  "detail.guests_brought_before": "acompañantes antes",
+  "counter.waitlisted": "En espera",
+  "counter.people": "Personas",
+  "filter.waitlisted": "Espera",
+  "door.waitlisted": "En lista de espera",
+  "door.waitlistTitle": "{guest} está en la lista de espera. ¿Darle entrada igualmente?",
+  "door.waitlistText": "No consiguió plaza: dale entrada solo si hay sitio.",
+  "door.headsTitle": "Dar entrada a {guest}",
+  "door.headsQuestion": {"one": "Se inscribió con 1 acompañante. ¿Cuántos vinieron?", "other": "Se inscribió con {count} acompañantes. ¿Cuántos vinieron?"},
+  "door.headsCount": {"one": "{count} acompañante", "other": "{count} acompañantes"},
+  "door.broughtOf": "+{brought} de {count}",
+  "door.checkedInWith": {"one": "{guest} ha entrado con el n.º {order} y 1 acompañante.", "other": "{guest} ha entrado con el n.º {order} y {count} acompañantes."},
+  "summary.broughtButton": "Acompañantes…",
+  "summary.broughtTitle": "¿Cuántos acompañantes de {name} vinieron?",
+  "summary.broughtText": "Se inscribió con {count}. Las Personas de la puerta, este resumen y el CSV cuentan lo que indiques.",
+  "summary.broughtLabel": "Acompañantes que vinieron (0 a {count})",
+  "summary.broughtSaved": {"one": "{name} vino con 1 acompañante.", "other": "{name} vino con {count} acompañantes."}
 };
