@@ -181,3 +181,23 @@ def test_the_doors_counters_are_the_summarys_on_the_demo_evening(browser, make_u
     for kind, value in summary.items():
         expect(counter(page, kind)).to_have_text(f"{value:,}")
     assert counts["people"] > counts["arrived"]  # the guests brought are counted, on both
+
+
+def test_a_check_in_queued_offline_keeps_its_heads_and_the_waitlists_question(
+    browser, make_user, org, guests, token_for
+):
+    page = door(browser, make_user, org, guests, token_for, "en-US", PHONE, True)
+    page.context.set_offline(True)
+    press(row(page, "bea").get_by_role("button", name=re.compile("Check in")), True)
+    press(page.get_by_role("dialog").get_by_role("button", name="1 guest", exact=True), True)
+    expect(page.get_by_text("1 action is waiting")).to_be_visible()
+    expect(counter(page, "people")).to_have_text("2")  # Bea and her friend, before Door has heard of them
+    press(row(page, "ana").get_by_role("button", name=re.compile("Check in")), True)
+    press(page.get_by_role("dialog").get_by_role("button", name="Check in anyway"), True)
+    expect(page.get_by_text("2 actions are waiting")).to_be_visible()
+    assert not arrived(5) and not arrived(6)
+    page.context.set_offline(False)
+    expect(page.locator("[data-queue]")).to_have_count(0)
+    expect(counter(page, "people")).to_have_text("3")
+    expect(counter(page, "waitlisted")).to_have_text("0")
+    assert MeetupGuest.get(MeetupGuest.guest == 6).guests_brought == 1 and arrived(5)
