@@ -98,6 +98,8 @@ def _string_schema(kind, meta, where="body"):
 def _integer(value, meta, form):
     if form and isinstance(value, str) and _DIGITS.fullmatch(value):
         value = int(value)
+    if isinstance(value, float) and value.is_integer():  # JSON's 2.0 is the integer 2 (JSON Schema says so)
+        value = int(value)
     if not isinstance(value, int) or isinstance(value, bool):
         raise Invalid("type", "Must be a whole number.", expected="integer")
     low = INT64[0] if meta.get("minimum") is None else meta["minimum"]

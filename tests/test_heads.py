@@ -78,6 +78,13 @@ def test_more_guests_than_rsvpd_or_fewer_than_none_is_422_and_nothing_changes(
     assert counts(door, meetup)["arrived"] == 0 and events("CHECK_IN") == []
 
 
+def test_a_whole_number_written_as_2_0_is_2(door, meetup, plus_two):
+    reply = door.post_json(f"{entry(meetup, plus_two)}/checkin", {"guests_brought": 2.0})
+    assert reply.json["rsvp"]["guests_brought"] == 2
+    reply = door.post_json(f"{base(meetup)}/guests/5/checkin", {"guests_brought": 1.5}, status=422)
+    assert reply.json["errors"][0]["type"] == "type"
+
+
 def test_a_walk_in_brings_nobody_their_companions_are_walk_ins_of_their_own(door, meetup):
     add_guest(7, "wes")
     url = f"{base(meetup)}/guests/7/add-walkin"
