@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 from webtest import TestApp
 
-from browser.support import DESKTOP, PHONE, screenshot
+from browser.support import DESKTOP, PHONE, no_english, screenshot
 from browser.test_door import counter, row
 from doorapp import access
 from doorapp.models import Guest, MeetupGuest
@@ -201,3 +201,24 @@ def test_a_check_in_queued_offline_keeps_its_heads_and_the_waitlists_question(
     expect(counter(page, "people")).to_have_text("3")
     expect(counter(page, "waitlisted")).to_have_text("0")
     assert MeetupGuest.get(MeetupGuest.guest == 6).guests_brought == 1 and arrived(5)
+
+
+def test_the_questions_and_the_correction_read_in_spanish_and_fit_a_phone(
+    browser, make_user, org, guests, token_for, api
+):
+    page = door(browser, make_user, org, guests, token_for, "es-ES", PHONE, True)
+    press(row(page, "ana").get_by_role("button", name=re.compile("Dar entrada")), True)
+    expect(page.get_by_role("dialog")).to_be_visible()
+    no_english(page)
+    press(page.get_by_role("dialog").get_by_role("button", name="Cancelar"), True)
+    press(row(page, "bea").get_by_role("button", name=re.compile("Dar entrada")), True)
+    expect(page.get_by_role("dialog")).to_be_visible()
+    no_english(page)
+    press(page.get_by_role("dialog").get_by_role("button", name="1 acompañante", exact=True), True)
+    expect(row(page, "bea")).to_contain_text("+1 de 2")
+    no_english(page)
+    path = f"/#/meetups/{guests.id}/summary"
+    admin = browser.page(token=token_for(api.user), viewport=PHONE, locale="es-ES", touch=True, path=path)
+    press(admin.locator("[data-guest='6']").get_by_role("button", name="Acompañantes…"), True)
+    expect(admin.get_by_role("dialog")).to_be_visible()
+    no_english(admin)
