@@ -171,10 +171,9 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def set_guests_brought(cls, entry, brought):
-        """Correct how many of its guests an arrival brought; False when the entry is not arrived."""
-        changed = cls.update(guests_brought=brought).where(cls.id == entry.id, cls.has_arrived).execute()
-        entry.guests_brought = brought if changed else entry.guests_brought
-        return changed == 1
+        """Correct how many of its guests an arrival brought; False when the entry is not arrived (the
+        UPDATE decides)."""
+        return cls.update(guests_brought=brought).where(cls.id == entry.id, cls.has_arrived).execute() == 1
 
     @classmethod
     def add_rsvps(cls, rows):
