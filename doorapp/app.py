@@ -15,6 +15,7 @@ from doorapp.api import (  # noqa: F401 (importing a module registers its routes
     ROUTES,
     auth,
     events,
+    guest_lines,
     guests,
     health,
     imports,

@@ -46,9 +46,9 @@ def text(max_length=None, min_length=1, pattern=None, default=MISSING, strip=Tru
     return field(default=default, metadata=meta)
 
 
-def number(minimum=None, maximum=None, default=MISSING):
+def number(minimum=None, maximum=None, default=MISSING, doc=None):
     """A whole-number field with an inclusive range."""
-    return field(default=default, metadata={"minimum": minimum, "maximum": maximum})
+    return field(default=default, metadata={"minimum": minimum, "maximum": maximum, "doc": doc})
 
 
 def moment(doc, end_of_day=False):
@@ -97,6 +97,8 @@ def _string_schema(kind, meta, where="body"):
 
 def _integer(value, meta, form):
     if form and isinstance(value, str) and _DIGITS.fullmatch(value):
+        value = int(value)
+    if isinstance(value, float) and value.is_integer():  # JSON's 2.0 is the integer 2 (JSON Schema says so)
         value = int(value)
     if not isinstance(value, int) or isinstance(value, bool):
         raise Invalid("type", "Must be a whole number.", expected="integer")
@@ -195,6 +197,7 @@ KINDS = [
             "format": "int64",
             "minimum": INT64[0] if meta.get("minimum") is None else meta["minimum"],
             "maximum": INT64[1] if meta.get("maximum") is None else meta["maximum"],
+            **({"description": meta["doc"]} if meta.get("doc") else {}),
         },
     ),
     (lambda k: k is bool, lambda k: _boolean, lambda k, meta, where: {"type": "boolean"}),

@@ -12,7 +12,8 @@ import threading
 
 from bottle import response
 
-from doorapp.api.shapes import Counts, DoorList, ListState, meetup_guest_json
+from doorapp.api.door_shapes import DoorList, ListState, meetup_guest_json
+from doorapp.api.shapes import Counts
 from doorapp.db import db, iso, utcnow
 from doorapp.models import MeetupGuest
 

@@ -146,6 +146,13 @@ def m0013_door_passes():
     db.execute(AuditEvent.index(AuditEvent.actor_pass, AuditEvent.event_type).safe(True))
 
 
+def m0014_guests_brought():
+    """How many of an arrival's guests came with them (set at the check-in): arrivals made before it
+    counted all their guests, so each keeps its guests_count."""
+    add_columns(MeetupGuest, "guests_brought")
+    MeetupGuest.update(guests_brought=MeetupGuest.guests_count).where(MeetupGuest.has_arrived).execute()
+
+
 MIGRATIONS = [
     m0001_initial,
     m0002_door_list_order,
@@ -160,6 +167,7 @@ MIGRATIONS = [
     m0011_cancelled_meetups,
     m0012_org_time_zone,
     m0013_door_passes,
+    m0014_guests_brought,
 ]
 
 

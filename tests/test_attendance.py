@@ -214,6 +214,7 @@ def test_the_meetup_export_is_a_spreadsheet_safe_csv_of_the_demo_evening(door, b
         "displayname",
         "outcome",
         "guests_count",
+        "guests_brought",
         "rsvp_time",
         "cancelled_at",
         "arrival_order",
@@ -233,7 +234,7 @@ def test_the_meetup_export_is_a_spreadsheet_safe_csv_of_the_demo_evening(door, b
     assert names[1006] == "Zoë Mîlle-Feuille" and names[1007] == "Robert'); DROP TABLE guests;--"
     assert names[9223372036854775807] == "Max Int64 🦉"  # 64-bit ids as their digits
     assert not [cell for row in rows for cell in row if cell.startswith(FORMULA_START)]
-    assert rows[0][:4] == ["1009", "formula_equals", names[1009], "ATTENDED"] and rows[0][9] == "sam"
+    assert rows[0][:4] == ["1009", "formula_equals", names[1009], "ATTENDED"] and rows[0][10] == "sam"
     assert {row[3] for row in rows[1:]} <= {"UPCOMING", "WAITLIST"}  # the book circle is still to come
 
 

@@ -82,6 +82,11 @@ SPEC_ROLES = {
     ("GET", "/organizations/<org_id>/meetups/<meetup_id>/summary"): "org_member",
     ("GET", "/organizations/<org_id>/meetups/<meetup_id>/export"): "org_admin",
     ("PATCH", "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>/excuse"): "org_admin",
+    # issue 24: an admin corrects how many guests an arrival brought (a door pass records it at check-in only)
+    (
+        "PATCH",
+        "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>/guests-brought",
+    ): "org_admin",
     ("GET", "/organizations/<org_id>/guests/<platform_user_id>/history"): "org_admin",
     ("GET", "/organizations/<org_id>/events/export"): "org_admin",
     # issue 23: door passes (a phone works one org's door, for its meetup, with no account)

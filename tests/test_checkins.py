@@ -23,7 +23,7 @@ def test_the_door_list_shows_each_guest_with_rsvp_check_in_and_ban_status(door, 
     reply = door.get(f"{base(meetup)}/guests")
     assert reply.json == {
         "total": 1,
-        "counts": {"rsvps": 1, "cancelled": 0, "walkins": 0, "arrived": 0},
+        "counts": {"rsvps": 1, "cancelled": 0, "walkins": 0, "arrived": 0, "waitlisted": 0, "people": 0},
         "meetup": {"is_finalized": False, "finalized_at": None, "last_synced_at": None},
         "guests": [
             {
@@ -51,6 +51,7 @@ def test_the_door_list_shows_each_guest_with_rsvp_check_in_and_ban_status(door, 
                     "has_arrived": False,
                     "arrival_time": None,
                     "arrival_order": None,
+                    "guests_brought": None,
                     "checked_in_by": None,
                 },
             }
@@ -77,7 +78,14 @@ def test_the_list_is_in_rsvp_order_flags_cancelled_rsvps_and_counts_them(door, m
         "ban_reason": "Threw a chair",
         "history": reply["guests"][2]["guest"]["history"],
     }
-    assert reply["counts"] == {"rsvps": 1, "cancelled": 1, "walkins": 1, "arrived": 0}
+    assert reply["counts"] == {
+        "rsvps": 1,
+        "cancelled": 1,
+        "walkins": 1,
+        "arrived": 0,
+        "waitlisted": 0,
+        "people": 0,
+    }
 
 
 def test_the_list_of_another_orgs_meetup_or_of_no_meetup_is_404(door, meetup):
@@ -371,7 +379,14 @@ def test_a_walkin_joins_the_list_and_can_then_be_checked_in(door, meetup, staff)
     [event] = events("WALKIN")
     assert (event.actor_id, event.guest_id, event.meetup_id) == (staff.id, 5, meetup.id)
     listed = door.get(f"{base(meetup)}/guests").json
-    assert listed["counts"] == {"rsvps": 1, "cancelled": 0, "walkins": 1, "arrived": 0}
+    assert listed["counts"] == {
+        "rsvps": 1,
+        "cancelled": 0,
+        "walkins": 1,
+        "arrived": 0,
+        "waitlisted": 0,
+        "people": 0,
+    }
     assert door.post(f"{entry(meetup, erin)}/checkin").json["rsvp"]["arrival_order"] == 1
 
 

@@ -140,7 +140,14 @@ def test_a_person_not_on_the_platform_is_let_in_counted_and_kept_out_of_lookups(
     assert local["guest"]["platform_user_id"] < 0 and local["guest"]["username"] == ""
     assert local["rsvp"]["is_walkin"] and local["rsvp"]["has_arrived"] and local["rsvp"]["arrival_order"] == 1
     listed = door.get(f"{base(meetup)}/guests").json
-    assert listed["counts"] == {"rsvps": 1, "cancelled": 0, "walkins": 1, "arrived": 1}
+    assert listed["counts"] == {
+        "rsvps": 1,
+        "cancelled": 0,
+        "walkins": 1,
+        "arrived": 1,
+        "waitlisted": 0,
+        "people": 1,
+    }
     local_id = local["guest"]["platform_user_id"]
     assert door.get(f"/guests/{local_id}", status=404).json["code"] == "not_found"
     assert door.get("/guests/?q=Ana").json["total"] == 0

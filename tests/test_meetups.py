@@ -70,7 +70,7 @@ def test_a_meetup_takes_name_and_date_from_the_platform(door, staff, org, fake):
         "is_over": False,  # dated in the coming weeks
         "cancelled_at": None,
         "cancel_reason": None,
-        "counts": {"rsvps": 0, "cancelled": 0, "walkins": 0, "arrived": 0},
+        "counts": {"rsvps": 0, "cancelled": 0, "walkins": 0, "arrived": 0, "waitlisted": 0, "people": 0},
         "sync_error": None,
     }
     event = events()[0]
@@ -140,7 +140,14 @@ def test_meetups_are_listed_newest_date_first_with_counts(door, org, fake):
         reply = door.get(f"/organizations/{org.id}/meetups/").json
     assert reply["total"] == 3
     assert [m["id"] for m in reply["meetups"]] == [winter["id"], summer["id"], autumn["id"]]
-    assert reply["meetups"][1]["counts"] == {"rsvps": 5, "cancelled": 0, "walkins": 0, "arrived": 0}
+    assert reply["meetups"][1]["counts"] == {
+        "rsvps": 5,
+        "cancelled": 0,
+        "walkins": 0,
+        "arrived": 0,
+        "waitlisted": 0,
+        "people": 0,
+    }
     assert reply["meetups"][1]["last_synced_at"] is not None
 
 

@@ -212,3 +212,33 @@ def test_m0008_gives_each_guest_let_in_by_name_the_org_of_its_first_list(postgre
     assert Guest.get_by_id(local.platform_user_id).org_id == first.id
     db.close_all()
     postgres.drop(url)
+
+
+def test_m0014_lets_arrivals_made_before_it_keep_all_their_guests(tmp_path):
+    """Arrivals checked in before a check-in said how many came counted every RSVP'd guest: they still do."""
+    m0001_data_folder(tmp_path)
+    with sqlite3.connect(tmp_path / "door.db") as connection:
+        connection.execute("ALTER TABLE meetup_guest DROP COLUMN guests_brought")
+        connection.execute(
+            "INSERT INTO guest (platform_user_id, username, displayname, created_at, is_local) "
+            "VALUES (1, 'ann', 'Ann', '2026-11-20', 0), (2, 'bo', 'Bo', '2026-11-20', 0)"
+        )
+        meetup = "b6a1e1de-4a3f-4a8e-9a5e-1d1e1e1e1e1e"
+        connection.execute(
+            "INSERT INTO meetup (id, org_id, name, date, platform_url, is_finalized, created_at, "
+            "last_arrival_order, door_list_version) "
+            "SELECT ?, id, 'm', '2026-11-21', 'u', 0, '2026-11-20', 1, 0 FROM org",
+            (meetup,),
+        )
+        connection.execute(
+            "INSERT INTO meetup_guest (meetup_id, guest_id, rsvp_time, cancelled_rsvp, is_walkin, "
+            "has_arrived, guests_count, waitlisted) VALUES (?, 1, '2026-11-20', 0, 0, 1, 2, 0), "
+            "(?, 2, '2026-11-20', 0, 0, 0, 3, 0)",
+            (meetup, meetup),
+        )
+    connection.close()
+    open_database(Config(data_dir=tmp_path))
+    assert "m0014_guests_brought" in migrate()
+    brought = dict(MeetupGuest.select(MeetupGuest.guest, MeetupGuest.guests_brought).tuples())
+    db.close()
+    assert brought == {1: 2, 2: None}

@@ -44,7 +44,8 @@ def test_a_spanish_organizer_gets_madrid_times_spanish_words_and_semicolons(boss
         "Nombre",
         "Usuario",
         "Resultado",
-        "Acompañantes",
+        "Acompañantes (inscritos)",
+        "Acompañantes que vinieron",
         "Inscripción",
         "Cancelación",
         "N.º",
@@ -56,17 +57,18 @@ def test_a_spanish_organizer_gets_madrid_times_spanish_words_and_semicolons(boss
     ]
     by_user = {row[1]: row for row in rows}
     alice = by_user["alice"]
-    assert (alice[0], alice[2], alice[7], alice[8]) == (
+    assert (alice[0], alice[2], alice[8], alice[9]) == (
         "Alice Ångström",
         "Asistió",
         "2026-11-25 21:03",
         "sam",
     )
-    assert alice[4] == "2026-11-20 11:00"  # the RSVP, 10:00 UTC, in Madrid
+    assert alice[3:5] == ["0", "0"]  # no guests RSVP'd, none came
+    assert alice[5] == "2026-11-20 11:00"  # the RSVP, 10:00 UTC, in Madrid
     forced = by_user["formula"]
-    assert (forced[0], forced[10]) == ("'=1+2", "sí")  # still neutralised; the ban override shows
+    assert (forced[0], forced[11]) == ("'=1+2", "sí")  # still neutralised; the ban override shows
     carol = by_user["carol"]
-    assert (carol[2], carol[11]) == ("Próximo", "2")  # the undos' reasons are the log's (admins') alone
+    assert (carol[2], carol[4], carol[12]) == ("Próximo", "", "2")  # the undos' reasons are the log's alone
     assert not [cell for row in rows for cell in row if cell.startswith(FORMULA_START)]
 
 
@@ -75,14 +77,14 @@ def test_without_a_time_zone_the_servers_is_used_and_english_with_commas_by_defa
     assert header[:3] == ["Name", "Username", "Outcome"]
     alice = next(row for row in rows if row[1] == "alice")
     server = datetime(2026, 11, 25, 20, 3, tzinfo=UTC).astimezone().strftime("%Y-%m-%d %H:%M")
-    assert (alice[2], alice[7]) == ("Attended", server)
+    assert (alice[2], alice[8]) == ("Attended", server)
 
 
 def test_the_machine_readable_csv_stays_and_carries_the_overrides_and_undos(boss, night):
     header, *rows = read(boss.get(f"{base(night)}/export"), ",")
     assert header[-2:] == ["ban_overridden", "undone_check_ins"]
     by_user = {row[1]: row for row in rows}
-    assert by_user["alice"][8] == "2026-11-25T20:03:00Z" and by_user["alice"][3] == "ATTENDED"
+    assert by_user["alice"][9] == "2026-11-25T20:03:00Z" and by_user["alice"][3] == "ATTENDED"
     assert by_user["formula"][-2:] == ["True", "0"]
     assert by_user["carol"][-2:] == ["False", "2"]
     assert read(boss.get(f"{base(night)}/export?style=data"), ",") == [header, *rows]

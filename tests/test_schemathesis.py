@@ -37,6 +37,12 @@ BEYOND_THE_SCHEMA = {
     ("POST", "/organizations/{org_id}/meetups/import"): "whether the file is a guest list (422)",
     ("POST", "/organizations/{org_id}/meetups/{meetup_id}/import"): "whether the file is a guest list (422)",
     ("PATCH", "/staff/{user_id}/approve"): "a role needs an org_id, an org_id an approval (422)",
+    ("POST", "/organizations/{org_id}/meetups/{meetup_id}/guests/{platform_user_id}/checkin"): (
+        "guests_brought is at most the guest's RSVP'd guests_count (422)"
+    ),
+    ("PATCH", "/organizations/{org_id}/meetups/{meetup_id}/guests/{platform_user_id}/guests-brought"): (
+        "guests_brought is at most the guest's RSVP'd guests_count (422)"
+    ),
 }
 
 

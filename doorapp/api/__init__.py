@@ -18,6 +18,7 @@ from doorapp.actors import Person, person_json
 from doorapp.api.shapes import MOMENT, UUID
 from doorapp.bodies import text
 from doorapp.db import iso
+from doorapp.errors import invalid, validation_error
 from doorapp.models.accounts import new_username
 from doorapp.models.audit import door_passes
 from doorapp.paths import PROG
@@ -289,3 +290,29 @@ def password_field():
 class Credentials:
     username: str = username_field()
     password: str = password_field()
+
+
+# --- a guest at the door, as several prefixes' answers name them and count what they brought --------------
+
+
+def named(guest):
+    """A guest as the door names them: display name and @username (or that they are not on the platform)."""
+    handle = "not on the platform" if guest.is_local else f"@{guest.username}"
+    return f"{guest.displayname} ({handle})" if guest.displayname else handle
+
+
+GUESTS_BROUGHT = "How many of the guest's RSVP'd guests (`guests_count`) came with them: 0 to guests_count."
+
+
+def guests_brought(entry, brought):
+    """How many of the entry's guests came: `brought` (all of them when None); 422 too_large past its
+    guests_count (a walk-in has none: their companions are walk-ins of their own)."""
+    if brought is None:
+        return entry.guests_count
+    if brought > entry.guests_count:
+        where, most = ("body", "guests_brought"), entry.guests_count
+        msg = (
+            f"{named(entry.guest)} RSVP'd {most} guest{'s' * (most != 1)}: at most {most} can come with them."
+        )
+        raise validation_error([invalid(where, "too_large", msg, max=most)])
+    return brought

@@ -1,6 +1,7 @@
 """The door: /organizations/<org_id>/meetups/<meetup_id>/guests, the meetup's guest list (with the ETag
-doors poll), and what is done to one guest on it: walk-ins, check-ins and their undo, excusing a no-show;
-and .../local-walkins, letting in a person who is not on the platform."""
+doors poll), and what is done to one guest on it: walk-ins, check-ins (with the guests they brought) and
+their undo, excusing a no-show, correcting the guests brought; and .../local-walkins, letting in a person
+who is not on the platform."""
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -8,15 +9,15 @@ from datetime import UTC, datetime
 from bottle import request, response
 
 from doorapp import doorlist
-from doorapp.access import door, org_admin, pass_not_allowed
+from doorapp.access import door, pass_not_allowed
 from doorapp.actors import checker_json
-from doorapp.api import endpoint, shapes
-from doorapp.api.shapes import meetup_guest_json, outcome_json
-from doorapp.bodies import text
-from doorapp.db import db, get_or_404, iso, utcnow
+from doorapp.api import GUESTS_BROUGHT, door_shapes, endpoint, guests_brought, named
+from doorapp.api.door_shapes import meetup_guest_json
+from doorapp.bodies import number, text
+from doorapp.db import db, iso, utcnow
 from doorapp.errors import ApiError, invalid, validation_error
-from doorapp.models import AuditEvent, Ban, Guest, IdempotencyKey, Meetup, MeetupGuest, audit
-from doorapp.models.audit import AuditType, check_in_record
+from doorapp.models import Ban, Guest, IdempotencyKey, Meetup, MeetupGuest, audit
+from doorapp.models.audit import AuditType
 from doorapp.models.meetups import FINALIZED
 from doorapp.models.passes import is_pass
 
@@ -39,6 +40,8 @@ DOOR_TIME = text(
 class CheckInIn:
     force: bool = False  # check in a guest who is banned in this org; the event records the override
     door_time: str | None = DOOR_TIME
+    # absent: all of them (the RSVP's guests_count); more than guests_count is 422 too_large
+    guests_brought: int | None = number(minimum=0, default=None, doc=GUESTS_BROUGHT + " Absent: all.")
 
 
 @dataclass
@@ -91,12 +94,6 @@ def door_moment(body):
     return moment
 
 
-def named(guest):
-    """A guest as the door names them: display name and @username (or that they are not on the platform)."""
-    handle = "not on the platform" if guest.is_local else f"@{guest.username}"
-    return f"{guest.displayname} ({handle})" if guest.displayname else handle
-
-
 def door_entry(org_id, meetup_id, platform_user_id):
     """The guest's entry on the open meetup's list (MeetupGuest.at_door): 404 not_found (meetup, guest),
     409 meetup_finalized, 404 not_on_list."""
@@ -145,7 +142,7 @@ def refuse_override(user):
     "/organizations/<org_id>/meetups/<meetup_id>/guests",
     auth=door,
     tx=False,
-    answer=shapes.DoorList,
+    answer=door_shapes.DoorList,
     conditional=True,
     errors=("not_found",),
 )
@@ -179,7 +176,7 @@ def list_meetup_guests(org_id, meetup_id):
     body=WalkinIn,
     status=201,
     idempotent=True,
-    answer=shapes.MeetupGuest,
+    answer=door_shapes.MeetupGuest,
     errors=(
         "already_on_list",
         "guest_banned",
@@ -235,7 +232,7 @@ def let_in(meetup, guest, user, body, at, check_in, forced=False):
     body=LocalWalkinIn,
     status=201,
     idempotent=True,
-    answer=shapes.MeetupGuest,
+    answer=door_shapes.MeetupGuest,
     errors=("meetup_cancelled", "meetup_finalized", "not_found"),
 )
 def add_local_walkin(org_id, meetup_id, body, user):
@@ -256,7 +253,7 @@ def add_local_walkin(org_id, meetup_id, body, user):
     auth=door,
     body=CheckInIn,
     idempotent=True,
-    answer=shapes.MeetupGuest,
+    answer=door_shapes.MeetupGuest,
     errors=(
         "already_checked_in",
         "guest_banned",
@@ -268,7 +265,8 @@ def add_local_walkin(org_id, meetup_id, body, user):
     ),
 )
 def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
-    """Check a guest in: records arrival time, arrival number and who let them in.
+    """Check a guest in: records arrival time, arrival number, who let them in and how many of their
+    RSVP'd guests came (`guests_brought`, 0 to guests_count; absent: all of them).
 
     The arrival time is the door's (`door_time`, when plausible), so a check-in queued offline and sent
     late keeps the minute it happened, and lists and charts order arrivals by it. The arrival number is
@@ -284,6 +282,7 @@ def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
         refuse_check_in(entry)
     if entry.ban and not body.force:
         refuse_banned(entry.guest, entry.ban)
+    brought = guests_brought(entry, body.guests_brought)
     # The event and the guest's history (of earlier meetups) come before the check-in itself, in the same
     # transaction: on PostgreSQL the meetup's row (its arrival counter) is locked from the check-in's UPDATE
     # to the commit, and every check-in of the meetup waits for it. A refused check-in rolls all back.
@@ -296,8 +295,9 @@ def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
         guest=entry.guest_id,
         **door_time(body),
         **({"forced": True} if entry.ban else {}),
+        **({"guests_brought": brought} if entry.guests_count else {}),
     )
-    if not MeetupGuest.check_in(entry, user, arrival_at(body)):
+    if not MeetupGuest.check_in(entry, user, arrival_at(body), brought):
         refuse_check_in(entry)
     return meetup_guest_json(entry, history)
 
@@ -308,11 +308,12 @@ def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
     auth=door,
     body=UndoIn,
     idempotent=True,
-    answer=shapes.MeetupGuest,
+    answer=door_shapes.MeetupGuest,
     errors=("meetup_cancelled", "meetup_finalized", "not_checked_in", "not_found", "not_on_list"),
 )
 def undo_check_in(org_id, meetup_id, platform_user_id, body, user):
-    """Undo a check-in; the reason is required and kept in the log. The arrival number is not reused."""
+    """Undo a check-in; the reason is required and kept in the log. The arrival number is not reused; the
+    guests it brought are no longer counted."""
     entry = door_entry(org_id, meetup_id, platform_user_id)
     undone = {"arrival_order": entry.arrival_order, "arrival_time": iso(entry.arrival_time)}
     if not MeetupGuest.undo_check_in(entry):
@@ -328,48 +329,3 @@ def undo_check_in(org_id, meetup_id, platform_user_id, body, user):
         **door_time(body),
     )
     return meetup_guest_json(entry)
-
-
-@dataclass
-class ExcuseIn:
-    reason: str = text(max_length=500, doc="Why the absence is excused; kept in the audit log.")
-
-
-@endpoint(
-    "PATCH",
-    ENTRY + "/excuse",
-    auth=org_admin,
-    body=ExcuseIn,
-    answer=shapes.GuestOutcome,
-    errors=("already_excused", "meetup_not_started", "not_a_no_show", "not_found", "not_on_list"),
-)
-def excuse_no_show(org_id, meetup_id, platform_user_id, body, user):
-    """Excuse a guest who RSVP'd and did not come (NO_SHOW becomes EXCUSED_ABSENCE); a reason is required.
-
-    Only once the meetup has begun or is finalized (before: 409 meetup_not_started); a later check-in of
-    the guest ends the excuse. An excused absence does not count towards a repeat no-show mark."""
-    entry = MeetupGuest.at_door(org_id, meetup_id, platform_user_id)
-    if entry is None:
-        get_or_404(Meetup, meetup_id, "meetup", org=org_id)
-        guest = Guest.seen_by(org_id, platform_user_id)
-        raise ApiError(404, "not_on_list", f"{guest.username} is not on this meetup's list.")
-    if entry.meetup.to_come:
-        raise ApiError(
-            409,
-            "meetup_not_started",
-            f"This meetup starts at {iso(entry.meetup.date)}: an absence can be excused once it has begun.",
-        )
-    if entry.outcome not in ("NO_SHOW", "EXCUSED_ABSENCE"):
-        raise ApiError(409, "not_a_no_show", f"{entry.guest.username} is no no-show: {entry.outcome}.")
-    if not MeetupGuest.excuse(entry):
-        raise ApiError(409, "already_excused", f"{entry.guest.username}'s absence is already excused.")
-    audit.record(
-        AuditType.NO_SHOW_EXCUSED,
-        user,
-        org=org_id,
-        meetup=meetup_id,
-        guest=entry.guest_id,
-        reason=body.reason,
-    )
-    line = MeetupGuest.with_guests(meetup_id).where(MeetupGuest.id == entry.id).get()
-    return outcome_json(line, check_in_record(AuditEvent.check_ins(org_id, meetup_id)))

@@ -10,7 +10,8 @@ from typing import TypedDict
 from doorapp import platforms
 from doorapp.access import door, org_admin, org_member
 from doorapp.api import adapter, endpoint, shapes
-from doorapp.api.shapes import MOMENT, OUTCOME_COLUMNS, meetup_json, outcome_json
+from doorapp.api.door_shapes import OUTCOME_COLUMNS, GuestOutcome, outcome_json
+from doorapp.api.shapes import MOMENT, meetup_json
 from doorapp.bodies import text
 from doorapp.db import get_or_404, iso, write
 from doorapp.errors import ApiError
@@ -280,7 +281,7 @@ class Summary(TypedDict):
     last_arrival: MOMENT | None
     bar_minutes: int
     arrivals: list[Bar]
-    guests: list[shapes.GuestOutcome]
+    guests: list[GuestOutcome]
 
 
 def arrivals(times):
@@ -303,7 +304,7 @@ def summary_json(meetup):
     entries = list(MeetupGuest.with_guests(meetup.id))
     outcomes = Counter(e.outcome for e in entries)
     times = [e.arrival_time for e in entries if e.has_arrived]
-    brought = sum(e.guests_count for e in entries if e.has_arrived)
+    brought = sum(e.guests_brought or 0 for e in entries if e.has_arrived)
     events = AuditEvent.check_ins(meetup.org_id, meetup.id)
     kinds = Counter("forced" if e.details.get("forced") else e.event_type for e in events)
     record = check_in_record(events)
@@ -348,7 +349,8 @@ def get_meetup_summary(org_id, meetup_id):
     Outcomes use Meetup's words where they exist (ATTENDED, NO_SHOW, EXCUSED_ABSENCE) and Door's own for
     the rest (WALK_IN, CANCELLED, WAITLIST, NOT_CHECKED_IN). An expected guest who has not come is a
     NO_SHOW only once the meetup is over (finalized, or dated before now): before, UPCOMING; at a cancelled
-    meetup, MEETUP_CANCELLED; `upcoming` counts both. `people` counts the guests arrivals brought.
+    meetup, MEETUP_CANCELLED; `upcoming` counts both. `people` counts arrivals and the guests they brought
+    (each one's `guests_brought`, as the door recorded it), as the door list's counts do.
     A guest's `ban_overridden` and `undone_check_ins` say what the counts tell of them.
     One rule for this and the CSV export: the same columns, each one that members see of these guests at
     the door (names, RSVPs, arrivals, who checked them in) or that the counts tell (cancelled, excused,

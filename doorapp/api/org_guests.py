@@ -9,12 +9,13 @@ from typing import Literal, TypedDict
 from doorapp import platforms
 from doorapp.access import door, org_admin, org_member
 from doorapp.api import adapter, endpoint, shapes
-from doorapp.api.shapes import MOMENT, OUTCOME, UUID, History, banned_json, guest_json, history_json
+from doorapp.api.door_shapes import History, history_json
+from doorapp.api.shapes import MOMENT, OUTCOME, UUID, banned_json, guest_json
 from doorapp.bodies import number, text
 from doorapp.db import get_or_404, iso, write
 from doorapp.errors import ApiError
 from doorapp.models import AuditEvent, AuditType, Ban, Guest, Meetup, MeetupGuest, Org, audit
-from doorapp.models.meetup_guests import link_guest, local_guest
+from doorapp.models.local_guests import link_guest, local_guest
 
 
 @dataclass

@@ -8,7 +8,8 @@ hashes and tie the API to the schema). An answer of one route only is declared b
 The types: str, int, bool, float, Literal[...] or a StrEnum (an enum), `X | None` (may be null),
 list[X], dict[str, X] (an object keyed by name), dict (any object), another shape, NotRequired[X] (may
 be absent), and Annotated[str, "format"] for a string of a JSON Schema format (UUID, MOMENT). Who did
-something (Person, a door pass's PassActor) is declared in doorapp.actors."""
+something (Person, a door pass's PassActor) is declared in doorapp.actors; the door list's rows and the
+summary's lines (MeetupGuest, DoorList, GuestOutcome) in doorapp.api.door_shapes."""
 
 from typing import Annotated, Literal, TypedDict
 
@@ -17,14 +18,10 @@ from doorapp.actors import (
     PassActor,
     Person,
     actor_json,
-    checker_json,
-    checker_pass,
-    checker_words,
     person_json,
 )
 from doorapp.db import iso
 from doorapp.models import AuditType
-from doorapp.models.meetup_guests import RECENT
 
 UUID = Annotated[str, "uuid"]
 MOMENT = Annotated[str, "date-time"]  # ISO 8601 in UTC, ending in Z
@@ -34,7 +31,6 @@ OUTCOME = Literal[
     "ATTENDED", "WALK_IN", "NO_SHOW", "EXCUSED_ABSENCE", "CANCELLED", "WAITLIST", "NOT_CHECKED_IN",
     "UPCOMING", "MEETUP_CANCELLED",
 ]  # fmt: skip
-REPEAT_NO_SHOWS = 2  # no-shows at the org's RECENT last meetups that mark a guest as a repeat no-show
 
 
 class OrgMembership(TypedDict):
@@ -96,12 +92,15 @@ class Ban(TypedDict):
 
 class Counts(TypedDict):
     """A meetup's list in numbers: RSVPs not cancelled (the waitlisted included), cancelled, walk-ins,
-    arrived."""
+    arrived; `waitlisted`, the RSVPs on the waiting list not arrived (outcome WAITLIST, as the summary
+    counts them), and `people`, arrivals plus the guests they brought (the summary's `people`)."""
 
     rsvps: int
     cancelled: int
     walkins: int
     arrived: int
+    waitlisted: int
+    people: int
 
 
 class Meetup(TypedDict):
@@ -118,65 +117,6 @@ class Meetup(TypedDict):
     cancelled_at: MOMENT | None
     cancel_reason: str | None
     counts: Counts
-
-
-class History(TypedDict):
-    """A guest's past in the organization: visits, the last one, no-shows at its `recent` last meetups."""
-
-    visits: int
-    last_visit: MOMENT | None
-    recent_no_shows: int
-    recent: int
-    repeat_no_show: bool
-
-
-class GuestAtDoor(TypedDict):
-    platform_user_id: int
-    username: str
-    displayname: str
-    is_local: bool
-    is_banned: bool
-    ban_reason: str | None
-    history: History
-
-
-class Rsvp(TypedDict):
-    rsvp_time: MOMENT
-    cancelled_rsvp: bool
-    waitlisted: bool
-    guests_count: int
-    is_walkin: bool
-    has_arrived: bool
-    arrival_time: MOMENT | None
-    arrival_order: int | None
-    checked_in_by: Person | PassActor | None
-
-
-class MeetupGuest(TypedDict):
-    """A row of the door list: the guest and their RSVP."""
-
-    guest: GuestAtDoor
-    rsvp: Rsvp
-
-
-class GuestOutcome(TypedDict):
-    """One guest's line of a meetup's summary and of its CSV (the CSV's columns, in this order)."""
-
-    platform_user_id: int
-    username: str
-    displayname: str
-    outcome: OUTCOME
-    guests_count: int
-    rsvp_time: MOMENT | None
-    cancelled_at: MOMENT | None
-    arrival_order: int | None
-    arrival_time: MOMENT | None
-    checked_in_by: str | None  # a username, or a door pass as "Maria's phone (pass, made by alice)"
-    checked_in_pass_label: str | None  # when a door pass let them in: its label, for a reader to word
-    checked_in_pass_made_by: str | None  # ... and the username of who made it
-    excused_at: MOMENT | None
-    ban_overridden: bool  # a check-in of theirs overrode their ban
-    undone_check_ins: int
 
 
 class EventGuest(TypedDict):
@@ -199,32 +139,12 @@ class AuditEvent(TypedDict):
     details: dict
 
 
-class ListState(TypedDict):
-    """The meetup's state, as the door list shows it."""
-
-    is_finalized: bool
-    finalized_at: MOMENT | None
-    last_synced_at: MOMENT | None
-
-
-class DoorList(TypedDict):
-    """A meetup's door list: every guest on it, its counts and its state."""
-
-    total: int
-    counts: Counts
-    meetup: ListState
-    guests: list[MeetupGuest]
-
-
 class Paged(TypedDict):
     """A page of a longer list: `total` in all, from `offset`, at most `limit`."""
 
     total: int
     limit: int
     offset: int
-
-
-OUTCOME_COLUMNS = tuple(GuestOutcome.__annotations__)
 
 
 def users_json(users):
@@ -307,74 +227,6 @@ def meetup_json(meetup, counts=None):
         cancelled_at=iso(meetup.cancelled_at),
         cancel_reason=meetup.cancel_reason,
         counts=Counts(**counts),
-    )
-
-
-def history_json(history):
-    """History from one value of MeetupGuest.history() (None: never on a list here)."""
-    history = history or {"visits": 0, "last_visit": None, "recent_no_shows": 0}
-    return History(
-        visits=history["visits"],
-        last_visit=iso(history["last_visit"]),
-        recent_no_shows=history["recent_no_shows"],
-        recent=RECENT,
-        repeat_no_show=history["recent_no_shows"] >= REPEAT_NO_SHOWS,
-    )
-
-
-def meetup_guest_json(entry, history=None):
-    """MeetupGuest (a row of the door list) from an entry of MeetupGuest.door_list() or .at_door(), with
-    the guest's `history` in the org before this meetup (given by the door list for all its guests at
-    once; else read here)."""
-    guest, ban, meetup = entry.guest, entry.ban, entry.meetup
-    if history is None:
-        history = models.MeetupGuest.history_of(meetup.org_id, guest.platform_user_id, meetup.date)
-    return MeetupGuest(
-        guest=GuestAtDoor(
-            platform_user_id=guest.platform_user_id,
-            username=guest.username,
-            displayname=guest.displayname,
-            is_local=guest.is_local,
-            is_banned=ban is not None,
-            ban_reason=ban and ban.reason,
-            history=history_json(history.get(guest.platform_user_id)),
-        ),
-        rsvp=Rsvp(
-            rsvp_time=iso(entry.rsvp_time),
-            cancelled_rsvp=entry.cancelled_rsvp,
-            waitlisted=entry.waitlisted,
-            guests_count=entry.guests_count,
-            is_walkin=entry.is_walkin,
-            has_arrived=entry.has_arrived,
-            arrival_time=iso(entry.arrival_time),
-            arrival_order=entry.arrival_order,
-            checked_in_by=checker_json(entry),
-        ),
-    )
-
-
-def outcome_json(entry, record):
-    """GuestOutcome: who, and how their evening went. `entry` comes from MeetupGuest.with_guests(),
-    `record` from audit.check_in_record()."""
-    guest = entry.guest
-    forced, undone = record.get(guest.platform_user_id, (False, 0))
-    pass_label, pass_maker = checker_pass(entry)
-    return GuestOutcome(
-        platform_user_id=guest.platform_user_id,
-        username=guest.username,
-        displayname=guest.displayname,
-        outcome=entry.outcome,
-        guests_count=entry.guests_count,
-        rsvp_time=None if entry.is_walkin else iso(entry.rsvp_time),
-        cancelled_at=iso(entry.cancelled_at),
-        arrival_order=entry.arrival_order,
-        arrival_time=iso(entry.arrival_time),
-        checked_in_by=checker_words(entry),
-        checked_in_pass_label=pass_label,
-        checked_in_pass_made_by=pass_maker,
-        excused_at=iso(entry.excused_at),
-        ban_overridden=forced,
-        undone_check_ins=undone,
     )
 
 

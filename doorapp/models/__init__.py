@@ -5,7 +5,8 @@
     guests    Guest, Ban
     names     the name rule of searches
     meetups   Meetup (arrival counter, finalizing), the door lists' versions
-    meetup_guests  MeetupGuest (a meetup's list, check-ins, history), linking a guest let in by name
+    meetup_guests  MeetupGuest (a meetup's list, check-ins and heads, history)
+    local_guests   a guest let in by name, linked to their platform account
     passes    DoorPass (a phone's way in to one org's door, without an account)
     audit     AuditType, what each type records and moves (EVENTS), AuditEvent, record()
 """

@@ -39,6 +39,7 @@ class AuditType(StrEnum):
     MEETUP_DELETED = "MEETUP_DELETED"  # an admin deleted a meetup made by mistake (nobody was checked in)
     PASS_CREATED = "PASS_CREATED"  # an admin made a door pass (a phone's way in to the door)
     PASS_REVOKED = "PASS_REVOKED"  # an admin revoked a door pass
+    GUESTS_BROUGHT_CHANGED = "GUESTS_BROUGHT_CHANGED"  # an admin corrected how many guests an arrival brought
 
 
 class Moves(StrEnum):
@@ -61,7 +62,8 @@ class Event:
 DOOR_TIME = "door_time"  # when the door acted, by the device's clock (the body's door_time)
 # Every audit type: which version it moves and its detail keys. One row per type.
 EVENTS = {
-    AuditType.CHECK_IN: Event(Moves.IN_CHANGE, (DOOR_TIME, "forced")),  # forced: a ban was overridden
+    # forced: a ban was overridden; guests_brought: of the RSVP's guests, how many came (when it had any)
+    AuditType.CHECK_IN: Event(Moves.IN_CHANGE, (DOOR_TIME, "forced", "guests_brought")),
     AuditType.UNDO_CHECK_IN: Event(Moves.MEETUP, ("arrival_order", "arrival_time", DOOR_TIME)),
     AuditType.WALKIN: Event(Moves.MEETUP, (DOOR_TIME,)),
     AuditType.GUEST_CREATED: Event(Moves.NOTHING),
@@ -85,6 +87,9 @@ EVENTS = {
     AuditType.MEETUP_DELETED: Event(Moves.ORG, ("name", "date", "platform_url")),  # what it was
     AuditType.PASS_CREATED: Event(Moves.NOTHING, ("pass_id", "label", "ends_at")),
     AuditType.PASS_REVOKED: Event(Moves.NOTHING, ("pass_id", "label")),
+    AuditType.GUESTS_BROUGHT_CHANGED: Event(
+        Moves.MEETUP, ("guests_brought_before", "guests_brought")
+    ),  # the door's People count moves
 }
 
 

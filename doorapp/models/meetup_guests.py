@@ -1,5 +1,5 @@
-"""A meetup's list: its entries (RSVPs, walk-ins) and their check-ins, a guest's history at the org's
-meetups, and linking a guest let in by name to their platform account."""
+"""A meetup's list: its entries (RSVPs, walk-ins) and their check-ins (with the guests each arrival brought),
+and a guest's history at the org's meetups. (Linking a guest let in by name: models.local_guests.)"""
 
 from datetime import datetime
 
@@ -27,6 +27,8 @@ class MeetupGuest(BaseModel):
     cancelled_at = DateTimeField(null=True)  # when a sync found the RSVP gone
     waitlisted = BooleanField(default=False)  # on the platform's waiting list (not expected at the door)
     guests_count = IntegerField(default=0)  # people the guest brings along ("+2")
+    # of those, how many came: set by the check-in (0..guests_count, by default all), null while not arrived
+    guests_brought = IntegerField(null=True)
     excused_at = DateTimeField(null=True)  # an admin excused the absence (EXCUSED_ABSENCE)
     is_walkin = BooleanField(default=False)
     has_arrived = BooleanField(default=False)
@@ -41,8 +43,13 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def counts(cls, meetup_ids):
-        """{meetup_id: {rsvps, cancelled, walkins, arrived}} in one query (the door list's `counts`)."""
+        """{meetup_id: {rsvps, cancelled, walkins, arrived, waitlisted, people}} in one query (the door
+        list's `counts`): `waitlisted`, those whose outcome is WAITLIST; `people`, arrivals and the guests
+        they brought."""
         total = count_where
+        brought = fn.COALESCE(
+            fn.SUM(Case(None, [(cls.has_arrived, fn.COALESCE(cls.guests_brought, 0))], 0)), 0
+        )
         rows = (
             cls.select(
                 cls.meetup,
@@ -50,13 +57,15 @@ class MeetupGuest(BaseModel):
                 total(cls.cancelled_rsvp).alias("cancelled"),
                 total(cls.is_walkin).alias("walkins"),
                 total(cls.has_arrived).alias("arrived"),
+                total(cls.waiting()).alias("waitlisted"),
+                (total(cls.has_arrived) + brought).alias("people"),
             )
             .where(cls.meetup.in_(list(meetup_ids)))
             .group_by(cls.meetup)
             .dicts()
         )
         found = {str(row.pop("meetup")): row for row in rows}
-        empty = {"rsvps": 0, "cancelled": 0, "walkins": 0, "arrived": 0}
+        empty = {"rsvps": 0, "cancelled": 0, "walkins": 0, "arrived": 0, "waitlisted": 0, "people": 0}
         return {str(mid): found.get(str(mid), dict(empty)) for mid in meetup_ids}
 
     @classmethod
@@ -117,21 +126,27 @@ class MeetupGuest(BaseModel):
         )
 
     @classmethod
-    def check_in(cls, entry, user, at):
-        """Mark the entry arrived `at` with the meetup's next number, by `user` (a User, or a DoorPass);
-        False when it already was or the meetup is closed (the UPDATEs decide; the caller rolls back on
-        False, which returns the number)."""
+    def waiting(cls):
+        """The condition of a WAITLIST outcome (see `outcome`), in SQL."""
+        return cls.waitlisted & ~cls.has_arrived & ~cls.is_walkin & ~cls.cancelled_rsvp
+
+    @classmethod
+    def check_in(cls, entry, user, at, brought=0):
+        """Mark the entry arrived `at` with the meetup's next number, by `user` (a User, or a DoorPass),
+        with `brought` of its guests; False when it already was or the meetup is closed (the UPDATEs
+        decide; the caller rolls back on False, which returns the number)."""
         number = Meetup.next_arrival_order(entry.meetup_id)
         by_pass = isinstance(user, DoorPass)
         arrival = {
             "has_arrived": True,
             "arrival_time": at,
             "arrival_order": number,
+            "guests_brought": brought,
             "checked_in_by": None if by_pass else user,
             "checked_in_pass": user if by_pass else None,
         }
         ids = (None, user.id) if by_pass else (user.id, None)
-        if number is None or _ARRIVED.count(arrival["arrival_time"], number, *ids, entry.id) != 1:
+        if number is None or _ARRIVED.count(at, number, brought, *ids, entry.id) != 1:
             return False
         for name, value in arrival.items():  # the instance now shows the row as stored
             setattr(entry, name, value)
@@ -144,6 +159,7 @@ class MeetupGuest(BaseModel):
             "has_arrived": False,
             "arrival_time": None,
             "arrival_order": None,
+            "guests_brought": None,
             "checked_in_by": None,
             "checked_in_pass": None,
         }
@@ -152,6 +168,12 @@ class MeetupGuest(BaseModel):
         for name, value in cleared.items():  # the instance now shows the row as stored
             setattr(entry, name, value)
         return True
+
+    @classmethod
+    def set_guests_brought(cls, entry, brought):
+        """Correct how many of its guests an arrival brought; False when the entry is not arrived (the
+        UPDATE decides)."""
+        return cls.update(guests_brought=brought).where(cls.id == entry.id, cls.has_arrived).execute() == 1
 
     @classmethod
     def add_rsvps(cls, rows):
@@ -327,11 +349,12 @@ def _as_history(rows):
 
 # A check-in's statements: SQL text built once (see Prepared).
 _ARRIVED = Prepared(
-    ("datetime", "int", "int", "int", "int"),
-    lambda at, number, user_id, pass_id, entry_id: MeetupGuest.update(
+    ("datetime", "int", "int", "int", "int", "int"),
+    lambda at, number, brought, user_id, pass_id, entry_id: MeetupGuest.update(
         has_arrived=True,
         arrival_time=at,
         arrival_order=number,
+        guests_brought=brought,
         checked_in_by=user_id,
         checked_in_pass=pass_id,
         excused_at=None,
@@ -354,45 +377,3 @@ def guests_renamed(guest_ids):
     if guest_ids:
         lists = MeetupGuest.select(MeetupGuest.meetup).where(MeetupGuest.guest.in_(sorted(guest_ids)))
         Meetup.update(door_list_version=Meetup.door_list_version + 1).where(Meetup.id.in_(lists)).execute()
-
-
-# --- A guest let in by name, linked to their platform account ----------------------------------------
-
-
-def local_guest(org_id, guest_id):
-    """The guest let in by name at this org's door with this id, if on a list of one of the org's
-    meetups; else None."""
-    on_list = (
-        MeetupGuest.select()
-        .join(Meetup)
-        .where(MeetupGuest.guest == Guest.platform_user_id, Meetup.org == org_id)
-    )
-    return Guest.get_or_none(
-        Guest.platform_user_id == guest_id, Guest.is_local, Guest.org == org_id, fn.EXISTS(on_list)
-    )
-
-
-def link_guest(org_id, local, guest):
-    """Move a local guest's list entries and ban in the org `org_id` (and nowhere else) to `guest`, their
-    platform account; None when `guest` is already on one of the same lists (nothing moved), else
-    (entries, bans) moved. A ban `guest` already has in the org replaces the local one."""
-    meetups = Meetup.select(Meetup.id).where(Meetup.org == org_id)
-    lists = MeetupGuest.select(MeetupGuest.meetup).where(
-        MeetupGuest.guest == local.platform_user_id, MeetupGuest.meetup.in_(meetups)
-    )
-    if (
-        MeetupGuest.select()
-        .where(MeetupGuest.guest == guest.platform_user_id, MeetupGuest.meetup.in_(lists))
-        .exists()
-    ):
-        return None
-    entries = (
-        MeetupGuest.update(guest=guest)
-        .where(MeetupGuest.guest == local.platform_user_id, MeetupGuest.meetup.in_(meetups))
-        .execute()
-    )
-    theirs = Ban.guest == local.platform_user_id, Ban.org == org_id
-    if Ban.select().where(Ban.guest == guest.platform_user_id, Ban.org == org_id).exists():
-        Ban.delete().where(*theirs).execute()
-    bans = Ban.update(guest=guest).where(*theirs).execute()
-    return entries, bans

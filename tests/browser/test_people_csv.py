@@ -46,7 +46,7 @@ def test_the_summarys_csv_is_made_for_the_organizer(
     screenshot(page, f"csv-dialog-{locale}")
     header, *rows = downloaded(page, separator)
     assert header[0] == name and rows[0][0] == "Alice Ångström" and rows[0][2] == outcome
-    assert rows[0][4] == "2026-11-20 11:00"  # the RSVP at 10:00 UTC, in Madrid
+    assert rows[0][5] == "2026-11-20 11:00"  # the RSVP at 10:00 UTC, in Madrid
     assert Org.get_by_id(org.id).time_zone == "Europe/Madrid"
     assert AuditEvent.select().where(AuditEvent.event_type == "ORG_UPDATED").count() == 1
     # a program's file: the API's words and UTC, whatever the language
@@ -55,5 +55,5 @@ def test_the_summarys_csv_is_made_for_the_organizer(
     expect(page.get_by_role("dialog").locator("input[name=time_zone]")).to_be_hidden()
     header, *rows = downloaded(page, ",")
     assert header[:2] == ["platform_user_id", "username"] and rows[0][3] == "UPCOMING"
-    assert rows[0][5] == "2026-11-20T10:00:00Z"
+    assert rows[0][6] == "2026-11-20T10:00:00Z"
     assert MeetupGuest.select().count() == 1

@@ -9,6 +9,7 @@ import { isPass, orgPath } from "../core/session.js";
 import { confirmFinalize } from "../shared/finalize.js";
 import { updateFromFile } from "../shared/import.js";
 import { actorName, named } from "../shared/names.js";
+import { askArrival } from "./heads.js";
 
 export const actions = {
   onQueue({ id, state, item, answer, problem }) {
@@ -30,8 +31,10 @@ export const actions = {
     if (this.meetup.is_finalized) return toast(t("door.finalizedClosed"), "error");
     if (entry.pending) return this.announce(t("door.pendingWaiting", { guest: named(guest), what: t(`door.pending.${entry.pending}`) }), "warn");
     if (rsvp.has_arrived) return this.announce(alreadyIn(guest, rsvp), "warn");
-    if (guest.is_banned) return this.override(guest, guest.ban_reason, (force) => this.checkIn(guest, force));
-    return this.checkIn(guest, false);
+    const brought = await askArrival(entry); // on the waitlist, or RSVP'd with guests: the door says first
+    if (brought === null) return this.search.focus();
+    if (guest.is_banned) return this.override(guest, guest.ban_reason, (force) => this.checkIn(guest, force, brought));
+    return this.checkIn(guest, false, brought);
   },
 
   // A banned guest: nothing happens unless the door confirms. `then(true)` runs on "Check in anyway".
@@ -68,10 +71,12 @@ export const actions = {
     return outcome.problem;
   },
 
-  async checkIn(guest, force) {
+  // `brought`: how many of the guest's RSVP'd guests came (undefined: Door counts all of them)
+  async checkIn(guest, force, brought) {
+    const body = { ...(force ? { force: true } : {}), ...(brought === undefined ? {} : { guests_brought: brought }) };
     const problem = await this.send({ kind: "checkin", method: "POST", path: `${this.base}/guests/${guest.platform_user_id}/checkin`,
-      body: force ? { force: true } : {}, guest }, (entry) => this.checkedIn(entry, force));
-    if (problem) this.refused(problem, guest, (again) => this.checkIn(guest, again));
+      body, guest }, (entry) => this.checkedIn(entry, force));
+    if (problem) this.refused(problem, guest, (again) => this.checkIn(guest, again, brought));
     this.search.focus();
   },
 
@@ -83,7 +88,8 @@ export const actions = {
 
   checkedIn(entry, force) {
     this.patch(entry);
-    this.announce(t(force ? "door.checkedInForced" : "door.checkedIn", { guest: named(entry.guest), order: entry.rsvp.arrival_order }), "ok");
+    const said = { guest: named(entry.guest), order: entry.rsvp.arrival_order, count: entry.rsvp.guests_brought };
+    this.announce(t(force ? "door.checkedInForced" : entry.rsvp.guests_count ? "door.checkedInWith" : "door.checkedIn", said), "ok");
     this.nextGuest();
   },
 

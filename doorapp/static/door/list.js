@@ -3,15 +3,24 @@
 // act on it. Pure: no DOM, no requests, so a test can evaluate it in the page.
 import { fold, haystack, search } from "../core/search.js";
 
-export const FILTERS = [["all", "filter.all"], ["expected", "filter.expected"], ["arrived", "filter.arrived"], ["banned", "filter.banned"]]; // [value, catalogue key]
+export const FILTERS = [["all", "filter.all"], ["expected", "filter.expected"], ["waitlisted", "filter.waitlisted"],
+  ["arrived", "filter.arrived"], ["banned", "filter.banned"]]; // [value, catalogue key]
 
-// "Expected", the one definition the counter and the filter share: not arrived, and no cancelled RSVP (a walk-in
-// added but not let in, or let in and undone, is expected too).
-export const isExpected = (rsvp) => !rsvp.has_arrived && !rsvp.cancelled_rsvp;
+// "Waitlist": an RSVP on the platform's waiting list, not cancelled, not arrived (the summary's WAITLIST outcome,
+// the list's counts.waitlisted). Checking one in asks first.
+export const isWaitlisted = (rsvp) => Boolean(rsvp.waitlisted) && !rsvp.is_walkin && !rsvp.has_arrived && !rsvp.cancelled_rsvp;
+
+// "Expected", the one definition the counter and the filter share: not arrived, no cancelled RSVP and not on the
+// waitlist (a walk-in added but not let in, or let in and undone, is expected too).
+export const isExpected = (rsvp) => !rsvp.has_arrived && !rsvp.cancelled_rsvp && !isWaitlisted(rsvp);
+
+// The people an entry stands for at the door: an arrival and the guests they brought (none before arriving).
+const heads = (rsvp) => (rsvp.has_arrived ? 1 + (rsvp.guests_brought ?? 0) : 0);
 
 const KEEP = {
   all: () => true,
   expected: (e) => isExpected(e.rsvp),
+  waitlisted: (e) => isWaitlisted(e.rsvp),
   arrived: (e) => e.rsvp.has_arrived,
   banned: (e) => e.guest.is_banned,
 };
@@ -26,7 +35,7 @@ export function asUsername(query) {
 export class DoorList {
   constructor() {
     this.stored = []; // the entries as Door last said, with the answers to this door's own actions since
-    this.counts = null; // {rsvps, cancelled, walkins, arrived} as Door last said (the list's `counts`)
+    this.counts = null; // {rsvps, cancelled, walkins, arrived, waitlisted, people} as Door last said (the list's `counts`)
     this.said = new Map(); // id -> the entry as Door's last list said it: what the counts are counts of
     this.hays = [];
     this.waiting = []; // core/queue.js items not answered yet
@@ -70,7 +79,8 @@ export class DoorList {
       const base = known || { guest: { is_banned: false, ban_reason: null, platform_user_id: `pending-${item.id}`, ...item.guest },
         rsvp: { is_walkin: true, cancelled_rsvp: false, rsvp_time: item.at, checked_in_by: null } };
       const undo = item.kind === "undo";
-      const entry = { ...base, rsvp: { ...base.rsvp, has_arrived: !undo, arrival_order: null, arrival_time: null },
+      const brought = undo ? null : item.body?.guests_brought ?? base.rsvp.guests_count ?? 0; // as Door will count it
+      const entry = { ...base, rsvp: { ...base.rsvp, has_arrived: !undo, arrival_order: null, arrival_time: null, guests_brought: brought },
         pending: undo ? "undo" : "checkin", pendingAt: item.at };
       if (known) changed.set(idOf(known), entry);
       else added.push(entry);
@@ -83,20 +93,24 @@ export class DoorList {
     return this.entries.find((e) => idOf(e) === String(id)) || null;
   }
 
-  // {rsvps, arrived, expected, walkins}: Door's counts with what this door did since its last list (actions
-  // answered, and actions its queue has not sent yet); "expected" counts the entries isExpected() keeps.
+  // {rsvps, arrived, people, expected, waitlisted, walkins}: Door's counts with what this door did since its last
+  // list (actions answered, and actions its queue has not sent yet); "expected" and "waitlisted" count the
+  // entries isExpected() and isWaitlisted() keep.
   tally() {
-    const counts = { rsvps: 0, arrived: 0, walkins: 0, ...this.counts, expected: 0 };
+    const counts = { rsvps: 0, arrived: 0, walkins: 0, people: 0, ...this.counts, expected: 0, waitlisted: 0 };
     for (const entry of this.entries) {
       const { rsvp } = entry;
       if (isExpected(rsvp)) counts.expected += 1;
+      if (isWaitlisted(rsvp)) counts.waitlisted += 1;
       const said = this.said.get(idOf(entry));
       if (said) {
         counts.arrived += Number(rsvp.has_arrived) - Number(said.rsvp.has_arrived);
+        counts.people += heads(rsvp) - heads(said.rsvp);
       } else { // not on Door's last list: a walk-in this door added
         counts.walkins += Number(rsvp.is_walkin);
         counts.rsvps += Number(!rsvp.is_walkin && !rsvp.cancelled_rsvp);
         counts.arrived += Number(rsvp.has_arrived);
+        counts.people += heads(rsvp);
       }
     }
     return counts;

@@ -4,7 +4,7 @@ import { clear, formatDate, formatTime, h } from "../core/dom.js";
 import { formatNumber, t } from "../core/i18n.js";
 import { isOrgAdmin, isPass, session } from "../core/session.js";
 import { rowBadges } from "./badges.js";
-import { FILTERS, idOf } from "./list.js";
+import { FILTERS, idOf, isWaitlisted } from "./list.js";
 import { actorName, shortName } from "../shared/names.js";
 
 export const SHOWN = 60; // rows rendered at once; typing narrows the rest down
@@ -79,7 +79,8 @@ export const view = {
     const tile = (label, value, kind) => h("div", { class: `counter ${kind}`, dataset: { counter: kind } },
       h("span", { class: "value" }, formatNumber(value)), h("span", { class: "label" }, label));
     clear(this.counters, tile(t("counter.rsvps"), counts.rsvps, "rsvps"), tile(t("counter.arrived"), counts.arrived, "arrived"),
-      tile(t("counter.expected"), counts.expected, "expected"), tile(t("counter.walkins"), counts.walkins, "walkins"));
+      tile(t("counter.people"), counts.people, "people"), tile(t("counter.expected"), counts.expected, "expected"),
+      tile(t("counter.waitlisted"), counts.waitlisted, "waitlisted"), tile(t("counter.walkins"), counts.walkins, "walkins"));
   },
 
   renderResults() {
@@ -111,6 +112,8 @@ export const view = {
     if (guest.is_banned) classes.push("banned");
     if (rsvp.has_arrived) classes.push("arrived");
     if (rsvp.cancelled_rsvp) classes.push("cancelled");
+    const waitlisted = isWaitlisted(rsvp);
+    if (waitlisted) classes.push("waitlisted");
     if (entry.pending) classes.push("pending");
     let state;
     if (entry.pending) {
@@ -119,14 +122,16 @@ export const view = {
     } else if (rsvp.has_arrived) {
       state = h("div", { class: "state" }, h("span", { class: "badge arrived" }, `#${rsvp.arrival_order}`),
         " ", t("door.arrivedAt", { time: formatTime(rsvp.arrival_time) }),
+        rsvp.guests_count ? [" · ", h("span", { class: "brought" }, t("door.broughtOf", { brought: rsvp.guests_brought ?? rsvp.guests_count, count: rsvp.guests_count }))] : "",
         rsvp.checked_in_by ? [" · ", t("door.letInBy", { username: actorName(rsvp.checked_in_by) })] : "");
     } else {
-      state = h("div", { class: "state" }, rsvp.cancelled_rsvp ? t("door.rsvpCancelled") : t("counter.expected"));
+      state = h("div", { class: "state" }, rsvp.cancelled_rsvp ? t("door.rsvpCancelled")
+        : waitlisted ? h("span", { class: "badge waitlist" }, t("door.waitlisted")) : t("counter.expected"));
     }
     const closed = this.meetup.is_finalized || Boolean(entry.pending);
     const button = rsvp.has_arrived
       ? h("button", { type: "button", class: "secondary", disabled: closed, onclick: () => this.undo(entry) }, t("door.undo"))
-      : h("button", { type: "button", class: guest.is_banned ? "danger" : "primary", disabled: closed,
+      : h("button", { type: "button", class: guest.is_banned ? "danger" : waitlisted ? "secondary" : "primary", disabled: closed,
         onclick: () => this.act(entry) }, guest.is_banned ? t("door.checkInBanned") : t("door.checkIn"));
     return h("li", { class: classes.join(" "), role: "option", "aria-selected": String(selected),
       dataset: { guest: idOf(entry) },

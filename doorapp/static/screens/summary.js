@@ -1,5 +1,6 @@
 // A meetup's attendance after the night (#/meetups/{id}/summary): the numbers, arrivals per 15 minutes as
-// an SVG chart, and each guest's outcome. Admins excuse a no-show and download the guest list as CSV.
+// an SVG chart, and each guest's outcome. Admins excuse a no-show, correct the guests an arrival brought and
+// download the guest list as CSV.
 import { api } from "../core/api.js";
 import { downloadCsv } from "../shared/csv-dialog.js";
 import { guestList } from "./summary-guests.js";
@@ -100,15 +101,33 @@ function guestRow(guest, path, ctx) {
       }
     } }, t("summary.excuseButton"))
     : null;
+  const brought = isOrgAdmin() && guest.guests_count && guest.guests_brought !== null ? broughtButton(guest, path, ctx) : null;
   return h("li", { class: "row", dataset: { guest: String(guest.platform_user_id) } },
     h("div", { class: "who" },
       isOrgAdmin() ? h("a", { class: "name", href: `#/guests/${guest.platform_user_id}` }, name) : h("span", { class: "name" }, name),
       h("span", { class: "username" }, guest.username ? "@" + guest.username : t("guest.notOnPlatform")), outcomeBadge(guest.outcome),
-      guest.guests_count ? h("span", { class: "tag" }, `+${guest.guests_count}`) : null),
+      guest.guests_count ? h("span", { class: "tag brought" }, guest.guests_brought === null ? `+${guest.guests_count}`
+        : t("door.broughtOf", { brought: guest.guests_brought, count: guest.guests_count })) : null),
     h("div", { class: "state" }, guest.arrival_time
       ? [t("summary.arrivedAt", { order: guest.arrival_order, time: formatTime(guest.arrival_time) }),
         guest.checked_in_by ? [" · ", t("door.letInBy", { username: checkerName(guest) })] : ""]
       : guest.excused_at ? t("summary.excusedOn", { date: formatDate(guest.excused_at) })
         : guest.cancelled_at ? t("summary.cancelledOn", { date: formatDate(guest.cancelled_at) }) : ""),
-    excuse ? h("div", { class: "act" }, excuse) : null);
+    excuse || brought ? h("div", { class: "act" }, excuse, brought) : null);
+}
+
+// How many of an arrival's RSVP'd guests came, corrected by an admin: the door's People, this summary and the
+// CSV follow.
+function broughtButton(guest, path, ctx) {
+  const name = shortName(guest), count = guest.guests_count;
+  return h("button", { type: "button", class: "secondary", onclick: async () => {
+    const done = await ask({ title: t("summary.broughtTitle", { name }), message: t("summary.broughtText", { count }),
+      input: { label: t("summary.broughtLabel", { count }), required: true, value: String(guest.guests_brought),
+        limits: { ...(await limits("set_guests_brought")).guests_brought, max: count, type: "number", inputmode: "numeric" } },
+      action: (value) => api.patch(`${path}/guests/${guest.platform_user_id}/guests-brought`, { guests_brought: Number(value) }) });
+    if (done !== null) {
+      toast(t("summary.broughtSaved", { name, count: Number(done) }));
+      ctx.navigate(location.hash);
+    }
+  } }, t("summary.broughtButton"));
 }
