@@ -77,9 +77,11 @@ def render(meetup):
     history = _history(meetup, [row.guest_id for row in rows])
     guests = [meetup_guest_json(row, history) for row in rows]
     counts = MeetupGuest.counts([meetup.id])[str(meetup.id)]
-    state = ListState(  # finalize and sync change the version
+    state = ListState(  # finalize, cancel and sync change the version
         is_finalized=meetup.is_finalized,
         finalized_at=iso(meetup.finalized_at),
+        cancelled_at=iso(meetup.cancelled_at),
+        cancel_reason=meetup.cancel_reason,
         last_synced_at=iso(meetup.last_synced_at),
     )
     door_list = DoorList(total=len(guests), counts=Counts(**counts), meetup=state, guests=guests)

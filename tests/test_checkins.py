@@ -24,7 +24,13 @@ def test_the_door_list_shows_each_guest_with_rsvp_check_in_and_ban_status(door, 
     assert reply.json == {
         "total": 1,
         "counts": {"rsvps": 1, "cancelled": 0, "walkins": 0, "arrived": 0, "waitlisted": 0, "people": 0},
-        "meetup": {"is_finalized": False, "finalized_at": None, "last_synced_at": None},
+        "meetup": {
+            "is_finalized": False,
+            "finalized_at": None,
+            "cancelled_at": None,
+            "cancel_reason": None,
+            "last_synced_at": None,
+        },
         "guests": [
             {
                 "guest": {

@@ -79,6 +79,8 @@ class ListState(TypedDict):
 
     is_finalized: bool
     finalized_at: MOMENT | None
+    cancelled_at: MOMENT | None
+    cancel_reason: str | None
     last_synced_at: MOMENT | None
 
 

@@ -166,7 +166,7 @@ class DoorScreen {
   meetupChanged(state) {
     if (!state) return;
     const m = this.meetup;
-    if (state.is_finalized === m.is_finalized && state.last_synced_at === m.last_synced_at) return;
+    if (["is_finalized", "cancelled_at", "last_synced_at"].every((key) => state[key] === m[key])) return;
     this.meetup = { ...m, ...state };
     this.renderHead();
   }
