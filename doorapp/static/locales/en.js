@@ -724,5 +724,9 @@ export default {
   "detail.label": "name",
   "detail.ends_at": "ends",
   "passes.revokeAll": "Revoke every pass of {meetup}",
-  "passes.revokedAll": { "one": "1 door pass revoked.", "other": "{count} door passes revoked." }
+  "passes.revokedAll": { "one": "1 door pass revoked.", "other": "{count} door passes revoked." },
+  "door.checkInNamed": "Check in {guest}",
+  "door.checkInBannedNamed": "Check in {guest}, banned…",
+  "door.undoNamed": "Undo the check-in of {guest}",
+  "door.linkNamed": "Link {guest} to the platform…"
 };

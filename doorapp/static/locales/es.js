@@ -723,5 +723,9 @@ export default {
   "detail.label": "nombre",
   "detail.ends_at": "termina",
   "passes.revokeAll": "Revocar todos los pases de {meetup}",
-  "passes.revokedAll": { "one": "1 pase de puerta revocado.", "other": "{count} pases de puerta revocados." }
+  "passes.revokedAll": { "one": "1 pase de puerta revocado.", "other": "{count} pases de puerta revocados." },
+  "door.checkInNamed": "Dar entrada a {guest}",
+  "door.checkInBannedNamed": "Dar entrada a {guest}, con veto…",
+  "door.undoNamed": "Deshacer la entrada de {guest}",
+  "door.linkNamed": "Vincular {guest} con la plataforma…"
 };
