@@ -185,3 +185,63 @@ def test_axe_finds_nothing_on_any_screen_and_every_phone_target_is_44_px(
 
     assert audit.found == {}, "\n".join(f"{problem} [{', '.join(on)}]" for problem, on in audit.found.items())
     assert len(audit.screens) == 27
+
+
+# What the page's live regions said since the last call: every change inside one (a screen reader reads it).
+HEARD = """() => {
+  if (!window.heard) {
+    window.heard = [];
+    const live = "[aria-live], [role=status], [role=alert], [role=log]";
+    new MutationObserver((changes) => {
+      for (const change of changes) {
+        const { target } = change;
+        const node = target.nodeType === Node.ELEMENT_NODE ? target : target.parentElement;
+        const region = node && node.closest(live);
+        if (region && !region.closest("[hidden]")) window.heard.push(region.textContent.trim());
+      }
+    }).observe(document.body, { childList: true, subtree: true, characterData: true });
+  }
+  return window.heard.splice(0);
+}"""
+
+
+def test_the_door_names_every_guest_it_acts_on_and_speaks_only_of_what_it_did(
+    browser, make_user, org, crowd, token_for
+):
+    path = f"/#/orgs/{org.id}/meetups/{crowd.id}"
+    Ban.create(org=org, guest=2001, reason="Shouted at the door")
+    page = browser.page(token=token_for(make_user("olga", org=org, role="ADMIN")), viewport=PHONE, path=path)
+    grid = page.get_by_role("grid", name="Guests")
+    expect(grid.get_by_role("row")).to_have_count(43)
+    names = grid.get_by_role("button").evaluate_all(
+        "(buttons) => buttons.map((b) => b.getAttribute('aria-label'))"
+    )
+    assert len(set(names)) == len(names) == 43  # namesakes too: each button names its own guest
+    expect(grid.get_by_role("button", name="Check in Alice Ångström (@alice)", exact=True)).to_be_visible()
+    expect(
+        grid.get_by_role("button", name="Check in Ada Smith (@ada_1), banned…", exact=True)
+    ).to_be_visible()
+
+    # the search box keeps the focus and points at the row the arrows select; Enter acts on that row
+    search = page.get_by_role("combobox", name="Search guests")
+    search.fill("grace")
+    expect(grid.get_by_role("row").first).to_have_attribute("aria-selected", "true")
+    page.keyboard.press("ArrowDown")
+    second = grid.get_by_role("row").nth(1)
+    expect(second).to_have_attribute("aria-selected", "true")
+    cell = second.get_by_role("gridcell").first
+    expect(search).to_have_attribute("aria-activedescendant", cell.get_attribute("id"))
+    expect(search).to_be_focused()
+    chosen = cell.locator(".username").inner_text()
+    page.evaluate(HEARD)
+    page.keyboard.press("Enter")
+    expect(page.locator(".last-action")).to_contain_text(f"({chosen}) checked in: #1")
+    assert any(f"({chosen}) checked in: #1" in said for said in page.evaluate(HEARD))
+
+    # another door's check-in changes the counters here, and is not read out here
+    other = browser.page(token=token_for(make_user("sam", org=org)), path=path)
+    other.get_by_label("Search guests").fill("@alice")
+    other.keyboard.press("Enter")
+    expect(other.locator(".last-action")).to_contain_text("Alice Ångström (@alice) checked in: #2")
+    expect(page.locator("[data-counter=arrived] .value")).to_have_text("2")
+    assert page.evaluate(HEARD) == []

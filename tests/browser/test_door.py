@@ -84,7 +84,7 @@ def test_a_door_evening_from_demo_url_to_walk_in(browser, organizer, token_for):
     # an admin bans a guest on the Bans page, with a reason
     page.get_by_role("link", name="Bans").click()
     page.get_by_label("Find a guest to ban").fill("max_id")
-    page.get_by_role("button", name="Ban…").first.click()
+    page.get_by_role("button", name="Ban Max Int64 🦉 (@max_id)…").click()  # each Ban names its guest
     page.get_by_label("Reason").fill("Threw dice at the host")
     page.get_by_role("button", name="Ban", exact=True).click()
     expect(page.locator(".row.banned")).to_contain_text("Threw dice at the host")

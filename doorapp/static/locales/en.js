@@ -728,5 +728,8 @@ export default {
   "door.checkInNamed": "Check in {guest}",
   "door.checkInBannedNamed": "Check in {guest}, banned…",
   "door.undoNamed": "Undo the check-in of {guest}",
-  "door.linkNamed": "Link {guest} to the platform…"
+  "door.linkNamed": "Link {guest} to the platform…",
+  "bans.unbanNamed": "Unban {guest}",
+  "bans.banNamed": "Ban {guest}…",
+  "summary.excuseNamed": "Excuse {guest}…"
 };

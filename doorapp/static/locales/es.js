@@ -727,5 +727,8 @@ export default {
   "door.checkInNamed": "Dar entrada a {guest}",
   "door.checkInBannedNamed": "Dar entrada a {guest}, con veto…",
   "door.undoNamed": "Deshacer la entrada de {guest}",
-  "door.linkNamed": "Vincular {guest} con la plataforma…"
+  "door.linkNamed": "Vincular {guest} con la plataforma…",
+  "bans.unbanNamed": "Levantar el veto a {guest}",
+  "bans.banNamed": "Vetar a {guest}…",
+  "summary.excuseNamed": "Justificar a {guest}…"
 };
