@@ -11,6 +11,7 @@ fixture still reports any violation of it; an added <script> tag would be refuse
 """
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -135,35 +136,8 @@ def test_axe_finds_nothing_on_any_screen_and_every_phone_target_is_44_px(
         page.locator(f"[data-way={way}]").click()
         audit.check(page, f"new meetup ({way})")
 
-    door = f"orgs/{org.id}/meetups/{meetup.id}"
-    audit.visit(page, door, "#door-results > [role=row]", "door")
-    page.locator(".door-search").fill("grace")
-    expect(page.locator("#door-results > [role=row]")).to_have_count(6)  # six Grace Okafors
-    audit.check(page, "door, search results")
-    page.locator(".door-search").fill("alice")
-    page.keyboard.press("Enter")  # checked in, and the door says so
-    expect(page.locator(".last-action .alert.ok")).to_be_visible()
-    audit.check(page, "door, after a check-in")
-    page.locator(".door-search").fill("@grace_0")  # banned
-    page.keyboard.press("Enter")
-    expect(page.locator("dialog[open]")).to_be_visible()
-    audit.check(page, "door, ban override dialog")
-    page.keyboard.press("Escape")
-    page.locator(".door-search").fill("")
-    page.locator("[data-filter=arrived]").click()
-    page.locator(f"[data-guest='{ALICE}'] .act button").click()
-    expect(page.locator("dialog[open] input, dialog[open] textarea").first).to_be_visible()
-    audit.check(page, "door, undo dialog")
-    page.keyboard.press("Escape")
-    if audit.phone:
-        page.locator(".menu-toggle").click()
-    page.locator("#door-actions button").first.click()  # Add walk-in
-    expect(page.locator("dialog[open]")).to_be_visible()
-    audit.check(page, "door, walk-in dialog")
-    page.keyboard.press("Escape")
-
+    door_screens(page, audit, f"orgs/{org.id}/meetups/{meetup.id}")
     for hash_, ready, screen in [
-        (f"meetups/{meetup.id}/summary", ".summary h1", "summary"),
         (f"guests/{ALICE}", "h1", "guest page"),
         ("bans", ".row.banned", "bans"),
         ("members", f"[data-user='{olga.id}']", "members"),
@@ -177,6 +151,11 @@ def test_axe_finds_nothing_on_any_screen_and_every_phone_target_is_44_px(
         ("nowhere", "h1", "not found"),
     ]:
         audit.visit(page, hash_, ready, screen)
+    audit.visit(page, f"meetups/{meetup.id}/summary", "li[data-guest]", "summary")
+    page.locator(".summary .actions button.primary").click()  # Download CSV: how
+    expect(page.locator("dialog[open]")).to_be_visible()
+    audit.check(page, "summary, CSV dialog")
+    page.keyboard.press("Escape")
     page.goto("/#/meetups")
     page.locator(".org-switch").select_option(str(empty.id))
     expect(page.locator("[data-meetup]")).to_have_count(0)
@@ -184,7 +163,7 @@ def test_axe_finds_nothing_on_any_screen_and_every_phone_target_is_44_px(
     audit.check(page, "meetups, none yet (another organization)")
 
     assert audit.found == {}, "\n".join(f"{problem} [{', '.join(on)}]" for problem, on in audit.found.items())
-    assert len(audit.screens) == 27
+    assert len(audit.screens) == 30
 
 
 # What the page's live regions said since the last call: every change inside one (a screen reader reads it).
@@ -245,3 +224,46 @@ def test_the_door_names_every_guest_it_acts_on_and_speaks_only_of_what_it_did(
     expect(other.locator(".last-action")).to_contain_text("Alice Ångström (@alice) checked in: #2")
     expect(page.locator("[data-counter=arrived] .value")).to_have_text("2")
     assert page.evaluate(HEARD) == []
+
+
+def door_screens(page, audit, door):
+    """The door in each of its states: its list, results, a check-in said, nothing found, its dialogs, and
+    offline with an action waiting."""
+    rows = page.locator("#door-results > [role=row]")
+    audit.visit(page, door, "#door-results > [role=row]", "door")
+    page.locator(".door-search").fill("grace")
+    expect(rows).to_have_count(6)  # six Grace Okafors
+    audit.check(page, "door, search results")
+    page.locator(".door-search").fill("alice")
+    page.keyboard.press("Enter")  # checked in, and the door says so
+    expect(page.locator(".last-action .alert.ok")).to_be_visible()
+    audit.check(page, "door, after a check-in")
+    page.locator(".door-search").fill("nobody by this name")
+    expect(page.locator(".more button")).to_be_visible()  # add as a walk-in
+    audit.check(page, "door, nothing found")
+    page.locator(".door-search").fill("@grace_0")  # banned
+    page.keyboard.press("Enter")
+    expect(page.locator("dialog[open]")).to_be_visible()
+    audit.check(page, "door, ban override dialog")
+    page.keyboard.press("Escape")
+    page.locator(".door-search").fill("")
+    page.locator("[data-filter=arrived]").click()
+    page.locator(f"[data-guest='{ALICE}'] .act button").click()
+    expect(page.locator("dialog[open] input, dialog[open] textarea").first).to_be_visible()
+    audit.check(page, "door, undo dialog")
+    page.keyboard.press("Escape")
+    page.locator("[data-filter=all]").click()
+    if audit.phone:
+        page.locator(".menu-toggle").click()
+    page.locator("#door-actions button").first.click()  # Add walk-in
+    expect(page.locator("dialog[open]")).to_be_visible()
+    audit.check(page, "door, walk-in dialog")
+    page.keyboard.press("Escape")
+    page.context.set_offline(True)
+    page.locator(".door-search").fill("@oliver_2")
+    page.keyboard.press("Enter")
+    expect(page.locator("[data-queue=waiting]")).to_be_visible()
+    expect(page.locator("[data-guest='2002']")).to_have_class(re.compile(r"\bpending\b"))  # oliver_2
+    audit.check(page, "door, offline with a check-in waiting")
+    page.context.set_offline(False)
+    expect(page.locator("[data-queue]")).to_have_count(0)
