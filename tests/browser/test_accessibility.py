@@ -145,12 +145,20 @@ def test_axe_finds_nothing_on_any_screen_and_every_phone_target_is_44_px(
         ("orgs", "h1", "organizations"),
         ("audit", ".row", "audit log"),
         ("phones", "h1", "phones"),
-        (f"passes/{meetup.id}", "h1", "passes"),
         ("account", "h1", "account"),
         ("pass-ended", ".pass-ended", "pass ended, signed in"),
         ("nowhere", "h1", "not found"),
     ]:
         audit.visit(page, hash_, ready, screen)
+    audit.visit(page, f"passes/{meetup.id}", "input[name=label]", "passes")
+    page.locator("input[name=label]").fill("Maria's phone")
+    page.locator("form button[type=submit]").click()
+    expect(page.locator("tr[data-pass]")).to_be_visible()
+    audit.check(page, "passes, a pass made (its QR code)")
+    phone = browser.page(viewport=viewport, locale=locale, path=None)
+    phone.goto(page.locator(".join input").input_value())  # the pairing address
+    expect(phone.locator("#door-results > [role=row]").first).to_be_visible()
+    audit.check(phone, "door, on a door pass")
     audit.visit(page, f"meetups/{meetup.id}/summary", "li[data-guest]", "summary")
     page.locator(".summary .actions button.primary").click()  # Download CSV: how
     expect(page.locator("dialog[open]")).to_be_visible()
@@ -163,7 +171,7 @@ def test_axe_finds_nothing_on_any_screen_and_every_phone_target_is_44_px(
     audit.check(page, "meetups, none yet (another organization)")
 
     assert audit.found == {}, "\n".join(f"{problem} [{', '.join(on)}]" for problem, on in audit.found.items())
-    assert len(audit.screens) == 30
+    assert len(audit.screens) == 32
 
 
 # What the page's live regions said since the last call: every change inside one (a screen reader reads it).

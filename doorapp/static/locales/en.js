@@ -731,5 +731,7 @@ export default {
   "door.linkNamed": "Link {guest} to the platform…",
   "bans.unbanNamed": "Unban {guest}",
   "bans.banNamed": "Ban {guest}…",
-  "summary.excuseNamed": "Excuse {guest}…"
+  "summary.excuseNamed": "Excuse {guest}…",
+  "passes.status": "Status",
+  "passes.revokeNamed": "Revoke {label}"
 };

@@ -730,5 +730,7 @@ export default {
   "door.linkNamed": "Vincular {guest} con la plataforma…",
   "bans.unbanNamed": "Levantar el veto a {guest}",
   "bans.banNamed": "Vetar a {guest}…",
-  "summary.excuseNamed": "Justificar a {guest}…"
+  "summary.excuseNamed": "Justificar a {guest}…",
+  "passes.status": "Estado",
+  "passes.revokeNamed": "Revocar {label}"
 };
