@@ -12,14 +12,16 @@ fixture still reports any violation of it; an added <script> tag would be refuse
 
 import os
 import re
+from datetime import datetime
 from pathlib import Path
 
 import pytest
+from helpers import meetup_xls
 from playwright.sync_api import expect
 
 from browser.support import DESKTOP, PHONE
 from doorapp.api.setup import issue_setup_code
-from doorapp.models import Ban, Membership, Org
+from doorapp.models import Ban, Meetup, MeetupGuest, Membership, Org
 
 pytestmark = pytest.mark.browser
 
@@ -126,6 +128,15 @@ def test_axe_finds_nothing_on_any_screen_and_every_phone_target_is_44_px(
     empty = Org.create(name="Sunday Club", slug="sunday-club")  # after Night Owls: not the first
     Membership.create(user=olga, org=empty, role="ADMIN")
     Ban.create(org=org, guest=2000, reason="Shouted at the door", banned_by=olga)
+    make_user("newbie", is_approved=False)  # waiting for approval on the staff screen
+    done = Meetup.create(
+        org=org,
+        name="Spring social",
+        date=datetime(2026, 3, 1, 20),
+        platform_url="https://demo.door.invalid/night-owls/spring-social",
+        is_finalized=True,
+    )
+    MeetupGuest.create(meetup=done, guest=ALICE, rsvp_time=datetime(2026, 2, 1))
     for hash_, ready in [("signin", "input[name=username]"), ("register", "input[name=username]"),
                          ("forgot", "input[name=username]"), ("pass-ended", ".pass-ended")]:  # fmt: skip
         audit.visit(visitor, hash_, ready, hash_)
@@ -135,13 +146,18 @@ def test_axe_finds_nothing_on_any_screen_and_every_phone_target_is_44_px(
     for way in ["platform", "file"]:
         page.locator(f"[data-way={way}]").click()
         audit.check(page, f"new meetup ({way})")
+    xls = {"name": "attendees.xls", "mimeType": "application/vnd.ms-excel", "buffer": meetup_xls()}
+    page.locator("input[type=file]").set_input_files(xls)
+    expect(page.locator(".first-rows")).to_be_visible()
+    audit.check(page, "new meetup (file), its preview")
 
     door_screens(page, audit, f"orgs/{org.id}/meetups/{meetup.id}")
+    audit.visit(page, f"orgs/{org.id}/meetups/{done.id}", "#door-results > [role=row]", "door, finalized")
     for hash_, ready, screen in [
         (f"guests/{ALICE}", "h1", "guest page"),
         ("bans", ".row.banned", "bans"),
         ("members", f"[data-user='{olga.id}']", "members"),
-        ("staff", "h1", "staff admin"),
+        ("staff", "[data-user]", "staff admin, one waiting"),
         ("orgs", "h1", "organizations"),
         ("audit", ".row", "audit log"),
         ("phones", "h1", "phones"),
@@ -171,7 +187,7 @@ def test_axe_finds_nothing_on_any_screen_and_every_phone_target_is_44_px(
     audit.check(page, "meetups, none yet (another organization)")
 
     assert audit.found == {}, "\n".join(f"{problem} [{', '.join(on)}]" for problem, on in audit.found.items())
-    assert len(audit.screens) == 32
+    assert len(audit.screens) == 34
 
 
 # What the page's live regions said since the last call: every change inside one (a screen reader reads it).
