@@ -241,11 +241,17 @@ def test_the_door_names_every_guest_it_acts_on_and_speaks_only_of_what_it_did(
     expect(page.locator(".last-action")).to_contain_text(f"({chosen}) checked in: #1")
     assert any(f"({chosen}) checked in: #1" in said for said in page.evaluate(HEARD))
 
-    # another door's check-in changes the counters here, and is not read out here
-    other = browser.page(token=token_for(make_user("sam", org=org)), path=path)
-    other.get_by_label("Search guests").fill("@alice")
+    # another door (in Spanish, on a laptop) names its guests in its language; its check-in changes the
+    # counters here, and is not read out here
+    other = browser.page(token=token_for(make_user("sam", org=org)), path=path, locale="es-ES")
+    theirs = other.get_by_role("grid", name="Invitados")
+    banned = theirs.get_by_role("button", name="Dar entrada a Ada Smith (@ada_1), con veto…", exact=True)
+    expect(banned).to_be_visible()
+    other.get_by_label("Buscar invitados").fill("@alice")
     other.keyboard.press("Enter")
-    expect(other.locator(".last-action")).to_contain_text("Alice Ångström (@alice) checked in: #2")
+    expect(other.locator(".last-action")).to_contain_text("Alice Ångström (@alice) ha entrado: n.º 2")
+    undo = theirs.get_by_role("button", name="Deshacer la entrada de Alice Ångström (@alice)", exact=True)
+    expect(undo).to_be_visible()
     expect(page.locator("[data-counter=arrived] .value")).to_have_text("2")
     assert page.evaluate(HEARD) == []
 
