@@ -86,7 +86,7 @@ def test_a_door_evening_in_spanish_reads_in_spanish_from_setup_to_finalize(brows
     phone.goto("/#/bans")
     expect(phone.get_by_role("heading", name="Vetados en Búhos Nocturnos")).to_be_visible()
     phone.get_by_label("Buscar un invitado para vetarlo").fill("max_id")
-    phone.get_by_role("button", name="Vetar…").first.click()
+    phone.get_by_role("button", name="Vetar a Max Int64 🦉 (@max_id)…").click()  # each names its guest
     phone.get_by_role("dialog").get_by_label("Motivo").fill("Tiró los dados al anfitrión")
     no_english(phone)
     phone.get_by_role("dialog").get_by_role("button", name="Vetar", exact=True).click()

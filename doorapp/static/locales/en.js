@@ -733,5 +733,14 @@ export default {
   "bans.banNamed": "Ban {guest}…",
   "summary.excuseNamed": "Excuse {guest}…",
   "passes.status": "Status",
-  "passes.revokeNamed": "Revoke {label}"
+  "passes.revokeNamed": "Revoke {label}",
+  "members.removeNamed": "Remove {username}",
+  "members.addNamed": "Add {username}",
+  "staff.revokeNamed": "Revoke the approval of {username}",
+  "staff.enableNamed": "Enable {username}",
+  "staff.disableNamed": "Disable {username}",
+  "staff.recoveryCodeNamed": "Recovery code for {username}",
+  "staff.approveNamed": "Approve {username}",
+  "orgs.openNamed": "Open {name}",
+  "orgs.editNamed": "Edit {name}…"
 };

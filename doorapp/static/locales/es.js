@@ -732,5 +732,14 @@ export default {
   "bans.banNamed": "Vetar a {guest}…",
   "summary.excuseNamed": "Justificar a {guest}…",
   "passes.status": "Estado",
-  "passes.revokeNamed": "Revocar {label}"
+  "passes.revokeNamed": "Revocar {label}",
+  "members.removeNamed": "Quitar a {username}",
+  "members.addNamed": "Añadir a {username}",
+  "staff.revokeNamed": "Retirar la aprobación de {username}",
+  "staff.enableNamed": "Activar a {username}",
+  "staff.disableNamed": "Desactivar a {username}",
+  "staff.recoveryCodeNamed": "Código de recuperación para {username}",
+  "staff.approveNamed": "Aprobar a {username}",
+  "orgs.openNamed": "Abrir {name}",
+  "orgs.editNamed": "Editar {name}…"
 };
