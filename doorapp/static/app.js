@@ -150,8 +150,9 @@ function navLink(hash, label) {
 // then on, remembered on this device; the open screen is drawn again in it.
 function languageSwitch() {
   const [code, short, name] = LANGUAGES.find(([other]) => other !== lang);
-  return h("button", { type: "button", class: "secondary small lang-switch", lang: code, title: name, "aria-label": name,
-    onclick: () => { setLang(code); route(); } }, short);
+  // named "ES Español": what it shows, then what it means (a voice user says what they see)
+  return h("button", { type: "button", class: "secondary small lang-switch", lang: code, title: name,
+    onclick: () => { setLang(code); route(); } }, short, h("span", { class: "sr-only" }, ` ${name}`));
 }
 
 function renderTop() {

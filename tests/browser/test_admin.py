@@ -123,7 +123,7 @@ def test_a_site_admin_approves_staff_and_a_recovery_code_resets_a_password(
 
     account.get_by_role("button", name="Recovery code").click()
     page.get_by_role("dialog").get_by_role("button", name="Generate").click()
-    code_box = page.get_by_label("Recovery code")
+    code_box = page.get_by_role("dialog").get_by_label("Recovery code")
     expect(code_box).to_have_value(re.compile(r"^\d{6}$"))
     code = code_box.input_value()
     page.get_by_role("dialog").get_by_role("button", name="Copy").click()

@@ -19,7 +19,7 @@ def door_page(browser, make_user, org, meetup, token_for, viewport=PHONE, name="
     page = browser.page(
         token=token_for(make_user(name, org=org)), viewport=viewport, path=f"/#/meetups/{meetup.id}"
     )
-    expect(page.locator("#door-results > li").first).to_be_visible()
+    expect(page.locator("#door-results > [role=row]").first).to_be_visible()
     return page
 
 
@@ -42,7 +42,7 @@ def test_with_the_keyboard_up_the_search_box_and_three_results_are_in_view(
 ):
     page = door_page(browser, make_user, org, crowd, token_for, viewport=KEYBOARD_UP)
     page.keyboard.type("okafor")
-    rows = page.locator("#door-results > li")
+    rows = page.locator("#door-results > [role=row]")
     expect(rows.first).to_contain_text("Okafor")
     search = box(page.get_by_label("Search guests"))
     assert search["y"] >= 0 and search["y"] + search["height"] <= KEYBOARD_UP["height"]
@@ -65,12 +65,12 @@ def test_with_the_keyboard_up_the_search_box_and_three_results_are_in_view(
 def test_enter_on_an_exact_username_never_checks_in_a_namesake(browser, make_user, org, crowd, token_for):
     page = door_page(browser, make_user, org, crowd, token_for)
     page.keyboard.type("grace_okafor")
-    expect(page.locator("#door-results > li").first).to_contain_text("@grace_okafor")
+    expect(page.locator("#door-results > [role=row]").first).to_contain_text("@grace_okafor")
     page.keyboard.press("Enter")
     expect(page.get_by_text("✓ Grace Okafor (@grace_okafor) checked in: #1")).to_be_visible()
     # again, by the exact username: she is on top as already in, and nobody else is checked in
     page.keyboard.type("grace_okafor")
-    first = page.locator("#door-results > li").first
+    first = page.locator("#door-results > [role=row]").first
     expect(first).to_contain_text("@grace_okafor")
     expect(first).to_contain_text("#1 arrived")
     page.keyboard.press("Enter")
@@ -79,7 +79,7 @@ def test_enter_on_an_exact_username_never_checks_in_a_namesake(browser, make_use
     # by name, with a namesake: the arrived one shows first, and Enter only moves the selection
     page.keyboard.press("Escape")
     page.keyboard.type("Grace Okafor")
-    rows = page.locator("#door-results > li")
+    rows = page.locator("#door-results > [role=row]")
     expect(rows).to_have_count(6)
     expect(rows.first).to_contain_text("#1 arrived")
     page.keyboard.press("Enter")
@@ -91,11 +91,11 @@ def test_enter_on_an_exact_username_never_checks_in_a_namesake(browser, make_use
     # the Arrived filter lists the latest arrival first
     page.keyboard.press("Escape")
     page.keyboard.type("ada_")
-    page.locator("#door-results > li").first.get_by_role("button", name="Check in").click()
+    page.locator("#door-results > [role=row]").first.get_by_role("button", name="Check in").click()
     expect(page.get_by_text("checked in: #2")).to_be_visible()
     page.get_by_role("radio", name="Arrived").click()
-    expect(page.locator("#door-results > li").first).to_contain_text("#2 arrived")
-    expect(page.locator("#door-results > li").nth(1)).to_contain_text("#1 arrived")
+    expect(page.locator("#door-results > [role=row]").first).to_contain_text("#2 arrived")
+    expect(page.locator("#door-results > [role=row]").nth(1)).to_contain_text("#1 arrived")
 
 
 def arrived():
@@ -105,7 +105,7 @@ def arrived():
 def check_in_by_username(page, username):
     page.keyboard.press("Escape")
     page.keyboard.type(username)
-    expect(page.locator("#door-results > li").first).to_contain_text(f"@{username}")
+    expect(page.locator("#door-results > [role=row]").first).to_contain_text(f"@{username}")
     page.keyboard.press("Enter")
 
 
@@ -179,7 +179,7 @@ def test_a_reload_during_the_drop_keeps_the_door_and_its_queue(
         page = context.new_page()
         page.on("pageerror", lambda error: problems.append(str(error)))
         page.goto(f"/#/meetups/{crowd.id}")
-        expect(page.locator("#door-results > li").first).to_be_visible()
+        expect(page.locator("#door-results > [role=row]").first).to_be_visible()
         page.evaluate("""navigator.serviceWorker.ready.then(() => navigator.serviceWorker.controller
           || new Promise((done) => navigator.serviceWorker.addEventListener("controllerchange", done)))""")
         queue_four_while_offline(page)
@@ -233,7 +233,7 @@ def test_two_tabs_of_one_device_send_the_queue_once(browser, make_user, org, cro
     first = door_page(browser, make_user, org, crowd, token_for)
     second = first.context.new_page()  # the same device: one localStorage, one queue
     second.goto(f"/#/meetups/{crowd.id}")
-    expect(second.locator("#door-results > li").first).to_be_visible()
+    expect(second.locator("#door-results > [role=row]").first).to_be_visible()
     first.context.set_offline(True)
     check_in_by_username(first, "grace_0")
     expect(first.get_by_text("Check-in of Grace")).to_contain_text("not confirmed yet")
@@ -321,7 +321,7 @@ def test_an_admin_links_a_guest_let_in_by_name_to_their_platform_account(
     page.get_by_role("button", name="Let in “Robert Tables” by name").click()
     expect(page.get_by_text("✓ Robert Tables (not on the platform) checked in: #1")).to_be_visible()
     page.keyboard.type("robert")
-    page.get_by_role("button", name="Link…").click()
+    page.get_by_role("button", name="Link Robert Tables (not on the platform) to the platform…").click()
     page.get_by_label("Platform username").fill("bobby_tables")
     page.get_by_role("button", name="Link", exact=True).click()
     expect(page.get_by_text("Robert Tables is now Robert Tables (@bobby_tables).")).to_be_visible()

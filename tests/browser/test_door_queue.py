@@ -36,7 +36,7 @@ def test_a_tab_left_open_sends_nothing_of_one_account_under_another(
     first = door_page(browser, make_user, org, crowd, token_for, name="bob")
     second = first.context.new_page()  # the same phone: one localStorage, one token, one queue
     second.goto(f"/#/meetups/{crowd.id}")
-    expect(second.locator("#door-results > li").first).to_be_visible()
+    expect(second.locator("#door-results > [role=row]").first).to_be_visible()
     for pattern in DOOR_UNREACHABLE:  # the first tab loses Door; the second can still reach it
         first.route(pattern, lambda route: route.abort("internetdisconnected"))
     expect(first.locator("[data-network=offline]")).to_be_visible()

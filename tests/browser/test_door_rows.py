@@ -18,7 +18,7 @@ WORDS = {
 }
 ROWS_IN_VIEW = """() => {
   const header = document.querySelector(".search-bar").getBoundingClientRect();
-  return [...document.querySelectorAll("#door-results > li")].map((li) => li.getBoundingClientRect())
+  return [...document.querySelectorAll("#door-results > [role=row]")].map((li) => li.getBoundingClientRect())
     .filter((r) => r.top >= header.bottom - 0.5 && r.bottom <= window.innerHeight + 0.5).length;
 }"""
 
@@ -47,7 +47,7 @@ def test_two_rows_stay_in_view_with_the_keyboard_up_whatever_the_door_says(
         token=token_for(user), viewport=KEYBOARD_UP, path=f"/#/meetups/{crowd.id}", locale=locale, touch=True
     )
     rows, status, last = (
-        page.locator("#door-results > li"),
+        page.locator("#door-results > [role=row]"),
         page.locator(".door-status"),
         page.locator(".last-action"),
     )

@@ -41,7 +41,7 @@ def test_the_arrived_filter_and_the_summary_order_by_the_doors_time(
     )
     page.locator(".chip[data-filter=arrived]").click()
     expect(page.locator(".chip[data-filter=arrived]")).to_contain_text(arrived)
-    rows = page.locator("#door-results > li")
+    rows = page.locator("#door-results > [role=row]")
     expect(rows).to_have_count(2)
     expect(rows.nth(0)).to_contain_text("@bob")  # the latest arrival first, by the door's clock
     expect(rows.nth(1)).to_contain_text("#2")

@@ -55,7 +55,7 @@ def door(browser, make_user, org, meetup, token_for, locale, viewport, touch, us
     user = user or make_user("sam", org=org)
     path = f"/#/orgs/{org.id}/meetups/{meetup.id}"
     page = browser.page(token=token_for(user), viewport=viewport, locale=locale, touch=touch, path=path)
-    expect(page.locator("#door-results > li").first).to_be_visible()
+    expect(page.locator("#door-results > [role=row]").first).to_be_visible()
     return page
 
 
@@ -166,7 +166,7 @@ def test_the_doors_counters_are_the_summarys_on_the_demo_evening(browser, make_u
     api.post_json(f"{url}/guests/77/add-walkin", {"check_in": True})
     path = f"/#/orgs/{org.id}/meetups/{meetup['id']}"
     page = browser.page(token=token_for(make_user("sam", org=org)), path=path)
-    expect(page.locator("#door-results > li").first).to_be_visible()
+    expect(page.locator("#door-results > [role=row]").first).to_be_visible()
     told = api.get(f"{url}/summary").json
     counts, outcomes = told["counts"], told["outcomes"]
     expected = counts["upcoming"] + counts["no_shows"] + counts["excused"] + outcomes.get("NOT_CHECKED_IN", 0)

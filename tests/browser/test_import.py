@@ -106,7 +106,7 @@ def test_a_meetup_export_makes_the_door_and_the_next_days_file_updates_it(
     page.get_by_label(words["date"]).fill("2026-11-21T19:00")
     page.get_by_role("button", name=words["create"]).click()
     expect(page.get_by_role("heading", name="Night Owls #12")).to_be_visible()
-    expect(page.locator("#door-results > li")).to_have_count(4)
+    expect(page.locator("#door-results > [role=row]")).to_have_count(4)
     # a list from a file: no platform to sync with, and nobody labelled as missing from one
     sync = "Sync RSVPs" if locale == "en-US" else "Sincronizar inscritos"
     expect(page.get_by_role("button", name=sync)).to_have_count(0)
@@ -119,7 +119,7 @@ def test_a_meetup_export_makes_the_door_and_the_next_days_file_updates_it(
     page.keyboard.press("Enter")
     expect(page.get_by_role("dialog")).to_be_visible()
     page.keyboard.press("Enter")
-    expect(page.locator("#door-results > li", has_text="Ana García")).to_contain_text("#1")
+    expect(page.locator("#door-results > [role=row]", has_text="Ana García")).to_contain_text("#1")
     assert listed(meetup.id)["Ana García"] == (False, 1, True)
 
     # the next day's file: Ana brings two now, Priya answered No, Lars is new (with markup in his name)

@@ -88,7 +88,7 @@ def test_a_meetup_created_at_the_door_opens_with_its_rsvp_list(browser, make_use
     page.get_by_role("button", name="night-owls/book-circle").click()
     page.get_by_role("button", name="Create meetup").click()
     expect(page.locator(".door-head")).not_to_contain_text("never synced")
-    expect(page.locator("#door-results > li").first).to_be_visible()
+    expect(page.locator("#door-results > [role=row]").first).to_be_visible()
     page.get_by_role("link", name="Meetups").first.click()
     expect(page.locator(".card.meetup")).to_contain_text("0 arrived · 40 RSVPs")
 

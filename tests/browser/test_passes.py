@@ -33,7 +33,7 @@ def test_a_phone_scans_a_door_pass_checks_guests_in_and_stops_when_it_is_revoked
 
     phone = browser.page(viewport=PHONE, path=None, locale="es-ES", touch=True)
     phone.goto(address)
-    expect(phone.locator("#door-results > li").first).to_be_visible()
+    expect(phone.locator("#door-results > [role=row]").first).to_be_visible()
     expect(phone.locator("html")).to_have_attribute("lang", "es")
     expect(phone.locator("#top")).to_contain_text("Maria's phone")
     assert phone.evaluate("localStorage.getItem('auth_token')").count(".") == 2
@@ -97,7 +97,7 @@ def paired_phone(browser, boss, meetup):
     ).json
     phone = browser.page(viewport=PHONE, path=None, touch=True)
     phone.goto(pairing_path(made))
-    expect(phone.locator("#door-results > li").first).to_be_visible()
+    expect(phone.locator("#door-results > [role=row]").first).to_be_visible()
     return phone, made["id"]
 
 
@@ -125,7 +125,7 @@ def test_a_pass_for_every_open_meetup_lets_the_phone_choose_its_door(browser, bo
     phone.goto(pairing_path(made))
     expect(phone.get_by_role("heading", name="Which door?")).to_be_visible()
     phone.get_by_role("link", name=crowd.name).click()
-    expect(phone.locator("#door-results > li").first).to_be_visible()
+    expect(phone.locator("#door-results > [role=row]").first).to_be_visible()
     expect(phone.get_by_role("link", name="Back to meetups")).to_have_attribute("href", "#/door-meetups")
     check_in_by_username(phone, "grace_0")
     wait_for(lambda: len(arrived()) == 1)

@@ -86,7 +86,7 @@ def test_a_door_evening_in_spanish_reads_in_spanish_from_setup_to_finalize(brows
     phone.goto("/#/bans")
     expect(phone.get_by_role("heading", name="Vetados en Búhos Nocturnos")).to_be_visible()
     phone.get_by_label("Buscar un invitado para vetarlo").fill("max_id")
-    phone.get_by_role("button", name="Vetar…").first.click()
+    phone.get_by_role("button", name="Vetar a Max Int64 🦉 (@max_id)…").click()  # each names its guest
     phone.get_by_role("dialog").get_by_label("Motivo").fill("Tiró los dados al anfitrión")
     no_english(phone)
     phone.get_by_role("dialog").get_by_role("button", name="Vetar", exact=True).click()
@@ -94,7 +94,9 @@ def test_a_door_evening_in_spanish_reads_in_spanish_from_setup_to_finalize(brows
     no_english(phone)
     phone.goto(door_url)
     phone.get_by_label("Buscar invitados").fill("max_id")
-    expect(phone.locator("#door-results > li").first).to_contain_text("VETADO Tiró los dados al anfitrión")
+    expect(phone.locator("#door-results > [role=row]").first).to_contain_text(
+        "VETADO Tiró los dados al anfitrión"
+    )
     phone.keyboard.press("Enter")
     dialog = phone.get_by_role("dialog")
     expect(dialog).to_contain_text("Max Int64 🦉 (@max_id) está vetado")
@@ -104,7 +106,7 @@ def test_a_door_evening_in_spanish_reads_in_spanish_from_setup_to_finalize(brows
     expect(phone.get_by_text("ha entrado: n.º 2 (veto saltado)")).to_be_visible()
 
     # an undo needs its reason
-    zalgo = phone.locator("#door-results > li").filter(has=phone.get_by_text("@zalgo", exact=True))
+    zalgo = phone.locator("#door-results > [role=row]").filter(has=phone.get_by_text("@zalgo", exact=True))
     phone.get_by_role("radio", name="Dentro").click()
     zalgo.get_by_role("button", name="Deshacer").click()
     dialog = phone.get_by_role("dialog")

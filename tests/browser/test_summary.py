@@ -97,7 +97,7 @@ def test_an_admin_excuses_a_no_show_from_the_summary(browser, api, olga, org, me
     expect(page.get_by_text("Nobody has been checked in yet.")).to_be_visible()
     row = page.locator("[data-guest='9007199254740993']")
     expect(row).to_contain_text("No-show")
-    row.get_by_role("button", name="Excuse…").click()
+    row.get_by_role("button", name="Excuse Alice Ångström (@alice)…").click()
     page.get_by_role("dialog").get_by_label("Reason").fill("Snowed in")
     screenshot(page, "excuse")
     page.get_by_role("dialog").get_by_role("button", name="Excuse").click()

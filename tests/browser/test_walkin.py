@@ -91,14 +91,14 @@ def door(browser, token, org, meetup_id, setting):
     locale, viewport, touch = setting
     page = browser.page(token=token, viewport=viewport, touch=touch, locale=locale, path=None)
     page.goto(f"/#/orgs/{org.id}/meetups/{meetup_id}")
-    expect(page.locator("#door-results > li")).to_have_count(5)
+    expect(page.locator("#door-results > [role=row]")).to_have_count(5)
     return page, WORDS[locale]
 
 
 def open_walk_in(page, words, typed):
     """Type at the door, see nobody on the list, and open the walk-in dialog from the offer."""
     page.locator(".door-search").fill(typed)
-    expect(page.locator("#door-results > li")).to_have_count(0)
+    expect(page.locator("#door-results > [role=row]")).to_have_count(0)
     page.get_by_role("button", name=words["add"].format(typed=typed)).click()
     dialog = page.get_by_role("dialog")
     expect(dialog.get_by_label(words["field"])).to_have_value(typed)
@@ -116,7 +116,7 @@ def tap(page, locator, setting):
 
 
 def row(page, username):
-    return page.locator("#door-results > li").filter(has=page.get_by_text(f"@{username}", exact=True))
+    return page.locator("#door-results > [role=row]").filter(has=page.get_by_text(f"@{username}", exact=True))
 
 
 @pytest.mark.parametrize("setting", EVERY, ids=["phone-en", "desktop-en", "phone-es", "desktop-es"])
@@ -191,7 +191,7 @@ def test_a_name_nobody_knows_is_let_in_by_name_and_a_failed_look_up_says_what_ne
     expect(dialog.get_by_text(words["how"])).to_be_visible()
     tap(page, dialog.get_by_role("button", name=words["by_name"].format(typed="Nadia Volkova")), setting)
     expect(dialog).to_have_count(0)
-    nadia = page.locator("#door-results > li").filter(has_text="Nadia Volkova")
+    nadia = page.locator("#door-results > [role=row]").filter(has_text="Nadia Volkova")
     expect(nadia).to_contain_text(words["local"])
     expect(nadia).to_contain_text("#1")
     local = Guest.get(Guest.displayname == "Nadia Volkova")
@@ -205,7 +205,7 @@ def test_a_door_pass_offers_and_adds_a_member_but_never_lets_a_banned_one_in(api
     ).json
     phone = browser.page(viewport=PHONE, path=None, touch=True)
     phone.goto(pairing_path(made))
-    expect(phone.locator("#door-results > li")).to_have_count(5)
+    expect(phone.locator("#door-results > [role=row]")).to_have_count(5)
     words = WORDS["en-US"]
     dialog = open_walk_in(phone, words, "hannah")
     dialog.get_by_role("button", name="Hannah Baker @hannah_baker").tap()

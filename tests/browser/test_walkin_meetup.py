@@ -52,7 +52,7 @@ def test_a_name_finds_the_members_door_knows_and_a_member_id_is_looked_up(
     page = browser.page(
         token=token_for(olga), viewport=PHONE, touch=True, path=f"/#/orgs/{org.id}/meetups/{book_circle}"
     )
-    expect(page.locator("#door-results > li")).to_have_count(1)
+    expect(page.locator("#door-results > [role=row]")).to_have_count(1)
     page.locator(".door-search").fill("hannah baker")
     page.get_by_role("button", name="add “hannah baker” as a walk-in").click()
     dialog = page.get_by_role("dialog")
@@ -69,7 +69,7 @@ def test_a_name_finds_the_members_door_knows_and_a_member_id_is_looked_up(
     dialog.get_by_label("Meetup member id or profile URL, or a name").fill("23")
     dialog.get_by_role("button", name="Look up 23 on the platform").tap()
     expect(dialog).to_have_count(0)
-    walk_in = page.locator("#door-results > li").filter(has_text="Walk In")
+    walk_in = page.locator("#door-results > [role=row]").filter(has_text="Walk In")
     expect(walk_in).to_contain_text("#1")
     assert audit_types(guest=23) == ["GUEST_CREATED", "WALKIN", "CHECK_IN"]
     assert Guest.get_by_id(23).displayname == "Walk In"

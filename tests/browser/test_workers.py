@@ -92,7 +92,7 @@ def open_door(browser, name, token, meetup_id):
 
 
 def row(page, username):
-    return page.locator("#door-results > li").filter(has=page.get_by_text(f"@{username}", exact=True))
+    return page.locator("#door-results > [role=row]").filter(has=page.get_by_text(f"@{username}", exact=True))
 
 
 def test_two_doors_on_two_worker_processes_see_each_others_check_ins_within_two_seconds(

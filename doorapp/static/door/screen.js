@@ -200,6 +200,9 @@ class DoorScreen {
     this.selectedId = id;
     this.chosen = chosen;
     for (const li of this.list.children) li.setAttribute("aria-selected", String(li.dataset.guest === String(id)));
+    const row = this.list.querySelector("[aria-selected=true] > [role=gridcell]");
+    if (row) this.search.setAttribute("aria-activedescendant", row.id); // a screen reader reads the selected row
+    else this.search.removeAttribute("aria-activedescendant");
   }
 
   move(step) {

@@ -99,7 +99,9 @@ export const status = {
       this.waiting.length ? pill("info", t("door.status.waiting", { count: this.waiting.length }), { queue: "waiting" }) : null,
       this.others.count ? pill("warn", t("door.status.others", this.others), { queue: "others" }) : null,
     ].filter(Boolean);
-    clear(this.pills, pills);
+    const said = pills.map((p) => p.outerHTML).join(""); // redrawn only when it changed: a live region speaks
+    if (said !== this.pillsSaid) clear(this.pills, pills); // each redraw, and queue events come from every tab
+    this.pillsSaid = said;
     const kinds = [...pills.map((p) => p.classList[1]), this.message?.kind].filter(Boolean);
     this.status.hidden = !kinds.length;
     this.status.dataset.kind = kinds.reduce((a, b) => (URGENCY.indexOf(b) > URGENCY.indexOf(a) ? b : a), "ok");

@@ -5,14 +5,18 @@ import { formatNumber, t } from "../core/i18n.js";
 import { isOrgAdmin, isPass, session } from "../core/session.js";
 import { rowBadges } from "./badges.js";
 import { FILTERS, idOf, isWaitlisted } from "./list.js";
-import { actorName, shortName } from "../shared/names.js";
+import { actorName, named, shortName } from "../shared/names.js";
 
 export const SHOWN = 60; // rows rendered at once; typing narrows the rest down
+
+// The id of a row's first cell, which the search box points at while the row is selected.
+export const rowId = (entry) => `door-guest-${idOf(entry)}`;
 
 export const view = {
   build() {
     this.head = h("div", { class: "door-head" });
-    this.counters = h("div", { class: "counters", "aria-live": "polite" });
+    // not a live region: every door's check-ins change them, and a screen reader would read them all night
+    this.counters = h("div", { class: "counters" });
     this.actions = h("div", { class: "actions", id: "door-actions" });
     // on a phone the actions fold behind one button (css/app.css), so the counters keep their line
     const toggle = h("button", { type: "button", class: "secondary menu-toggle", "aria-label": t("door.actions"),
@@ -27,12 +31,15 @@ export const view = {
     this.menu = toggle;
     this.search = h("input", { type: "search", class: "door-search", placeholder: t("door.searchPlaceholder"),
       autocomplete: "off", autocapitalize: "none", spellcheck: "false", enterkeyhint: "go",
-      "aria-label": t("door.searchLabel"), "aria-controls": "door-results" });
+      "aria-label": t("door.searchLabel"), role: "combobox", "aria-controls": "door-results", "aria-haspopup": "grid",
+      "aria-expanded": "false", "aria-autocomplete": "list" });
     this.search.addEventListener("input", () => this.flushSearch());
     this.chips = h("div", { class: "chips", role: "radiogroup", "aria-label": t("door.show") },
       FILTERS.map(([value, key]) => h("button", { type: "button", class: "chip", role: "radio", dataset: { filter: value },
         "aria-checked": String(value === this.filter), onclick: () => this.setFilter(value) }, t(key))));
-    this.list = h("ul", { class: "results", id: "door-results", role: "listbox", "aria-label": t("door.guests") });
+    // a grid of divs (a list item may not be a row), not a listbox: a row holds buttons, which an option may not. The search box keeps the focus and
+    // points at the selected row (aria-activedescendant, screen.js select()), so the arrows and Enter work there.
+    this.list = h("div", { class: "results", id: "door-results", role: "grid", "aria-label": t("door.guests") });
     this.more = h("p", { class: "muted more" });
     // on a phone the counters and the actions share one line (css/app.css), and the network, the queue and
     // the last message one more in the sticky search bar, so results show above the keyboard in any state
@@ -94,6 +101,8 @@ export const view = {
       this.chosen = false;
     }
     clear(this.list, shown.map((entry) => this.row(entry)));
+    this.search.setAttribute("aria-expanded", String(shown.length > 0));
+    this.select(this.selectedId, this.chosen);
     if (!this.loaded) this.more.textContent = t("door.loading");
     else if (!this.state.entries.length) this.more.textContent = t("door.emptyList");
     else if (!results.length) {
@@ -115,37 +124,42 @@ export const view = {
     const waitlisted = isWaitlisted(rsvp);
     if (waitlisted) classes.push("waitlisted");
     if (entry.pending) classes.push("pending");
+    const cell = (name, ...children) => h("div", { class: name, role: "gridcell" }, ...children);
     let state;
     if (entry.pending) {
-      state = h("div", { class: "state" }, h("span", { class: "badge pending" }, t("door.pending")), " ",
+      state = cell("state", h("span", { class: "badge pending" }, t("door.pending")), " ",
         t("door.pendingText", { what: t(`door.pending.${entry.pending}`), time: formatTime(entry.pendingAt) }));
     } else if (rsvp.has_arrived) {
-      state = h("div", { class: "state" }, h("span", { class: "badge arrived" }, `#${rsvp.arrival_order}`),
+      state = cell("state", h("span", { class: "badge arrived" }, `#${rsvp.arrival_order}`),
         " ", t("door.arrivedAt", { time: formatTime(rsvp.arrival_time) }),
         rsvp.guests_count ? [" · ", h("span", { class: "brought" }, t("door.broughtOf", { brought: rsvp.guests_brought ?? rsvp.guests_count, count: rsvp.guests_count }))] : "",
         rsvp.checked_in_by ? [" · ", t("door.letInBy", { username: actorName(rsvp.checked_in_by) })] : "");
     } else {
-      state = h("div", { class: "state" }, rsvp.cancelled_rsvp ? t("door.rsvpCancelled")
+      state = cell("state", rsvp.cancelled_rsvp ? t("door.rsvpCancelled")
         : waitlisted ? h("span", { class: "badge waitlist" }, t("door.waitlisted")) : t("counter.expected"));
     }
     const closed = this.meetup.is_finalized || Boolean(entry.pending);
+    const who = named(guest); // every action names its guest: sixty rows are not sixty "Check in" buttons
     const button = rsvp.has_arrived
-      ? h("button", { type: "button", class: "secondary", disabled: closed, onclick: () => this.undo(entry) }, t("door.undo"))
+      ? h("button", { type: "button", class: "secondary", disabled: closed, "aria-label": t("door.undoNamed", { guest: who }),
+        onclick: () => this.undo(entry) }, t("door.undo"))
       : h("button", { type: "button", class: guest.is_banned ? "danger" : waitlisted ? "secondary" : "primary", disabled: closed,
+        "aria-label": t(guest.is_banned ? "door.checkInBannedNamed" : "door.checkInNamed", { guest: who }),
         onclick: () => this.act(entry) }, guest.is_banned ? t("door.checkInBanned") : t("door.checkIn"));
-    return h("li", { class: classes.join(" "), role: "option", "aria-selected": String(selected),
+    return h("div", { class: classes.join(" "), role: "row", "aria-selected": String(selected),
       dataset: { guest: idOf(entry) },
-      onclick: (event) => { if (event.target.tagName !== "BUTTON") this.select(idOf(entry), true); } },
-    h("div", { class: "who" },
+      onclick: (event) => { if (!event.target.closest("button")) this.select(idOf(entry), true); } },
+    h("div", { class: "who", role: "gridcell", id: rowId(entry) },
       h("span", { class: "name" }, shortName(guest)),
       // on a list read from a file everyone is "not on the platform": said (and linked) only where others are
       guest.is_local && !this.meetup.platform_url ? null
         : h("span", { class: "username" }, guest.is_local ? t("guest.notOnPlatform") : "@" + guest.username),
       rsvp.is_walkin ? h("span", { class: "tag" }, t("door.walkInTag")) : null,
       rowBadges(entry)),
-    guest.is_banned ? h("div", { class: "ban" }, h("strong", {}, t("door.banned")), " ", guest.ban_reason || "") : null,
+    guest.is_banned ? cell("ban", h("strong", {}, t("door.banned")), " ", guest.ban_reason || "") : null,
     state,
-    h("div", { class: "act" }, button, guest.is_local && !entry.pending && isOrgAdmin() && this.meetup.platform_url
-      ? h("button", { type: "button", class: "secondary", onclick: () => this.link(guest) }, t("door.linkButton")) : null));
+    cell("act", button, guest.is_local && !entry.pending && isOrgAdmin() && this.meetup.platform_url
+      ? h("button", { type: "button", class: "secondary", "aria-label": t("door.linkNamed", { guest: who }),
+        onclick: () => this.link(guest) }, t("door.linkButton")) : null));
   },
 };

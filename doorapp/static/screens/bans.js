@@ -6,7 +6,7 @@ import { findOrAddGuest } from "../shared/guests.js";
 import { listPanel } from "../shared/list-screen.js";
 import { isOrgAdmin, orgPath, session } from "../core/session.js";
 import { problemText, t } from "../core/i18n.js";
-import { shortName } from "../shared/names.js";
+import { named, shortName } from "../shared/names.js";
 
 export async function list(view, params, ctx) {
   const bans = listPanel(ctx, { title: t("bans.title", { org: session.org.name }), render: rows,
@@ -21,7 +21,8 @@ function rows(guests, refresh) {
     h("div", { class: "who" }, h("span", { class: "name" }, shortName(g)), h("span", { class: "username" }, "@" + g.username)),
     h("div", { class: "ban" }, h("strong", {}, t("common.reason")), " ", g.reason),
     h("div", { class: "state muted" }, g.banned_by ? t("bans.bannedBy", { date: formatDate(g.banned_at), username: g.banned_by.username }) : t("bans.banned", { date: formatDate(g.banned_at) })),
-    isOrgAdmin() ? h("div", { class: "act" }, h("button", { type: "button", class: "secondary", onclick: async () => {
+    isOrgAdmin() ? h("div", { class: "act" }, h("button", { type: "button", class: "secondary",
+      "aria-label": t("bans.unbanNamed", { guest: named(g) }), onclick: async () => {
       const done = await ask({ title: t("bans.unbanTitle", { name: shortName(g) }), message: t("bans.unbanText", { org: session.org.name }),
         confirm: t("bans.unban"), action: () => api.patch(orgPath(`/guests/${g.platform_user_id}/unban`), {}) });
       if (done) {
@@ -54,7 +55,8 @@ function banForm(changed) {
   function pick(guest) {
     return h("li", { class: "row" },
       h("div", { class: "who" }, h("span", { class: "name" }, shortName(guest)), h("span", { class: "username" }, "@" + guest.username)),
-      h("div", { class: "act" }, h("button", { type: "button", class: "danger", onclick: () => ban(guest) }, t("bans.banButton"))));
+      h("div", { class: "act" }, h("button", { type: "button", class: "danger", "aria-label": t("bans.banNamed", { guest: named(guest) }),
+        onclick: () => ban(guest) }, t("bans.banButton"))));
   }
   async function ban(guest) {
     const done = await ask({

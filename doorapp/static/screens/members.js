@@ -34,7 +34,7 @@ function rows(members, refresh, ctx) {
           select.value = m.role;
         }
       }, t("members.roleOf", { username: m.username })),
-      h("button", { type: "button", class: "secondary", onclick: async () => {
+      h("button", { type: "button", class: "secondary", "aria-label": t("members.removeNamed", { username: m.username }), onclick: async () => {
         const done = await ask({ title: t("members.removeTitle", { username: m.username, org: session.org.name }),
           message: t("members.removeText"),
           confirm: t("members.remove"), danger: true, action: () => api.del(orgPath(`/members/${m.user_id}`)) });
@@ -54,7 +54,8 @@ function addForm(changed) {
     const { users } = await api.get("/users/" + query({ q }));
     return users.length ? users.map((u) => h("li", { class: "row" },
       h("div", { class: "who" }, h("span", { class: "name" }, u.username)),
-      h("div", { class: "act" }, h("button", { type: "button", class: "primary", onclick: () => add(u) }, t("members.add"))))) :
+      h("div", { class: "act" }, h("button", { type: "button", class: "primary", "aria-label": t("members.addNamed", { username: u.username }),
+        onclick: () => add(u) }, t("members.add"))))) :
       h("li", { class: "muted" }, t("members.noMatch"));
   });
   async function add(user) {

@@ -14,12 +14,13 @@ export async function list(view, params, ctx) {
     ? h("ul", { class: "rows" }, organizations.map((o) => h("li", { class: "row", dataset: { org: o.id } },
       h("div", { class: "who" }, h("span", { class: "name" }, o.name), h("span", { class: "username" }, o.slug)),
       h("div", { class: "act" },
-        h("button", { type: "button", class: "primary", onclick: async () => {
+        h("button", { type: "button", class: "primary", "aria-label": t("orgs.openNamed", { name: o.name }), onclick: async () => {
           await ctx.refresh();
           setOrg(o.id);
           ctx.navigate("#/meetups");
         } }, t("meetups.open")),
-        h("button", { type: "button", class: "secondary", onclick: () => rename(o, ctx) }, t("orgs.edit"))))))
+        h("button", { type: "button", class: "secondary", "aria-label": t("orgs.editNamed", { name: o.name }),
+          onclick: () => rename(o, ctx) }, t("orgs.edit"))))))
     : h("p", { class: "muted" }, t("orgs.empty")));
 }
 

@@ -75,7 +75,7 @@ function table(passes, names, refresh) {
   const now = Date.now();
   const cell = (column, text) => h("td", column === 0 ? {} : { "data-label": t(COLUMNS[column]) }, text);
   return h("table", { class: "list" },
-    h("thead", {}, h("tr", {}, [...COLUMNS.map((key) => t(key)), ""].map((title) => h("th", {}, title)))),
+    h("thead", {}, h("tr", {}, [...COLUMNS, "passes.status"].map((key) => h("th", {}, t(key))))),
     h("tbody", {}, passes.map((pass) => {
       const ended = pass.revoked_at || Date.parse(pass.ends_at) <= now;
       return h("tr", { dataset: { pass: String(pass.id) } },
@@ -87,7 +87,8 @@ function table(passes, names, refresh) {
         cell(5, String(pass.check_ins)),
         h("td", {}, ended
           ? h("span", { class: "badge" }, t(pass.revoked_at ? "passes.revoked" : "passes.ended"))
-          : h("button", { type: "button", class: "danger small", onclick: () => revoke(pass, refresh) }, t("passes.revoke"))));
+          : h("button", { type: "button", class: "danger small", "aria-label": t("passes.revokeNamed", { label: pass.label }),
+            onclick: () => revoke(pass, refresh) }, t("passes.revoke"))));
     })));
 }
 

@@ -48,7 +48,7 @@ function row(user, changed, pendingList) {
     actions.push(...approval(user, patch)); // the full list below shows the "pending" badge
   } else {
     if (user.is_approved && !self) {
-      actions.push(h("button", { type: "button", class: "secondary", onclick: async () => {
+      actions.push(h("button", { type: "button", class: "secondary", "aria-label": t("staff.revokeNamed", { username: user.username }), onclick: async () => {
         if (await ask({ title: t("staff.revokeTitle", { username: user.username }), message: t("staff.revokeText"), confirm: t("staff.revoke"), danger: true })) {
           patch("approve", { is_approved: false }, t("staff.revoked", { username: user.username }));
         }
@@ -58,15 +58,17 @@ function row(user, changed, pendingList) {
       patch("role", { role: e.target.value }, t("staff.roleChanged", { username: user.username })) },
     [["USER", "staff.user"], ["SITE_ADMIN", "staff.siteAdmin"]].map(([v, key]) => h("option", { value: v, selected: v === user.role }, t(key)))));
     if (user.is_disabled) {
-      actions.push(h("button", { type: "button", class: "secondary", onclick: () => patch("enable", {}, t("staff.enabled", { username: user.username })) }, t("staff.enable")));
+      actions.push(h("button", { type: "button", class: "secondary", "aria-label": t("staff.enableNamed", { username: user.username }),
+        onclick: () => patch("enable", {}, t("staff.enabled", { username: user.username })) }, t("staff.enable")));
     } else if (!self) {
-      actions.push(h("button", { type: "button", class: "secondary", onclick: async () => {
+      actions.push(h("button", { type: "button", class: "secondary", "aria-label": t("staff.disableNamed", { username: user.username }), onclick: async () => {
         const reason = await ask({ title: t("staff.disableTitle", { username: user.username }), message: t("staff.disableText"),
           input: { label: t("staff.reasonOptional"), required: false, limits: (await limits("disable_staff")).reason }, confirm: t("staff.disable"), danger: true });
         if (reason !== null) patch("disable", reason ? { reason } : {}, t("staff.disabledToast", { username: user.username }));
       } }, t("staff.disable")));
     }
-    actions.push(h("button", { type: "button", class: "secondary", onclick: () => recoveryCode(user) }, t("auth.recoveryCode")));
+    actions.push(h("button", { type: "button", class: "secondary", "aria-label": t("staff.recoveryCodeNamed", { username: user.username }),
+      onclick: () => recoveryCode(user) }, t("auth.recoveryCode")));
   }
   return h("li", { class: "row", dataset: { user: String(user.id) } },
     h("div", { class: "who" }, h("span", { class: "name" }, user.username), status(user),
@@ -90,7 +92,8 @@ function approval(user, patch) {
     return patch("approve", { is_approved: true, org_id: org.value, role: role.value },
       t("staff.approvedInto", { username: user.username, org: name, role: role.selectedOptions[0].textContent }));
   };
-  return [org, role, h("button", { type: "button", class: "primary", onclick: approve }, t("staff.approve"))];
+  return [org, role, h("button", { type: "button", class: "primary", "aria-label": t("staff.approveNamed", { username: user.username }),
+    onclick: approve }, t("staff.approve"))];
 }
 
 async function recoveryCode(user) {

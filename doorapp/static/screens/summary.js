@@ -10,7 +10,7 @@ import { ask, formatDate, formatTime, h, toast } from "../core/dom.js";
 import { limits } from "../core/openapi.js";
 import { doorHash, isOrgAdmin, orgPath } from "../core/session.js";
 import { formatNumber, t } from "../core/i18n.js";
-import { checkerName, shortName } from "../shared/names.js";
+import { checkerName, named, shortName } from "../shared/names.js";
 
 export async function screen(view, [meetupId], ctx) {
   const path = orgPath(`/meetups/${meetupId}`);
@@ -89,7 +89,8 @@ function cancelOrDelete({ meetup, counts }, path, ctx) {
 function guestRow(guest, path, ctx) {
   const name = shortName(guest);
   const excuse = isOrgAdmin() && guest.outcome === "NO_SHOW"
-    ? h("button", { type: "button", class: "secondary", onclick: async () => {
+    ? h("button", { type: "button", class: "secondary",
+      "aria-label": t("summary.excuseNamed", { guest: named({ ...guest, is_local: !guest.username }) }), onclick: async () => {
       const done = await ask({ title: t("summary.excuseTitle", { name }),
         message: t("summary.excuseText"), confirm: t("summary.excuse"),
         input: { label: t("common.reasonLabel"), required: true, placeholder: t("summary.excusePlaceholder"),
@@ -120,7 +121,8 @@ function guestRow(guest, path, ctx) {
 // CSV follow.
 function broughtButton(guest, path, ctx) {
   const name = shortName(guest), count = guest.guests_count;
-  return h("button", { type: "button", class: "secondary", onclick: async () => {
+  return h("button", { type: "button", class: "secondary",
+    "aria-label": t("summary.broughtNamed", { guest: named({ ...guest, is_local: !guest.username }) }), onclick: async () => {
     const done = await ask({ title: t("summary.broughtTitle", { name }), message: t("summary.broughtText", { count }),
       input: { label: t("summary.broughtLabel", { count }), required: true, value: String(guest.guests_brought),
         limits: { ...(await limits("set_guests_brought")).guests_brought, max: count, type: "number", inputmode: "numeric" } },
