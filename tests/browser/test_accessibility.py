@@ -137,6 +137,9 @@ def test_axe_finds_nothing_on_any_screen_and_every_phone_target_is_44_px(
         is_finalized=True,
     )
     MeetupGuest.create(meetup=done, guest=ALICE, rsvp_time=datetime(2026, 2, 1))
+    MeetupGuest.update(waitlisted=True, guests_count=2).where(
+        (MeetupGuest.meetup == meetup) & (MeetupGuest.guest == 2003)
+    ).execute()
     for hash_, ready in [("signin", "input[name=username]"), ("register", "input[name=username]"),
                          ("forgot", "input[name=username]"), ("pass-ended", ".pass-ended")]:  # fmt: skip
         audit.visit(visitor, hash_, ready, hash_)
@@ -187,7 +190,7 @@ def test_axe_finds_nothing_on_any_screen_and_every_phone_target_is_44_px(
     audit.check(page, "meetups, none yet (another organization)")
 
     assert audit.found == {}, "\n".join(f"{problem} [{', '.join(on)}]" for problem, on in audit.found.items())
-    assert len(audit.screens) == 34
+    assert len(audit.screens) == 36
 
 
 # What the page's live regions said since the last call: every change inside one (a screen reader reads it).
@@ -266,7 +269,7 @@ def door_screens(page, audit, door):
     audit.check(page, "door, search results")
     page.locator(".door-search").fill("alice")
     page.keyboard.press("Enter")  # checked in, and the door says so
-    expect(page.locator(".last-action .alert.ok")).to_be_visible()
+    expect(page.locator(".last-action[data-kind=ok]")).to_be_visible()
     audit.check(page, "door, after a check-in")
     page.locator(".door-search").fill("nobody by this name")
     expect(page.locator(".more button")).to_be_visible()  # add as a walk-in
@@ -283,6 +286,10 @@ def door_screens(page, audit, door):
     audit.check(page, "door, undo dialog")
     page.keyboard.press("Escape")
     page.locator("[data-filter=all]").click()
+    page.locator("[data-guest='2003'] .act button").click()  # waitlisted, RSVP'd +2: asks both at once
+    expect(page.locator("dialog[open]")).to_be_visible()
+    audit.check(page, "door, waitlist and guests brought dialog")
+    page.keyboard.press("Escape")
     if audit.phone:
         page.locator(".menu-toggle").click()
     page.locator("#door-actions button").first.click()  # Add walk-in
@@ -295,5 +302,8 @@ def door_screens(page, audit, door):
     expect(page.locator("[data-queue=waiting]")).to_be_visible()
     expect(page.locator("[data-guest='2002']")).to_have_class(re.compile(r"\bpending\b"))  # oliver_2
     audit.check(page, "door, offline with a check-in waiting")
+    page.locator(".status-toggle").click()
+    expect(page.locator("#door-status-details")).to_be_visible()
+    audit.check(page, "door, its status line's details")
     page.context.set_offline(False)
     expect(page.locator("[data-queue]")).to_have_count(0)

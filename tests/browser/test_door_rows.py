@@ -112,5 +112,6 @@ def test_two_rows_stay_in_view_with_the_keyboard_up_whatever_the_door_says(
 
     admin = as_user(make_user("olga", org=org, role="ADMIN"))
     admin.patch(f"/organizations/{org.id}/meetups/{crowd.id}/finalize")  # and finalized: its note too
-    expect(page.locator(".door-head .alert")).to_have_count(1)
+    expect(page.locator(".door-head .alert")).to_have_count(1)  # cancelled, then finalized: one note says so
+    expect(page.locator(".door-head .alert.cancelled")).to_be_visible()
     two_rows_in_view(page, "finalized", locale)

@@ -90,7 +90,7 @@ def test_a_waitlisted_guest_is_never_checked_in_by_one_tap_or_enter(
     assert not arrived(5)
     expect(counter(page, "waitlisted")).to_have_text("1")
     # Enter on the only match asks too; a second Enter lands on Cancel, never on the check-in
-    page.get_by_role("searchbox").fill("ana")
+    page.locator(".door-search").fill("ana")
     page.keyboard.press("Enter")
     expect(dialog).to_contain_text(words(lang, "door.waitlistTitle", guest="Ana (@ana)"))
     page.keyboard.press("Enter")
@@ -147,6 +147,7 @@ def test_a_plus_two_with_one_friend_counts_two_people_everywhere_until_corrected
     undo = page.get_by_role("dialog")
     undo.get_by_role("textbox").fill("wrong Bea")
     press(undo.get_by_role("button", name=words(lang, "door.undoConfirm")), touch)
+    expect(page.locator(".last-action[data-kind=warn]")).to_be_visible()  # Door answered: undone
     expect(counter(page, "people")).to_have_text("0")
     assert api.get(f"{base(guests)}/summary").json["counts"]["people"] == 0
 

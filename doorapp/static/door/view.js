@@ -77,8 +77,9 @@ export const view = {
         h("p", { class: "muted" }, formatDate(m.date),
           " · ", m.last_synced_at ? t(m.platform_url ? "door.synced" : "door.fileRead", { time: formatTime(m.last_synced_at) })
             : t("door.neverSynced"))),
-      m.is_finalized ? h("div", { class: "alert info wide" }, t("door.finalizedNote")) : null,
-      m.cancelled_at ? h("div", { class: "alert warn wide cancelled" }, t("door.cancelledNote", { reason: m.cancel_reason })) : null);
+      // one note: a cancelled night says so even once finalized (nobody was let in either way)
+      m.cancelled_at ? h("div", { class: "alert warn wide cancelled" }, t("door.cancelledNote", { reason: m.cancel_reason }))
+        : m.is_finalized ? h("div", { class: "alert info wide" }, t("door.finalizedNote")) : null);
   },
 
   renderCounters() {
