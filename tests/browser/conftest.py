@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from webtest import TestApp
 
 from browser.support import TIMEOUT_MS, Browser
 from doorapp import access
@@ -78,6 +79,21 @@ def token_for(app):
     """token_for(user, minutes=60): a bearer token as POST /auth/token would issue it."""
     secret = app.config["door.config"].secret_key
     return lambda user, minutes=60: access.issue_token(secret, user, minutes)
+
+
+@pytest.fixture
+def olga(make_user, org):
+    """An admin of the org."""
+    return make_user("olga", org=org, role="ADMIN")
+
+
+@pytest.fixture
+def api(app, olga, token_for):
+    """olga's API client (WebTest on the same app), its user as .user."""
+    client = TestApp(app)
+    client.authorization = ("Bearer", token_for(olga))
+    client.user = olga
+    return client
 
 
 @pytest.fixture

@@ -16,11 +16,6 @@ from doorapp.models import Guest, MeetupGuest
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture
-def olga(make_user, org):
-    return make_user("olga", org=org, role="ADMIN")
-
-
 @pytest.mark.parametrize(
     "locale, viewport, arrived",
     [("en-US", DESKTOP, "Arrived"), ("es-ES", PHONE, "Dentro")],

@@ -14,11 +14,6 @@ from doorapp.models import AuditEvent, MeetupGuest, Org
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture
-def olga(make_user, org):
-    return make_user("olga", org=org, role="ADMIN")
-
-
 def downloaded(page, separator):
     with page.expect_download() as waiting:
         page.get_by_role("dialog").locator("button[type=submit]").click()

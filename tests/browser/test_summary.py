@@ -9,28 +9,14 @@ from datetime import datetime, timedelta
 
 import pytest
 from playwright.sync_api import expect
-from webtest import TestApp
 
 from browser.support import PHONE, screenshot
-from doorapp import access
 from doorapp.export import FORMULA_START
 from doorapp.models import AuditEvent, AuditType, Meetup, MeetupGuest
 
 pytestmark = pytest.mark.browser
 DEMO = "https://demo.door.invalid/night-owls"
 KEYBOARD_UP = {"width": 390, "height": 470}  # a phone with its keyboard up
-
-
-@pytest.fixture
-def olga(make_user, org):
-    return make_user("olga", org=org, role="ADMIN")
-
-
-@pytest.fixture
-def api(app, olga):
-    client = TestApp(app)
-    client.authorization = ("Bearer", access.issue_token(app.config["door.config"].secret_key, olga, 60))
-    return client
 
 
 def demo_evening(api, org):

@@ -17,11 +17,6 @@ SPANISH = "es-ES"
 
 
 @pytest.fixture
-def olga(make_user, org):
-    return make_user("olga", org=org, role="ADMIN")
-
-
-@pytest.fixture
 def big_night(app, olga, org, meetup):
     """130 guests on the list, three of them in (one a ban-free Grace), Nadia let in by name; finalized."""
     api = TestApp(app)

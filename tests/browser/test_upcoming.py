@@ -17,11 +17,6 @@ DEMO = "https://demo.door.invalid/night-owls"
 SPANISH = "es-ES"
 
 
-@pytest.fixture
-def olga(make_user, org):
-    return make_user("olga", org=org, role="ADMIN")
-
-
 def demo_meetup(page, thread):
     """Create the demo's event from the meetups screen, as a new organizer would; its id."""
     page.goto("/#/meetups")

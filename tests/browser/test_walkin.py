@@ -5,11 +5,9 @@ that finds nobody says what to do next."""
 
 import pytest
 from playwright.sync_api import expect
-from webtest import TestApp
 
 from browser.support import DESKTOP, PHONE, audit_types, english_left, screenshot
 from browser.test_passes import pairing_path
-from doorapp import access
 from doorapp.models import AuditEvent, Ban, Guest, MeetupGuest
 
 pytestmark = pytest.mark.browser
@@ -57,19 +55,6 @@ WORDS = {
 PHONE_EN, DESKTOP_ES = ("en-US", PHONE, True), ("es-ES", DESKTOP, False)
 PHONE_ES, DESKTOP_EN = ("es-ES", PHONE, True), ("en-US", DESKTOP, False)
 EVERY = [PHONE_EN, DESKTOP_EN, PHONE_ES, DESKTOP_ES]
-
-
-@pytest.fixture
-def olga(make_user, org):
-    return make_user("olga", org=org, role="ADMIN")
-
-
-@pytest.fixture
-def api(app, olga):
-    """olga's API client."""
-    client = TestApp(app)
-    client.authorization = ("Bearer", access.issue_token(app.config["door.config"].secret_key, olga, 60))
-    return client
 
 
 @pytest.fixture

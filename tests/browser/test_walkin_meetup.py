@@ -30,11 +30,6 @@ def config(config, fake_meetup, platform_timeout):
 
 
 @pytest.fixture
-def olga(make_user, org):
-    return make_user("olga", org=org, role="ADMIN")
-
-
-@pytest.fixture
 def book_circle(app, olga, org, fake_meetup):
     """Hannah came to the summer social; the book circle's list has Ivy alone."""
     api = TestApp(app)
