@@ -10,11 +10,9 @@ from datetime import datetime
 
 import pytest
 from playwright.sync_api import expect
-from webtest import TestApp
 
 from browser.support import DESKTOP, PHONE, no_english, screenshot
 from browser.test_door import counter, row
-from doorapp import access
 from doorapp.models import Guest, MeetupGuest
 from doorapp.spreadsheet import catalogue
 
@@ -39,16 +37,6 @@ def guests(meetup):
         Guest.create(platform_user_id=guest_id, username=username, displayname=username.title())
         MeetupGuest.create(meetup=meetup, guest=guest_id, rsvp_time=datetime(2026, 11, 21), **fields)
     return meetup
-
-
-@pytest.fixture
-def api(app, make_user, org):
-    """An org admin's API client (the summary, the CSV), as olga."""
-    olga = make_user("olga", org=org, role="ADMIN")
-    client = TestApp(app)
-    client.authorization = ("Bearer", access.issue_token(app.config["door.config"].secret_key, olga, 60))
-    client.user = olga
-    return client
 
 
 def door(browser, make_user, org, meetup, token_for, locale, viewport, touch, user=None):
@@ -89,6 +77,8 @@ def test_a_waitlisted_guest_is_never_checked_in_by_one_tap_or_enter(
     expect(dialog).to_have_count(0)
     assert not arrived(5)
     expect(counter(page, "waitlisted")).to_have_text("1")
+    expect(row(page, "ana").locator(".badge.waitlist")).to_be_visible()  # said once, as the row's state
+    expect(row(page, "ana").locator(".tag.waitlist")).to_have_count(0)
     # Enter on the only match asks too; a second Enter lands on Cancel, never on the check-in
     page.locator(".door-search").fill("ana")
     page.keyboard.press("Enter")
@@ -101,6 +91,7 @@ def test_a_waitlisted_guest_is_never_checked_in_by_one_tap_or_enter(
     expect(counter(page, "arrived")).to_have_text("1")
     expect(counter(page, "waitlisted")).to_have_text("0")
     expect(counter(page, "people")).to_have_text("1")
+    expect(row(page, "ana").locator(".tag.waitlist")).to_be_visible()  # let in: the tag says from where
     assert arrived(5)
 
 
