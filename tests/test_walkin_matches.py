@@ -1,5 +1,6 @@
-"""The walk-in dialog's matches over HTTP: the platform guests Door knows who match what the door typed and
-are not on the meetup's list, with this organization's ban marks; a door pass of the meetup may read them."""
+"""The walk-in dialog's matches over HTTP: the guests Door knows who match what the door typed and are not on
+the meetup's list (the platform's, then those this organization let in by name or read from a file), with
+this organization's ban marks; a door pass of the meetup may read them."""
 
 import pytest
 from helpers import ENGINES, base
@@ -30,6 +31,7 @@ def known(org, meetup):
     Ban.create(org=other, guest=guests["ben_baker"], reason="Another org's reason")
     MeetupGuest.create(meetup=meetup, guest=guests["hannah_murphy"])
     Guest.create(platform_user_id=-5, username="", displayname="Hannah Local", is_local=True, org=org)
+    Guest.create(platform_user_id=-6, username="", displayname="Hannah Elsewhere", is_local=True, org=other)
     return guests
 
 
@@ -39,15 +41,16 @@ def matches(client, meetup, **query):
 
 def test_the_guests_door_knows_off_the_list_match_as_the_door_search_does(door, meetup, known):
     reply = matches(door, meetup, q="hannah").json
-    # Hannah Murphy is on the list (the door's search finds her) and the name let in by name is no platform
-    # guest: neither is offered
+    # Hannah Murphy is on the list (the door's search finds her): not offered; Hannah Local, let in by name
+    # here before, comes after the platform's guests; another org's Hannah Elsewhere is not this door's
     assert reply == {
-        "total": 2,
+        "total": 3,
         "guests": [
             {
                 "platform_user_id": 503,
                 "username": "baker_h",
                 "displayname": "Hânnah Bäker-Smith",
+                "is_local": False,
                 "is_banned": True,
                 "ban_reason": "Shouted at the host",
             },
@@ -55,6 +58,15 @@ def test_the_guests_door_knows_off_the_list_match_as_the_door_search_does(door, 
                 "platform_user_id": 501,
                 "username": "hannah_baker",
                 "displayname": "Hannah Baker",
+                "is_local": False,
+                "is_banned": False,
+                "ban_reason": None,
+            },
+            {
+                "platform_user_id": -5,
+                "username": "",
+                "displayname": "Hannah Local",
+                "is_local": True,
                 "is_banned": False,
                 "ban_reason": None,
             },
@@ -110,3 +122,16 @@ def test_a_door_pass_of_the_meetup_reads_them(client, boss, meetup, known):
         ("baker_h", True),
         ("hannah_baker", False),
     ]
+
+
+def test_a_regular_let_in_by_name_here_is_offered_and_let_in_again_as_the_same_guest(door, meetup, known):
+    """Most lists come from files, whose guests are this org's own: last month's regular walks in tonight
+    and is added from the match, not typed in again as a second person of the same name."""
+    (local,) = [g for g in matches(door, meetup, q="local").json["guests"]]
+    added = door.post_json(
+        f"{base(meetup)}/guests/{local['platform_user_id']}/add-walkin", {"check_in": True}
+    )
+    assert added.status_int == 201 and added.json["rsvp"]["has_arrived"] is True
+    assert added.json["guest"]["platform_user_id"] == -5
+    assert matches(door, meetup, q="local").json["total"] == 0  # on the list now
+    assert Guest.select().where(Guest.displayname == "Hannah Local").count() == 1

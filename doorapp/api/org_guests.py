@@ -1,6 +1,6 @@
 """/organizations/<org_id>/guests/: guests as one organization knows them: the banned list, banning and
 unbanning (admins), linking a guest let in by name to their platform account, and a guest's history here;
-and .../meetups/<meetup_id>/walkin-matches, the platform guests a door may add as walk-ins."""
+and .../meetups/<meetup_id>/walkin-matches, the guests Door knows that a door may add as walk-ins."""
 
 from collections import Counter
 from dataclasses import dataclass
@@ -80,11 +80,14 @@ class MatchQuery:
 
 
 class WalkinMatch(TypedDict):
-    """A platform guest Door knows, with their ban in this organization (none: is_banned false)."""
+    """A guest Door knows, with their ban in this organization (none: is_banned false): a platform guest,
+    or (`is_local`) one let in by name at this organization's door or read from its files, who has no
+    username."""
 
     platform_user_id: int
     username: str
     displayname: str
+    is_local: bool
     is_banned: bool
     ban_reason: str | None
 
@@ -105,15 +108,17 @@ class WalkinMatches(TypedDict):
     errors=("not_found",),
 )
 def list_walkin_matches(org_id, meetup_id, query):
-    """The platform guests Door knows (from any list or walk-in) who match what the door typed and are not
-    on this meetup's list, each marked when banned here: the walk-ins the door may add in one tap.
+    """The guests Door knows who match what the door typed and are not on this meetup's list, each marked
+    when banned here: the walk-ins the door may add in one tap. The platform's guests (from any list or
+    walk-in) come first, then the people this organization let in by name or read from a file at an
+    earlier meetup (`is_local`), so a regular from last month's spreadsheet is not typed in twice.
 
     A door pass may read it (the door adds walk-ins): it answers only to a typed `q`, at most 20 at a
     time and no further pages, with what the door would see of the guest once added (name, username, a
     ban here and its reason); a guest the platform knows but Door does not is found by POST /guests/."""
     meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)
     on_list = MeetupGuest.select(MeetupGuest.guest).where(MeetupGuest.meetup == meetup.id)
-    total, guests = Guest.search(query.q, query.limit, 0, leaving_out=on_list)
+    total, guests = Guest.search(query.q, query.limit, 0, leaving_out=on_list, org_id=meetup.org_id)
     bans = {
         ban.guest_id: ban.reason
         for ban in Ban.select().where(
@@ -125,6 +130,7 @@ def list_walkin_matches(org_id, meetup_id, query):
             platform_user_id=g.platform_user_id,
             username=g.username,
             displayname=g.displayname,
+            is_local=g.is_local,
             is_banned=g.platform_user_id in bans,
             ban_reason=bans.get(g.platform_user_id),
         )

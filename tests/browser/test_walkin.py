@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from browser.support import DESKTOP, PHONE, audit_types, english_left, screenshot
 from browser.test_passes import pairing_path
-from doorapp.models import AuditEvent, Ban, Guest, MeetupGuest
+from doorapp.models import AuditEvent, Ban, Guest, Meetup, MeetupGuest
 
 pytestmark = pytest.mark.browser
 DEMO = "https://demo.door.invalid/night-owls"
@@ -181,6 +181,18 @@ def test_a_name_nobody_knows_is_let_in_by_name_and_a_failed_look_up_says_what_ne
     expect(nadia).to_contain_text("#1")
     local = Guest.get(Guest.displayname == "Nadia Volkova")
     assert local.is_local and audit_types(guest=local.platform_user_id) == ["WALKIN", "CHECK_IN"]
+
+    # she comes again to the summer social: offered as the person let in here before, not typed in anew
+    summer = Meetup.get(Meetup.platform_url == f"{DEMO}/summer-social")
+    page.goto(f"/#/orgs/{org.id}/meetups/{summer.id}")
+    dialog = open_walk_in(page, words, "nadia")
+    offered = dialog.get_by_role("button", name=f"Nadia Volkova {words['local']}")
+    tap(page, offered, setting)
+    expect(page.locator(".last-action[data-kind=ok]")).to_be_visible()  # in, and the search emptied
+    page.locator(".door-search").fill("nadia")
+    expect(page.locator("#door-results > [role=row]").filter(has_text="Nadia Volkova")).to_contain_text("#1")
+    assert Guest.select().where(Guest.displayname == "Nadia Volkova").count() == 1
+    assert MeetupGuest.get(MeetupGuest.meetup == summer, MeetupGuest.guest == local).has_arrived
 
 
 def test_a_door_pass_offers_and_adds_a_member_but_never_lets_a_banned_one_in(api, browser, org, board_games):

@@ -120,7 +120,7 @@ export const walkIns = {
   matchButton(guest, pick) {
     return h("button", { type: "button", class: guest.is_banned ? "match banned" : "match", onclick: pick },
       h("span", { class: "name" }, guest.displayname || guest.username),
-      h("span", { class: "username" }, "@" + guest.username),
+      h("span", { class: "username" }, guest.is_local ? t("guest.notOnPlatform") : "@" + guest.username),
       guest.is_banned ? h("span", { class: "ban" }, h("strong", {}, t("door.banned")), " ", guest.ban_reason || "") : null);
   },
 
