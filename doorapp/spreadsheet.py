@@ -83,11 +83,21 @@ class People:
         said = {**line, **{time: self.when(getattr(entry, time)) for time in TIMES}}
         said.update(outcome=self.outcome(line["outcome"]), ban_overridden=self.yes(line["ban_overridden"]))
         said["rsvp_time"] = None if entry.is_walkin else said["rsvp_time"]
-        if line["checked_in_pass_label"] is not None:  # "Maria's phone (pase, creado por alice)"
-            said["checked_in_by"] = self.words["pass.actor"].format(
-                label=line["checked_in_pass_label"], username=line["checked_in_pass_made_by"]
+        if line["checked_in_pass_label"] is not None:
+            said["checked_in_by"] = self.door_pass(
+                line["checked_in_pass_label"], line["checked_in_pass_made_by"]
             )
         return [said[column] for column in columns]
+
+    def door_pass(self, label, maker_username):
+        """A door pass in the file's language: "Maria's phone (pase, creado por alice)"."""
+        return self.words["pass.actor"].format(label=label, username=maker_username)
+
+    def actor(self, event):
+        """Who made an event (a row of AuditEvent.with_people()): a username, a door pass, or None."""
+        if event["actor_pass"] is not None:
+            return self.door_pass(event["pass_label"], event["pass_maker_username"])
+        return event["actor_username"]
 
     def header(self, columns):
         return [self.words[f"csv.{column}"] for column in columns]

@@ -202,6 +202,12 @@ def test_summary_and_csv_exports_name_the_pass_and_its_maker(phone, boss, meetup
         ("CHECK_IN", WORDS),
         ("PASS_CREATED", "boss"),
     ]
+    query = {"style": "people", "lang": "es", "sep": "semicolon"}
+    log = boss.get(f"/organizations/{org.id}/events/export", query).text.lstrip("\ufeff")
+    assert [row["Por"] for row in csv.DictReader(io.StringIO(log), delimiter=";")] == [
+        "Maria's phone (pase, creado por boss)",  # in the file's language, as on the guest list
+        "boss",
+    ]
 
 
 def test_a_pass_cannot_override_a_ban(phone, boss, meetup, guest, org):

@@ -155,7 +155,7 @@ def event_line(event, meetup_names, people):
     return (
         people.when(event["timestamp"]),
         people.words.get(f"event.{event['event_type']}", event["event_type"]),
-        event["actor_username"],
+        people.actor(event),
         event["guest_displayname"],
         event["guest_username"],
         meetup_names.get(event["meetup_id"]),
