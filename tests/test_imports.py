@@ -561,6 +561,14 @@ def test_the_command_line_creates_previews_and_updates(tmp_path, config, org, ca
     meetup_id = out.split("meetup: ")[1].split()[0]
     status, out = cli(tmp_path, config, capsys, path, "--org", "night-owls", "--meetup", meetup_id)
     assert status == 0 and "added: 0" in out and "unchanged: 5" in out
+    # a newer file: who comes and who is gone, by name; a name cannot drive the terminal
+    path.write_bytes(meetup_xls([*PEOPLE[:2], ("Zoe \u202eKrap", 20000009, "Yes", 0)]))
+    status, out = cli(
+        tmp_path, config, capsys, path, "--org", "night-owls", "--meetup", meetup_id, "--preview"
+    )
+    said = dict(line.split(": ", 1) for line in out.splitlines())
+    assert status == 0 and said["added"] == "1 (Zoe ?Krap)"  # a right-to-left override would reorder the line
+    assert said["cancelled"] == '2 (=HYPERLINK("http://x"), Priya Raman)'
     assert [e.details["added"] for e in events("MEETUP_IMPORTED")] == [4, 0]
     assert events("MEETUP_IMPORTED")[0].actor_id is None
 

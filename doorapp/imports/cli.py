@@ -101,10 +101,20 @@ def _date(text):
 def describe(report, meetup):
     """The report as lines for a terminal."""
     lines = [f"format: {report['format']}", f"name column: {', '.join(report['columns']['name'])}"]
-    lines += [f"{name.replace('_', ' ')}: {report[name]}" for name in COUNTS]
+    lines += [f"{name.replace('_', ' ')}: {report[name]}{_who(report, name)}" for name in COUNTS]
     lines += [f"row {p['row'] or '...'}: {p['message']}" for p in report["problems"]]
     if meetup is None:
         lines.append("preview: nothing was stored")
     else:
         lines.append(f"meetup: {meetup.id} {meetup.name} ({report['total']} on the list)")
     return "\n".join(lines)
+
+
+def _who(report, count):
+    """' (Ana García, Wei Zhang)' for the counts that name people (the report's first 50 of each, '…' when
+    there are more); a character that would drive the terminal rather than show is written as '?'."""
+    names = report["names"].get(count)
+    if not names:
+        return ""
+    shown = ["".join(c if c.isprintable() else "?" for c in name) for name in names]
+    return f" ({', '.join(shown)}{', …' if report[count] > len(names) else ''})"
