@@ -21,7 +21,7 @@ WORDS = {
         "anyway": "Check in anyway",
         "forced": "checked in: #1 (ban overridden)",
         "by_name": "Let in “{typed}” by name",
-        "no_match": "No member Door knows matches “{typed}”.",
+        "no_match": "Nobody Door knows matches “{typed}”.",
         "look_up": "Look up @{typed} on the platform",
         "not_found": (
             "The platform has nobody by “{typed}”. Pick them from the list above if they are there, "
@@ -38,7 +38,7 @@ WORDS = {
         "anyway": "Dar entrada igualmente",
         "forced": "ha entrado: n.º 1 (veto saltado)",
         "by_name": "Dejar entrar a «{typed}» por su nombre",
-        "no_match": "Ningún miembro que Door conoce coincide con «{typed}».",
+        "no_match": "Nadie que Door conozca coincide con «{typed}».",
         "look_up": "Buscar @{typed} en la plataforma",
         "not_found": (
             "La plataforma no tiene a nadie como «{typed}». Elígele en la lista de arriba si está, "
