@@ -23,13 +23,20 @@ class History(TypedDict):
     repeat_no_show: bool
 
 
-class GuestAtDoor(TypedDict):
+class WalkinMatch(TypedDict):
+    """A guest Door knows, with their ban in this organization (none: is_banned false): a platform guest,
+    or (`is_local`) one let in by name at this organization's door or read from its files, who has no
+    username. What the walk-in dialog offers; on a list, the door sees them with their history too."""
+
     platform_user_id: int
     username: str
     displayname: str
     is_local: bool
     is_banned: bool
     ban_reason: str | None
+
+
+class GuestAtDoor(WalkinMatch):
     history: History
 
 

@@ -9,7 +9,7 @@ from typing import Literal, TypedDict
 from doorapp import platforms
 from doorapp.access import door, org_admin, org_member
 from doorapp.api import adapter, endpoint, shapes
-from doorapp.api.door_shapes import History, history_json
+from doorapp.api.door_shapes import History, WalkinMatch, history_json
 from doorapp.api.shapes import MOMENT, OUTCOME, UUID, banned_json, guest_json
 from doorapp.bodies import number, text
 from doorapp.db import get_or_404, iso, write
@@ -77,19 +77,6 @@ class MatchQuery:
         "case, accents), as the door's search.",
     )
     limit: int = number(1, 20, default=8)
-
-
-class WalkinMatch(TypedDict):
-    """A guest Door knows, with their ban in this organization (none: is_banned false): a platform guest,
-    or (`is_local`) one let in by name at this organization's door or read from its files, who has no
-    username."""
-
-    platform_user_id: int
-    username: str
-    displayname: str
-    is_local: bool
-    is_banned: bool
-    ban_reason: str | None
 
 
 class WalkinMatches(TypedDict):
