@@ -9,7 +9,7 @@ from doorapp.db import BaseModel, Prepared, count_where, utcnow
 from doorapp.models.accounts import User
 from doorapp.models.guests import Ban, Guest
 from doorapp.models.meetups import Meetup
-from doorapp.models.passes import DoorPass
+from doorapp.models.passes import DoorPass, actor_ids, is_pass
 
 MAKER = User.alias("maker")  # who made the door pass that checked a guest in
 
@@ -136,7 +136,7 @@ class MeetupGuest(BaseModel):
         with `brought` of its guests; False when it already was or the meetup is closed (the UPDATEs
         decide; the caller rolls back on False, which returns the number)."""
         number = Meetup.next_arrival_order(entry.meetup_id)
-        by_pass = isinstance(user, DoorPass)
+        by_pass = is_pass(user)
         arrival = {
             "has_arrived": True,
             "arrival_time": at,
@@ -145,8 +145,7 @@ class MeetupGuest(BaseModel):
             "checked_in_by": None if by_pass else user,
             "checked_in_pass": user if by_pass else None,
         }
-        ids = (None, user.id) if by_pass else (user.id, None)
-        if number is None or _ARRIVED.count(at, number, brought, *ids, entry.id) != 1:
+        if number is None or _ARRIVED.count(at, number, brought, *actor_ids(user), entry.id) != 1:
             return False
         for name, value in arrival.items():  # the instance now shows the row as stored
             setattr(entry, name, value)

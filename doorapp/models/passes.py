@@ -31,6 +31,11 @@ def is_pass(caller):
     return isinstance(caller, DoorPass)
 
 
+def actor_ids(actor):
+    """(user id, door pass id) of who acted: a User (or its id), a DoorPass, or None."""
+    return (None, actor.id) if is_pass(actor) else (getattr(actor, "id", actor), None)
+
+
 def caller_key(caller):
     """A key of the caller's own for its rate limits and Idempotency-Keys: the account's id, or
     `pass <id>` for a door pass (no account's key has a space)."""
