@@ -88,7 +88,6 @@ class MeetupGuest(BaseModel):
                 Ban.reason,
                 User.id,
                 User.username,
-                *cls.pass_columns(),
             )
             .join(Meetup)
             .switch(cls)
@@ -98,10 +97,6 @@ class MeetupGuest(BaseModel):
             .switch(cls)
             .join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by)
         )
-
-    @staticmethod
-    def pass_columns():
-        return DoorPass.id, DoorPass.label, MAKER.id, MAKER.username
 
     @classmethod
     def door_list(cls, meetup):
@@ -258,7 +253,7 @@ class MeetupGuest(BaseModel):
         arrived_first = Case(None, [(cls.has_arrived, 0)], 1)
         return (
             _with_pass(
-                cls.select(cls, Guest, User.id, User.username, Meetup, *cls.pass_columns())
+                cls.select(cls, Guest, User.id, User.username, Meetup)
                 .join(Guest)
                 .switch(cls)
                 .join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by)
@@ -329,9 +324,11 @@ class MeetupGuest(BaseModel):
 
 
 def _with_pass(query):
-    """`query` of entries with the door pass that checked each in, and its maker, joined (or None)."""
+    """`query` of entries with the door pass that checked each in, and its maker, selected and joined (or
+    None)."""
     return (
-        query.switch(MeetupGuest)
+        query.select_extend(DoorPass.id, DoorPass.label, MAKER.id, MAKER.username)
+        .switch(MeetupGuest)
         .join(
             DoorPass, JOIN.LEFT_OUTER, on=DoorPass.id == MeetupGuest.checked_in_pass, attr="checked_in_pass"
         )
