@@ -184,7 +184,7 @@ _LIVE = Prepared(
             DoorPass.revoked_at.is_null(),
             DoorPass.ends_at > now,
             # finalizing or cancelling its meetup ends it; deleting it deletes the pass (on_delete CASCADE)
-            DoorPass.meetup.is_null() | (~Meetup.is_finalized & Meetup.cancelled_at.is_null()),
+            DoorPass.meetup.is_null() | Meetup.still_open(),
         )
     ),
 )
