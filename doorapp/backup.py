@@ -58,7 +58,7 @@ def dump(database_url, dest):
             "your provider's backups. Nothing was written."
         )
     if a_folder(dest):
-        dest = private_dir(dest) / f"door-{datetime.now().strftime('%Y%m%d-%H%M%S-%f')}.dump"
+        dest = dated(private_dir(dest), suffix=".dump")
     name, options = postgres_options(database_url)
     password = options.pop("password", None)
     private_file(dest)  # made 0600 before pg_dump writes into it
@@ -83,7 +83,12 @@ def dump(database_url, dest):
 def backup_into(database_path, folder, prefix="door"):
     folder = Path(folder)
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    return copy(database_path, folder / f"{prefix}-{datetime.now().strftime('%Y%m%d-%H%M%S-%f')}.db")
+    return copy(database_path, dated(folder, prefix))
+
+
+def dated(folder, prefix="door", suffix=".db"):
+    """A new file's path in `folder`, named by the time to the microsecond: door-20261121-190000-000000.db."""
+    return folder / f"{prefix}-{datetime.now().strftime('%Y%m%d-%H%M%S-%f')}{suffix}"
 
 
 def copy(database_path, dest):

@@ -13,7 +13,7 @@ from doorapp.db import BaseModel, Prepared, utcnow
 from doorapp.models.accounts import Org, User
 from doorapp.models.guests import Guest
 from doorapp.models.meetups import door_list_changed
-from doorapp.models.passes import DoorPass
+from doorapp.models.passes import DoorPass, actor_ids
 
 
 class AuditType(StrEnum):
@@ -91,13 +91,6 @@ EVENTS = {
         Moves.MEETUP, ("guests_brought_before", "guests_brought")
     ),  # the door's People count moves
 }
-
-
-def actor_ids(actor):
-    """(user id, door pass id) of who acted: a User (or its id), a DoorPass, or None."""
-    if isinstance(actor, DoorPass):
-        return None, actor.id
-    return getattr(actor, "id", actor), None
 
 
 def record(event_type, actor, org=None, meetup=None, guest=None, reason=None, **details):

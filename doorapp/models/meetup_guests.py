@@ -9,7 +9,7 @@ from doorapp.db import BaseModel, Prepared, count_where, utcnow
 from doorapp.models.accounts import User
 from doorapp.models.guests import Ban, Guest
 from doorapp.models.meetups import Meetup
-from doorapp.models.passes import DoorPass
+from doorapp.models.passes import DoorPass, actor_ids, is_pass
 
 MAKER = User.alias("maker")  # who made the door pass that checked a guest in
 
@@ -88,7 +88,6 @@ class MeetupGuest(BaseModel):
                 Ban.reason,
                 User.id,
                 User.username,
-                *cls.pass_columns(),
             )
             .join(Meetup)
             .switch(cls)
@@ -98,10 +97,6 @@ class MeetupGuest(BaseModel):
             .switch(cls)
             .join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by)
         )
-
-    @staticmethod
-    def pass_columns():
-        return DoorPass.id, DoorPass.label, MAKER.id, MAKER.username
 
     @classmethod
     def door_list(cls, meetup):
@@ -136,7 +131,7 @@ class MeetupGuest(BaseModel):
         with `brought` of its guests; False when it already was or the meetup is closed (the UPDATEs
         decide; the caller rolls back on False, which returns the number)."""
         number = Meetup.next_arrival_order(entry.meetup_id)
-        by_pass = isinstance(user, DoorPass)
+        by_pass = is_pass(user)
         arrival = {
             "has_arrived": True,
             "arrival_time": at,
@@ -145,8 +140,7 @@ class MeetupGuest(BaseModel):
             "checked_in_by": None if by_pass else user,
             "checked_in_pass": user if by_pass else None,
         }
-        ids = (None, user.id) if by_pass else (user.id, None)
-        if number is None or _ARRIVED.count(at, number, brought, *ids, entry.id) != 1:
+        if number is None or _ARRIVED.count(at, number, brought, *actor_ids(user), entry.id) != 1:
             return False
         for name, value in arrival.items():  # the instance now shows the row as stored
             setattr(entry, name, value)
@@ -259,7 +253,7 @@ class MeetupGuest(BaseModel):
         arrived_first = Case(None, [(cls.has_arrived, 0)], 1)
         return (
             _with_pass(
-                cls.select(cls, Guest, User.id, User.username, Meetup, *cls.pass_columns())
+                cls.select(cls, Guest, User.id, User.username, Meetup)
                 .join(Guest)
                 .switch(cls)
                 .join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by)
@@ -330,9 +324,11 @@ class MeetupGuest(BaseModel):
 
 
 def _with_pass(query):
-    """`query` of entries with the door pass that checked each in, and its maker, joined (or None)."""
+    """`query` of entries with the door pass that checked each in, and its maker, selected and joined (or
+    None)."""
     return (
-        query.switch(MeetupGuest)
+        query.select_extend(DoorPass.id, DoorPass.label, MAKER.id, MAKER.username)
+        .switch(MeetupGuest)
         .join(
             DoorPass, JOIN.LEFT_OUTER, on=DoorPass.id == MeetupGuest.checked_in_pass, attr="checked_in_pass"
         )

@@ -50,6 +50,11 @@ class Meetup(BaseModel):
         return not self.is_finalized and self.cancelled_at is None
 
     @classmethod
+    def still_open(cls):
+        """is_open in SQL."""
+        return ~cls.is_finalized & cls.cancelled_at.is_null()
+
+    @classmethod
     def open(cls, org_id, meetup_id):
         """The org's meetup: 404 not_found when it is not there, 409 once it is finalized or cancelled."""
         meetup = get_or_404(cls, meetup_id, "meetup", org=org_id)
@@ -156,7 +161,7 @@ _NEXT_ARRIVAL = Prepared(
             last_arrival_order=Meetup.last_arrival_order + 1,  # a check-in changes the door list
             door_list_version=Meetup.door_list_version + 1,
         )
-        .where(Meetup.id == meetup_id, ~Meetup.is_finalized, Meetup.cancelled_at.is_null())
+        .where(Meetup.id == meetup_id, Meetup.still_open())
         .returning(Meetup.last_arrival_order)
     ),
 )

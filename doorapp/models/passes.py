@@ -31,6 +31,11 @@ def is_pass(caller):
     return isinstance(caller, DoorPass)
 
 
+def actor_ids(actor):
+    """(user id, door pass id) of who acted: a User (or its id), a DoorPass, or None."""
+    return (None, actor.id) if is_pass(actor) else (getattr(actor, "id", actor), None)
+
+
 def caller_key(caller):
     """A key of the caller's own for its rate limits and Idempotency-Keys: the account's id, or
     `pass <id>` for a door pass (no account's key has a space)."""
@@ -179,7 +184,7 @@ _LIVE = Prepared(
             DoorPass.revoked_at.is_null(),
             DoorPass.ends_at > now,
             # finalizing or cancelling its meetup ends it; deleting it deletes the pass (on_delete CASCADE)
-            DoorPass.meetup.is_null() | (~Meetup.is_finalized & Meetup.cancelled_at.is_null()),
+            DoorPass.meetup.is_null() | Meetup.still_open(),
         )
     ),
 )
