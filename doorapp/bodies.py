@@ -290,6 +290,15 @@ def parse(cls, data, where="body", strings=False):
     return cls(**values)
 
 
+def nullable_schema(schema):
+    """The OpenAPI 3.1 (JSON Schema) form of a schema that may also be null."""
+    if list(schema) == ["anyOf"]:  # a union: null is one more of its choices
+        return {"anyOf": [*schema["anyOf"], {"type": "null"}]}
+    if "type" not in schema or "enum" in schema:  # a reference, an enum: null is one more choice
+        return {"anyOf": [schema, {"type": "null"}]}
+    return {**schema, "type": [schema["type"], "null"]}
+
+
 def json_schema(cls, query=False, form=False, named=None):
     """The JSON schema of a body or (query=True) query-string dataclass, for OpenAPI; `named(enum)` gives
     the schema of a list's StrEnum (OpenAPI's: a reference to one component). A field that may be null
@@ -300,12 +309,8 @@ def json_schema(cls, query=False, form=False, named=None):
         schema = entry[2](kind, f.metadata, "query" if query else "body")
         if named and _is_enum_list(kind):
             schema["items"] = named(typing.get_args(kind)[0])
-        if nullable and not (query or form):  # an enum's null is one more choice, beside the enum
-            schema = (
-                {"anyOf": [schema, {"type": "null"}]}
-                if "enum" in schema
-                else {**schema, "type": [schema["type"], "null"]}
-            )
+        if nullable and not (query or form):
+            schema = nullable_schema(schema)
         props[f.name] = schema
         if f.default is MISSING:
             required.append(f.name)
