@@ -32,6 +32,12 @@ _DIGITS = re.compile(r"\s*-?[0-9]{1,19}\s*")  # str.isdigit() takes "Â²" and "â‘
 CONTROLS_FREE = f"^[^{CONTROLS.pattern[1:-1]}]*$"  # CONTROLS as a JSON Schema pattern of a whole text
 
 
+def controls_at(where):
+    """The control characters a text read at `where` refuses: all in a query; in a body, all but tab and
+    line breaks."""
+    return CONTROLS if where == "query" else _BODY_CONTROLS
+
+
 def text(max_length=None, min_length=1, pattern=None, default=MISSING, strip=True, doc=None, normalize=None):
     """A string field: required and non-blank unless a default is given. `normalize(value)` returns the
     form kept (before the length checks), or raises ValueError(message, rule) for a 422 `invalid`."""
@@ -81,7 +87,7 @@ def _string(value, meta, form):
 
 
 def _string_schema(kind, meta, where="body"):
-    refused = [f"[{(CONTROLS if where == 'query' else _BODY_CONTROLS).pattern[1:-1]}]"]
+    refused = [f"[{controls_at(where).pattern[1:-1]}]"]
     low = meta.get("min_length") or 0
     if low and meta.get("strip", True):  # what is left once the surrounding spaces are stripped is counted
         refused.append(rf"^\s*[\s\S]{{0,{low - 1}}}\s*$")
@@ -271,7 +277,7 @@ def parse(cls, data, where="body", strings=False):
     naming every bad field, located at `where`. Every text of a body, form or query passes
     refuse_controls() here first."""
     values, errors = {}, []
-    controls = CONTROLS if where == "query" else _BODY_CONTROLS
+    controls = controls_at(where)
     for f, nullable, parser, many in _plan(cls):
         value = (data.getall(f.name) or None) if many and hasattr(data, "getall") else data.get(f.name)
         if value is None:
