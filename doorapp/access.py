@@ -116,7 +116,7 @@ def issue_token(secret, user, minutes, kid=None):
     """A token for `user`, naming its key (`kid`, doorapp.keys) when given."""
     now = utcnow()
     claims = {"sub": user.username, "role": user.role, "iat": now, "exp": now + timedelta(minutes=minutes)}
-    return jwt.encode(claims, secret, algorithm="HS256", headers={"kid": kid} if kid else None)
+    return _signed(claims, secret, kid)
 
 
 def issue_pass_token(secret, door_pass, kid=None):
@@ -131,6 +131,11 @@ def issue_pass_token(secret, door_pass, kid=None):
         "exp": door_pass.ends_at,
         "jti": secrets.token_hex(16),
     }
+    return _signed(claims, secret, kid)
+
+
+def _signed(claims, secret, kid):
+    """A JWT of `claims` (HS256), naming its key in the header `kid` when given."""
     return jwt.encode(claims, secret, algorithm="HS256", headers={"kid": kid} if kid else None)
 
 
@@ -148,9 +153,8 @@ def _claims(keys):
     except jwt.InvalidTokenError:
         raise ApiError(401, "invalid_token", "The token is not valid; sign in again.") from None
     role = claims.get("role")
-    if role not in ("USER", "SITE_ADMIN", "PASS") or not isinstance(claims["sub"], str):
-        raise ApiError(401, "invalid_token", "The token is not valid; sign in again.")
-    if role == "PASS" and not isinstance(claims.get("pass"), int):
+    a_pass_without_one = role == "PASS" and not isinstance(claims.get("pass"), int)
+    if role not in ("USER", "SITE_ADMIN", "PASS") or not isinstance(claims["sub"], str) or a_pass_without_one:
         raise ApiError(401, "invalid_token", "The token is not valid; sign in again.")
     return claims
 

@@ -32,6 +32,12 @@ _DIGITS = re.compile(r"\s*-?[0-9]{1,19}\s*")  # str.isdigit() takes "Â²" and "â‘
 CONTROLS_FREE = f"^[^{CONTROLS.pattern[1:-1]}]*$"  # CONTROLS as a JSON Schema pattern of a whole text
 
 
+def controls_at(where):
+    """The control characters a text read at `where` refuses: all in a query; in a body, all but tab and
+    line breaks."""
+    return CONTROLS if where == "query" else _BODY_CONTROLS
+
+
 def text(max_length=None, min_length=1, pattern=None, default=MISSING, strip=True, doc=None, normalize=None):
     """A string field: required and non-blank unless a default is given. `normalize(value)` returns the
     form kept (before the length checks), or raises ValueError(message, rule) for a 422 `invalid`."""
@@ -81,7 +87,7 @@ def _string(value, meta, form):
 
 
 def _string_schema(kind, meta, where="body"):
-    refused = [f"[{(CONTROLS if where == 'query' else _BODY_CONTROLS).pattern[1:-1]}]"]
+    refused = [f"[{controls_at(where).pattern[1:-1]}]"]
     low = meta.get("min_length") or 0
     if low and meta.get("strip", True):  # what is left once the surrounding spaces are stripped is counted
         refused.append(rf"^\s*[\s\S]{{0,{low - 1}}}\s*$")
@@ -271,7 +277,7 @@ def parse(cls, data, where="body", strings=False):
     naming every bad field, located at `where`. Every text of a body, form or query passes
     refuse_controls() here first."""
     values, errors = {}, []
-    controls = CONTROLS if where == "query" else _BODY_CONTROLS
+    controls = controls_at(where)
     for f, nullable, parser, many in _plan(cls):
         value = (data.getall(f.name) or None) if many and hasattr(data, "getall") else data.get(f.name)
         if value is None:
@@ -290,6 +296,15 @@ def parse(cls, data, where="body", strings=False):
     return cls(**values)
 
 
+def nullable_schema(schema):
+    """The OpenAPI 3.1 (JSON Schema) form of a schema that may also be null."""
+    if list(schema) == ["anyOf"]:  # a union: null is one more of its choices
+        return {"anyOf": [*schema["anyOf"], {"type": "null"}]}
+    if "type" not in schema or "enum" in schema:  # a reference, an enum: null is one more choice
+        return {"anyOf": [schema, {"type": "null"}]}
+    return {**schema, "type": [schema["type"], "null"]}
+
+
 def json_schema(cls, query=False, form=False, named=None):
     """The JSON schema of a body or (query=True) query-string dataclass, for OpenAPI; `named(enum)` gives
     the schema of a list's StrEnum (OpenAPI's: a reference to one component). A field that may be null
@@ -300,12 +315,8 @@ def json_schema(cls, query=False, form=False, named=None):
         schema = entry[2](kind, f.metadata, "query" if query else "body")
         if named and _is_enum_list(kind):
             schema["items"] = named(typing.get_args(kind)[0])
-        if nullable and not (query or form):  # an enum's null is one more choice, beside the enum
-            schema = (
-                {"anyOf": [schema, {"type": "null"}]}
-                if "enum" in schema
-                else {**schema, "type": [schema["type"], "null"]}
-            )
+        if nullable and not (query or form):
+            schema = nullable_schema(schema)
         props[f.name] = schema
         if f.default is MISSING:
             required.append(f.name)

@@ -9,7 +9,7 @@ from enum import StrEnum
 
 from doorapp import __version__, idempotency
 from doorapp.api import PATH_PARAMS
-from doorapp.bodies import CONTROLS_FREE, INT64, json_schema
+from doorapp.bodies import CONTROLS_FREE, INT64, json_schema, nullable_schema
 from doorapp.errors import CODES, VALIDATION_TYPES
 
 _PARAM_SCHEMA = {
@@ -116,7 +116,7 @@ def schema_of(kind, schemas):
     if origin in (types.UnionType, typing.Union):  # X | Y, X | None
         kinds = [schema_of(a, schemas) for a in args if a is not type(None)]
         schema = kinds[0] if len(kinds) == 1 else {"anyOf": kinds}
-        return nullable(schema) if type(None) in args else schema
+        return nullable_schema(schema) if type(None) in args else schema
     if typing.is_typeddict(kind):
         return {"$ref": "#/components/schemas/" + _component(kind, schemas)}
     if origin is typing.Literal:
@@ -159,15 +159,6 @@ def _component(shape, schemas):
         "additionalProperties": False,
     }
     return name
-
-
-def nullable(schema):
-    """The OpenAPI 3.1 (JSON Schema) form of a schema that may also be null."""
-    if list(schema) == ["anyOf"]:  # a union: null is one more of its choices
-        return {"anyOf": [*schema["anyOf"], {"type": "null"}]}
-    if "type" not in schema or "enum" in schema:  # a reference, an enum: null is one more choice
-        return {"anyOf": [schema, {"type": "null"}]}
-    return {**schema, "type": [schema["type"], "null"]}
 
 
 def _operation(route, schemas):

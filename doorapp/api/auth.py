@@ -170,7 +170,7 @@ def token_json(user):
 def get_userinfo(user):
     """The signed-in user's profile and organization memberships; for a door pass's token, `{pass: Pass}`."""
     if is_pass(user):
-        return {"pass": pass_of(user.org_id, user.id)}
+        return PassHolder({"pass": pass_of(user.org_id, user.id)})
     return user_json(user)
 
 

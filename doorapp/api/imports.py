@@ -129,9 +129,9 @@ def sheet_of(upload, columns):
         ) from None
 
 
-def answer(meetup, report):
-    """ImportAnswer: the report, with the meetup unless it was a preview."""
-    found = {"import": ImportReport(**report)}
+def answer(meetup, report, **extra):
+    """ImportAnswer: the report, with the meetup unless it was a preview, and `extra` (a preview's event)."""
+    found = {"import": ImportReport(**report), **extra}
     return ImportAnswer(**found) if meetup is None else ImportAnswer(meetup=meetup_json(meetup), **found)
 
 
@@ -188,7 +188,7 @@ def import_meetup(org_id, body, query, upload, user):
         return answer(meetup, report)
     response.status = 200  # nothing was created
     event = ImportEvent(name=found["name"], date=iso(found["date"]), platform_url=found["platform_url"])
-    return ImportAnswer(**{"import": ImportReport(**report)}, event=event)
+    return answer(None, report, event=event)
 
 
 @endpoint(
