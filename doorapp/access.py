@@ -19,7 +19,7 @@ from bottle import request
 from doorapp.db import utcnow, write
 from doorapp.errors import ApiError
 from doorapp.models import DoorPass, Failure, Membership, User
-from doorapp.models.passes import pass_ended
+from doorapp.models.passes import is_pass, pass_ended
 
 # argon2id as OWASP's Password Storage Cheat Sheet first recommends: 19 MiB, 2 passes, 1 lane (~30 ms of one
 # core). The library's default (RFC 9106's low-memory one: 64 MiB, 4 lanes) took 64 MiB and both cores per
@@ -243,7 +243,7 @@ class Rule:
     def enforce(self, user, args):
         if self.public:
             return
-        if isinstance(user, DoorPass):
+        if is_pass(user):
             refusal = self._pass_refusal(user, args)
             if refusal:
                 raise refusal
