@@ -4,7 +4,7 @@ between two doors, and guest names that are hostile HTML."""
 import pytest
 from playwright.sync_api import expect
 
-from browser.support import PHONE, audit_types, screenshot
+from browser.support import PHONE, audit_types, counter, row, screenshot
 from doorapp.models import AuditEvent, Ban, Guest, MeetupGuest
 
 pytestmark = pytest.mark.browser
@@ -17,14 +17,6 @@ ZALGO_ID = 1003  # demo member "zalgo": combining marks all over "Zalgo"
 @pytest.fixture
 def organizer(make_user, org):
     return make_user("olga", org=org, role="ADMIN")
-
-
-def row(page, username):
-    return page.locator("#door-results > [role=row]").filter(has=page.get_by_text(f"@{username}", exact=True))
-
-
-def counter(page, kind):
-    return page.locator(f"[data-counter={kind}] .value")
 
 
 def test_a_door_evening_from_demo_url_to_walk_in(browser, organizer, token_for):

@@ -11,8 +11,7 @@ from datetime import datetime
 import pytest
 from playwright.sync_api import expect
 
-from browser.support import DESKTOP, PHONE, no_english, screenshot
-from browser.test_door import counter, row
+from browser.support import DESKTOP, PHONE, counter, no_english, row, screenshot
 from doorapp.models import Guest, MeetupGuest
 from doorapp.spreadsheet import catalogue
 
