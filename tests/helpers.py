@@ -62,6 +62,12 @@ def auth(user):
     return {"Authorization": f"Bearer {access.issue_token(SECRET, user, 60)}"}
 
 
+def read_csv(reply, delimiter=","):
+    """The rows of a CSV answer, which starts with the byte-order mark spreadsheets read UTF-8 by."""
+    assert reply.body.startswith("\ufeff".encode())
+    return list(csv.reader(io.StringIO(reply.body.decode("utf-8-sig"), newline=""), delimiter=delimiter))
+
+
 def phone_of(client, made):
     """A client of the same app with the token of the door pass `made` (its pairing code used now)."""
     phone = TestApp(client.app)
