@@ -21,6 +21,7 @@ import pytest
 from bottle import HTTPError
 from openapi_schema_validator import OAS31Validator, oas31_format_checker
 from openpyxl import Workbook
+from webtest import TestApp
 
 from doorapp import access, openapi
 from doorapp.db import db
@@ -59,6 +60,20 @@ def entry(meetup, guest):
 def auth(user):
     """The Authorization header of a token for `user`."""
     return {"Authorization": f"Bearer {access.issue_token(SECRET, user, 60)}"}
+
+
+def read_csv(reply, delimiter=","):
+    """The rows of a CSV answer, which starts with the byte-order mark spreadsheets read UTF-8 by."""
+    assert reply.body.startswith("\ufeff".encode())
+    return list(csv.reader(io.StringIO(reply.body.decode("utf-8-sig"), newline=""), delimiter=delimiter))
+
+
+def phone_of(client, made):
+    """A client of the same app with the token of the door pass `made` (its pairing code used now)."""
+    phone = TestApp(client.app)
+    token = client.post_json("/auth/pass", {"code": made["pairing"]["code"]}).json["access_token"]
+    phone.authorization = ("Bearer", token)
+    return phone
 
 
 def at_once(count, call):

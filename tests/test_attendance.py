@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 import pytest
 import requests
-from helpers import assert_query_count, auth, create_meetup, events
+from helpers import assert_query_count, auth, create_meetup, events, read_csv
 
 from doorapp.db import iso, utcnow
 from doorapp.export import FORMULA_START
@@ -34,11 +34,6 @@ def check_in(client, meetup, platform_user_id, at, **body):
         MeetupGuest.meetup == meetup, MeetupGuest.guest == platform_user_id
     ).execute()
     return reply
-
-
-def read_csv(reply):
-    assert reply.body.startswith("\ufeff".encode())  # the byte-order mark spreadsheets read UTF-8 by
-    return list(csv.reader(io.StringIO(reply.body.decode("utf-8-sig"), newline="")))
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ fails here, and every declared Rule is shown to be enforced in the order docs/ap
 """
 
 import pytest
-from webtest import TestApp
+from helpers import phone_of
 
 from doorapp.api import ROUTES
 from doorapp.models import Org
@@ -158,11 +158,8 @@ def paired(client, maker, org_id, **fields):
     """A client with the token of a new door pass of `org_id` made by `maker` (a client)."""
     made = maker.post_json(
         f"/organizations/{org_id}/passes", {"label": "Maria's phone", **fields}, status=201
-    )
-    token = client.post_json("/auth/pass", {"code": made.json["pairing"]["code"]}).json["access_token"]
-    phone = TestApp(client.app)
-    phone.authorization = ("Bearer", token)
-    return phone, made.json["id"]
+    ).json
+    return phone_of(client, made), made["id"]
 
 
 def pass_callers(org, other, meetup, sessions):

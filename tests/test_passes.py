@@ -10,7 +10,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from helpers import ENGINES, base
+from helpers import ENGINES, base, phone_of
 from webtest import TestApp
 
 from doorapp.access import issue_token
@@ -33,13 +33,6 @@ def make_pass(boss, meetup, **fields):
 
 def pair(client, code, status=200):
     return client.post_json("/auth/pass", {"code": code}, status=status)
-
-
-def phone_of(client, made):
-    """A client with the token of the pass `made` (paired now)."""
-    phone = TestApp(client.app)
-    phone.authorization = ("Bearer", pair(client, made["pairing"]["code"]).json["access_token"])
-    return phone
 
 
 @pytest.fixture

@@ -3,22 +3,15 @@ times to the minute, column names and outcomes in the chosen language, the separ
 locale expects, ban overrides and undone check-ins, every cell still neutralised; the default stays the
 machine-readable CSV. An org admin sets the organization's time zone."""
 
-import csv
-import io
 from datetime import UTC, datetime
 
 import pytest
-from helpers import ENGINES, add_guest, base, entry, events
+from helpers import ENGINES, add_guest, base, entry, events, read_csv
 
 from doorapp.export import FORMULA_START
 from doorapp.models import Ban
 
 pytestmark = ENGINES  # on SQLite and on PostgreSQL
-
-
-def read(reply, separator):
-    assert reply.body.startswith("\ufeff".encode())
-    return list(csv.reader(io.StringIO(reply.body.decode("utf-8-sig"), newline=""), delimiter=separator))
 
 
 @pytest.fixture
@@ -39,7 +32,7 @@ def night(door, boss_user, org, meetup, guest):
 def test_a_spanish_organizer_gets_madrid_times_spanish_words_and_semicolons(boss, org, night):
     boss.patch_json(f"/organizations/{org.id}/settings", {"time_zone": "Europe/Madrid"})
     reply = boss.get(f"{base(night)}/export?style=people&lang=es&sep=semicolon")
-    header, *rows = read(reply, ";")
+    header, *rows = read_csv(reply, ";")
     assert header == [
         "Nombre",
         "Usuario",
@@ -73,7 +66,7 @@ def test_a_spanish_organizer_gets_madrid_times_spanish_words_and_semicolons(boss
 
 
 def test_without_a_time_zone_the_servers_is_used_and_english_with_commas_by_default(boss, night):
-    header, *rows = read(boss.get(f"{base(night)}/export?style=people"), ",")
+    header, *rows = read_csv(boss.get(f"{base(night)}/export?style=people"), ",")
     assert header[:3] == ["Name", "Username", "Outcome"]
     alice = next(row for row in rows if row[1] == "alice")
     server = datetime(2026, 11, 25, 20, 3, tzinfo=UTC).astimezone().strftime("%Y-%m-%d %H:%M")
@@ -81,13 +74,13 @@ def test_without_a_time_zone_the_servers_is_used_and_english_with_commas_by_defa
 
 
 def test_the_machine_readable_csv_stays_and_carries_the_overrides_and_undos(boss, night):
-    header, *rows = read(boss.get(f"{base(night)}/export"), ",")
+    header, *rows = read_csv(boss.get(f"{base(night)}/export"), ",")
     assert header[-2:] == ["ban_overridden", "undone_check_ins"]
     by_user = {row[1]: row for row in rows}
     assert by_user["alice"][9] == "2026-11-25T20:03:00Z" and by_user["alice"][3] == "ATTENDED"
     assert by_user["formula"][-2:] == ["True", "0"]
     assert by_user["carol"][-2:] == ["False", "2"]
-    assert read(boss.get(f"{base(night)}/export?style=data"), ",") == [header, *rows]
+    assert read_csv(boss.get(f"{base(night)}/export?style=data"), ",") == [header, *rows]
 
 
 def test_an_unknown_choice_is_422(boss, night):
@@ -114,7 +107,7 @@ def test_an_org_admin_sets_the_time_zone_and_the_log_says_so(boss, door, org):
 def test_the_audit_log_for_people_has_local_times_words_and_the_filters(boss, org, night):
     boss.patch_json(f"/organizations/{org.id}/settings", {"time_zone": "Europe/Madrid"})
     query = "type=CHECK_IN,UNDO_CHECK_IN&style=people&lang=es&sep=semicolon"
-    header, *rows = read(boss.get(f"/organizations/{org.id}/events/export?{query}"), ";")
+    header, *rows = read_csv(boss.get(f"/organizations/{org.id}/events/export?{query}"), ";")
     assert header == ["Cuándo", "Qué", "Por", "Nombre", "Usuario", "Evento", "Motivo", "Detalles"]
     assert [row[1] for row in rows] == ["Entrada anulada", "Entrada"] * 2 + ["Entrada", "Entrada"]
     first = rows[-1]  # oldest last: alice's check-in, sent with the door's time

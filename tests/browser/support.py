@@ -1,14 +1,21 @@
-"""What the browser tests share: pages with problem collection, screenshots, audit rows, selectors, and the
-scan for English left on a Spanish screen."""
+"""What the browser tests share: pages with problem collection, screenshots, audit rows, selectors, the
+scan for English left on a Spanish screen, the door screen's rows and counters, and calls to a Door served
+in its own processes (`helpers.served`)."""
 
 import re
+import time
 from pathlib import Path
 
-from doorapp.models import AuditEvent, Guest, Meetup, Org, User
+import requests
+from helpers import PASSWORD
+from playwright.sync_api import expect
+
+from doorapp.models import AuditEvent, Guest, Meetup, MeetupGuest, Org, User
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
+KEYBOARD_UP = {"width": 390, "height": 470}  # a phone with its keyboard up
 TIMEOUT_MS = 10_000  # an upper bound for slow, shared CI machines; waits end as soon as the page is ready
 JWT = re.compile(r"^[\w-]+\.[\w-]+\.[\w-]+$")
 # English words that are not Spanish ones: one on a Spanish screen is a string the catalogue missed.
@@ -130,3 +137,106 @@ def audit_types(**where):
 
 def local_storage_token(page):
     return page.evaluate("localStorage.getItem('auth_token')")
+
+
+# --- the door screen ------------------------------------------------------------------------------------
+
+
+def row(page, username):
+    return page.locator("#door-results > [role=row]").filter(has=page.get_by_text(f"@{username}", exact=True))
+
+
+def counter(page, kind):
+    return page.locator(f"[data-counter={kind}] .value")
+
+
+def door_page(browser, make_user, org, meetup, token_for, viewport=PHONE, name="sam"):
+    page = browser.page(
+        token=token_for(make_user(name, org=org)), viewport=viewport, path=f"/#/meetups/{meetup.id}"
+    )
+    expect(page.locator("#door-results > [role=row]").first).to_be_visible()
+    return page
+
+
+def status_details(page):
+    """The status line's details (a tap on the line opens them over the list), in full."""
+    toggle = page.locator(".status-toggle")
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-expanded", "true")
+    details = page.locator("#door-status-details")
+    expect(details).to_be_visible()
+    return details
+
+
+def arrived():
+    return {e.guest_id: e.arrival_order for e in MeetupGuest.select().where(MeetupGuest.has_arrived)}
+
+
+def check_in_by_username(page, username):
+    page.keyboard.press("Escape")
+    page.keyboard.type(username)
+    expect(page.locator("#door-results > [role=row]").first).to_contain_text(f"@{username}")
+    page.keyboard.press("Enter")
+
+
+def sign_in(page, username, password=PASSWORD):
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
+
+
+def pairing_path(made):
+    """The pairing address of a pass made through WebTest (whose host is not the live server's)."""
+    return "/#/" + made["pairing"]["url"].split("/#/", 1)[1]
+
+
+def decoded_qr(image):
+    """The text of the one QR code in a PNG screenshot, read by ZXing (a decoder that is not segno)."""
+    import io
+
+    import zxingcpp
+    from PIL import Image
+
+    found = zxingcpp.read_barcodes(Image.open(io.BytesIO(image)))
+    assert [code.format.name for code in found] == ["QRCode"], found
+    return found[0].text
+
+
+# --- a Door served in its own processes -------------------------------------------------------------------
+
+
+def api(door, method, path, token=None, **options):
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    reply = requests.request(method, door.url + path, headers=headers, timeout=30, **options)
+    assert reply.ok, (path, reply.status_code, reply.text)
+    return reply.json()
+
+
+def set_up(door):
+    """A fresh Door set up as a new user does it: the site admin olga from the printed code, her org and a
+    meetup of the demo's board games night. (olga's token, the org, the meetup, its door list)."""
+    demo = next(line.strip() for line in door.lines if line.strip().endswith("/board-games"))
+    olga = {"username": "olga", "password": PASSWORD}
+    api(door, "POST", "/setup", json={"code": door.setup_code, **olga})
+    token = api(door, "POST", "/auth/token", data=olga)["access_token"]
+    org = api(door, "POST", "/organizations/", token, json={"name": "Night Owls", "slug": "night-owls"})
+    meetup = api(door, "POST", f"/organizations/{org['id']}/meetups/", token, json={"platform_url": demo})
+    listed = api(door, "GET", f"/organizations/{org['id']}/meetups/{meetup['id']}/guests", token)["guests"]
+    return token, org, meetup, listed
+
+
+LOGGED = re.compile(r"doorapp\[(\d+)\] (\S+) \S+ (\S+) (\d+)$")  # pid, request id, path, status
+
+
+def logged(door):
+    """(pid, request id, path, status) of each request in the server's log so far, in order."""
+    return [m.groups() for m in (LOGGED.search(line.rstrip()) for line in list(door.log)) if m]
+
+
+def wait_for(found, seconds=5):
+    """found()'s first true answer within `seconds` (the log arrives through a pipe)."""
+    deadline = time.monotonic() + seconds
+    while not (answer := found()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert answer, "not found in the log in time"
+    return answer

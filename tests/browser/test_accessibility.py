@@ -19,7 +19,7 @@ import pytest
 from helpers import meetup_xls
 from playwright.sync_api import expect
 
-from browser.support import DESKTOP, PHONE
+from browser.support import DESKTOP, PHONE, counter
 from doorapp.api.setup import issue_setup_code
 from doorapp.models import Ban, Meetup, MeetupGuest, Membership, Org
 
@@ -255,7 +255,7 @@ def test_the_door_names_every_guest_it_acts_on_and_speaks_only_of_what_it_did(
     expect(other.locator(".last-action")).to_contain_text("Alice Ångström (@alice) ha entrado: n.º 2")
     undo = theirs.get_by_role("button", name="Deshacer la entrada de Alice Ångström (@alice)", exact=True)
     expect(undo).to_be_visible()
-    expect(page.locator("[data-counter=arrived] .value")).to_have_text("2")
+    expect(counter(page, "arrived")).to_have_text("2")
     assert page.evaluate(HEARD) == []
 
 

@@ -4,7 +4,7 @@ between two doors, and guest names that are hostile HTML."""
 import pytest
 from playwright.sync_api import expect
 
-from browser.support import PHONE, audit_types, screenshot
+from browser.support import PHONE, audit_types, counter, row, screenshot
 from doorapp.models import AuditEvent, Ban, Guest, MeetupGuest
 
 pytestmark = pytest.mark.browser
@@ -14,21 +14,8 @@ MAX_ID = 9223372036854775807  # demo member "max_id"
 ZALGO_ID = 1003  # demo member "zalgo": combining marks all over "Zalgo"
 
 
-@pytest.fixture
-def organizer(make_user, org):
-    return make_user("olga", org=org, role="ADMIN")
-
-
-def row(page, username):
-    return page.locator("#door-results > [role=row]").filter(has=page.get_by_text(f"@{username}", exact=True))
-
-
-def counter(page, kind):
-    return page.locator(f"[data-counter={kind}] .value")
-
-
-def test_a_door_evening_from_demo_url_to_walk_in(browser, organizer, token_for):
-    page = browser.page(token=token_for(organizer))
+def test_a_door_evening_from_demo_url_to_walk_in(browser, olga, token_for):
+    page = browser.page(token=token_for(olga))
 
     # create the meetup from one of the demo URLs the page offers
     page.get_by_role("button", name="night-owls/board-games").click()
@@ -130,7 +117,7 @@ def test_a_door_evening_from_demo_url_to_walk_in(browser, organizer, token_for):
     # what door staff see, on a laptop and on a phone
     page.keyboard.press("Escape")
     screenshot(page, "door")
-    phone = browser.page(token=token_for(organizer), viewport=PHONE, path=f"/#/meetups/{meetup_id}")
+    phone = browser.page(token=token_for(olga), viewport=PHONE, path=f"/#/meetups/{meetup_id}")
     expect(row(phone, "max_id")).to_contain_text("#4 arrived")
     screenshot(phone, "door")
     phone.keyboard.type("max")

@@ -7,34 +7,26 @@ from datetime import datetime
 import pytest
 from playwright.sync_api import expect
 
-from browser.support import PHONE, TIMEOUT_MS, screenshot
-from browser.test_door import counter, row
+from browser.support import (
+    KEYBOARD_UP,
+    PHONE,
+    TIMEOUT_MS,
+    arrived,
+    check_in_by_username,
+    counter,
+    door_page,
+    row,
+    screenshot,
+    sign_in,
+    status_details,
+)
 from doorapp.models import AuditEvent, Ban, Guest, MeetupGuest
 
 pytestmark = pytest.mark.browser
-KEYBOARD_UP = {"width": 390, "height": 470}
-
-
-def door_page(browser, make_user, org, meetup, token_for, viewport=PHONE, name="sam"):
-    page = browser.page(
-        token=token_for(make_user(name, org=org)), viewport=viewport, path=f"/#/meetups/{meetup.id}"
-    )
-    expect(page.locator("#door-results > [role=row]").first).to_be_visible()
-    return page
 
 
 def box(locator):
     return locator.bounding_box()
-
-
-def status_details(page):
-    """The status line's details (a tap on the line opens them over the list), in full."""
-    toggle = page.locator(".status-toggle")
-    toggle.click()
-    expect(toggle).to_have_attribute("aria-expanded", "true")
-    details = page.locator("#door-status-details")
-    expect(details).to_be_visible()
-    return details
 
 
 def test_with_the_keyboard_up_the_search_box_and_three_results_are_in_view(
@@ -96,17 +88,6 @@ def test_enter_on_an_exact_username_never_checks_in_a_namesake(browser, make_use
     page.get_by_role("radio", name="Arrived").click()
     expect(page.locator("#door-results > [role=row]").first).to_contain_text("#2 arrived")
     expect(page.locator("#door-results > [role=row]").nth(1)).to_contain_text("#1 arrived")
-
-
-def arrived():
-    return {e.guest_id: e.arrival_order for e in MeetupGuest.select().where(MeetupGuest.has_arrived)}
-
-
-def check_in_by_username(page, username):
-    page.keyboard.press("Escape")
-    page.keyboard.type(username)
-    expect(page.locator("#door-results > [role=row]").first).to_contain_text(f"@{username}")
-    page.keyboard.press("Enter")
 
 
 def queue_four_while_offline(page):
@@ -283,8 +264,6 @@ def test_signing_out_leaves_no_guest_list_on_the_phone(browser, make_user, org, 
 def test_an_action_queued_before_signing_out_goes_out_only_under_the_account_that_made_it(
     browser, make_user, org, crowd, token_for
 ):
-    from browser.test_session import sign_in
-
     make_user("olga", org=org)
     page = door_page(browser, make_user, org, crowd, token_for)
     page.route("**/checkin", lambda route: route.abort("connectionreset"))  # Door out of reach for it

@@ -7,10 +7,16 @@ import sqlite3
 import pytest
 from playwright.sync_api import expect
 
-from browser.support import screenshot
-from browser.test_door import counter, row
-from browser.test_door_phone import arrived, check_in_by_username, door_page, status_details
-from browser.test_session import sign_in
+from browser.support import (
+    arrived,
+    check_in_by_username,
+    counter,
+    door_page,
+    row,
+    screenshot,
+    sign_in,
+    status_details,
+)
 from doorapp.db import db
 from doorapp.models import MeetupGuest
 

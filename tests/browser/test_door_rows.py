@@ -7,8 +7,7 @@ from datetime import datetime
 import pytest
 from playwright.sync_api import expect
 
-from browser.support import DESKTOP, PHONE, screenshot
-from browser.test_door_phone import KEYBOARD_UP, check_in_by_username
+from browser.support import DESKTOP, KEYBOARD_UP, PHONE, check_in_by_username, screenshot
 from doorapp.models import Ban, Meetup
 
 pytestmark = pytest.mark.browser

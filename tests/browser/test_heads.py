@@ -9,10 +9,10 @@ import re
 from datetime import datetime
 
 import pytest
+from helpers import base
 from playwright.sync_api import expect
 
-from browser.support import DESKTOP, PHONE, no_english, screenshot
-from browser.test_door import counter, row
+from browser.support import DESKTOP, PHONE, counter, no_english, row, screenshot
 from doorapp.models import Guest, MeetupGuest
 from doorapp.spreadsheet import catalogue
 
@@ -53,10 +53,6 @@ def press(locator, touch):
 
 def arrived(guest_id):
     return MeetupGuest.get(MeetupGuest.guest == guest_id).has_arrived
-
-
-def base(meetup):
-    return f"/organizations/{meetup.org_id}/meetups/{meetup.id}"
 
 
 @pytest.mark.parametrize(("lang", "locale", "viewport", "touch"), SETS, ids=IDS)

@@ -6,7 +6,7 @@ import requests
 from helpers import DOORAPP, PASSWORD, served
 from playwright.sync_api import expect
 
-from browser.support import DESKTOP, PHONE, Browser, screenshot
+from browser.support import DESKTOP, PHONE, Browser, decoded_qr, screenshot
 from doorapp.models import Membership, User
 
 pytestmark = pytest.mark.browser
@@ -94,18 +94,6 @@ def test_a_meetup_created_at_the_door_opens_with_its_rsvp_list(browser, make_use
 
 
 # --- phones join in one step: the Phones screen -------------------------------------------------------
-
-
-def decoded_qr(image):
-    """The text of the one QR code in a PNG screenshot, read by ZXing (a decoder that is not segno)."""
-    import io
-
-    import zxingcpp
-    from PIL import Image
-
-    found = zxingcpp.read_barcodes(Image.open(io.BytesIO(image)))
-    assert [code.format.name for code in found] == ["QRCode"], found
-    return found[0].text
 
 
 def test_the_phones_screen_shows_the_address_serve_printed_with_a_code_that_scans(chromium, tmp_path):

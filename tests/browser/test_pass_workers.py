@@ -11,9 +11,7 @@ import requests
 from helpers import DOORAPP, SECRET, served
 from playwright.sync_api import expect
 
-from browser.support import PHONE, Browser, screenshot
-from browser.test_passes import pairing_path
-from browser.test_workers import api, logged, row, set_up, wait_for
+from browser.support import PHONE, Browser, api, logged, pairing_path, row, screenshot, set_up, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.parametrize("engine", ["postgresql"], indirect=True)]
 

@@ -5,11 +5,18 @@ the audit log names the pass for everything it did."""
 import pytest
 from playwright.sync_api import expect
 
-from browser.support import DESKTOP, PHONE, no_english, screenshot
-from browser.test_door import counter
-from browser.test_door_phone import arrived, check_in_by_username
-from browser.test_onboarding import decoded_qr
-from browser.test_workers import wait_for
+from browser.support import (
+    DESKTOP,
+    PHONE,
+    arrived,
+    check_in_by_username,
+    counter,
+    decoded_qr,
+    no_english,
+    pairing_path,
+    screenshot,
+    wait_for,
+)
 from doorapp.models import AuditEvent
 
 pytestmark = pytest.mark.browser
@@ -83,11 +90,6 @@ def test_a_phone_scans_a_door_pass_checks_guests_in_and_stops_when_it_is_revoked
         None,
         None,
     ]
-
-
-def pairing_path(made):
-    """The pairing address of a pass made through WebTest (whose host is not the live server's)."""
-    return "/#/" + made["pairing"]["url"].split("/#/", 1)[1]
 
 
 def paired_phone(browser, boss, meetup):

@@ -6,17 +6,11 @@ import pytest
 from helpers import PASSWORD
 from playwright.sync_api import expect
 
-from browser.support import JWT, local_storage_token
+from browser.support import JWT, local_storage_token, sign_in
 from doorapp.api.setup import issue_setup_code
 from doorapp.models import User
 
 pytestmark = pytest.mark.browser
-
-
-def sign_in(page, username, password=PASSWORD):
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Sign in").click()
 
 
 def test_signing_in_keeps_the_token_in_local_storage_across_a_reload(browser, make_user, org):

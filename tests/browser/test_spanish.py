@@ -8,7 +8,7 @@ import pytest
 from helpers import PASSWORD
 from playwright.sync_api import expect
 
-from browser.support import DESKTOP, PHONE, local_storage_token, no_english, screenshot
+from browser.support import DESKTOP, PHONE, counter, local_storage_token, no_english, screenshot
 from doorapp.api.setup import issue_setup_code
 from doorapp.models import MeetupGuest
 
@@ -134,7 +134,7 @@ def test_a_door_evening_in_spanish_reads_in_spanish_from_setup_to_finalize(brows
     wide = browser.page(
         token=local_storage_token(phone), locale=SPANISH, viewport=DESKTOP, path=f"/#/meetups/{meetup_id}"
     )
-    expect(wide.locator("[data-counter=arrived] .value")).to_have_text("1")
+    expect(counter(wide, "arrived")).to_have_text("1")
     no_english(wide)
     screenshot(wide, "es-door")
 

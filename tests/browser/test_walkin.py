@@ -6,8 +6,7 @@ that finds nobody says what to do next."""
 import pytest
 from playwright.sync_api import expect
 
-from browser.support import DESKTOP, PHONE, audit_types, english_left, screenshot
-from browser.test_passes import pairing_path
+from browser.support import DESKTOP, PHONE, audit_types, english_left, pairing_path, row, screenshot
 from doorapp.models import AuditEvent, Ban, Guest, Meetup, MeetupGuest
 
 pytestmark = pytest.mark.browser
@@ -98,10 +97,6 @@ def in_its_language(page, locale):
 
 def tap(page, locator, setting):
     locator.tap() if setting[2] else locator.click()
-
-
-def row(page, username):
-    return page.locator("#door-results > [role=row]").filter(has=page.get_by_text(f"@{username}", exact=True))
 
 
 @pytest.mark.parametrize("setting", EVERY, ids=["phone-en", "desktop-en", "phone-es", "desktop-es"])

@@ -3,16 +3,13 @@ with the printed code, the browser app is served, and two doors whose requests g
 see each other's check-ins within two seconds."""
 
 import os
-import re
 import signal
-import time
 
 import pytest
-import requests
-from helpers import DOORAPP, ENGINES, PASSWORD, SECRET, served
+from helpers import DOORAPP, ENGINES, SECRET, served
 from playwright.sync_api import expect
 
-from browser.support import PHONE, Browser, screenshot
+from browser.support import PHONE, Browser, logged, row, screenshot, set_up, wait_for
 
 pytestmark = ENGINES
 WITHIN_MS = 2_000
@@ -21,43 +18,6 @@ WITHIN_MS = 2_000
 @pytest.fixture(autouse=True)
 def root():
     """No site admin made beforehand: this database is set up as a new user sets it up."""
-
-
-def api(door, method, path, token=None, **options):
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    reply = requests.request(method, door.url + path, headers=headers, timeout=30, **options)
-    assert reply.ok, (path, reply.status_code, reply.text)
-    return reply.json()
-
-
-def set_up(door):
-    """A fresh Door set up as a new user does it: the site admin olga from the printed code, her org and a
-    meetup of the demo's board games night. (olga's token, the org, the meetup, its door list)."""
-    demo = next(line.strip() for line in door.lines if line.strip().endswith("/board-games"))
-    olga = {"username": "olga", "password": PASSWORD}
-    api(door, "POST", "/setup", json={"code": door.setup_code, **olga})
-    token = api(door, "POST", "/auth/token", data=olga)["access_token"]
-    org = api(door, "POST", "/organizations/", token, json={"name": "Night Owls", "slug": "night-owls"})
-    meetup = api(door, "POST", f"/organizations/{org['id']}/meetups/", token, json={"platform_url": demo})
-    listed = api(door, "GET", f"/organizations/{org['id']}/meetups/{meetup['id']}/guests", token)["guests"]
-    return token, org, meetup, listed
-
-
-LOGGED = re.compile(r"doorapp\[(\d+)\] (\S+) \S+ (\S+) (\d+)$")  # pid, request id, path, status
-
-
-def logged(door):
-    """(pid, request id, path, status) of each request in the server's log so far, in order."""
-    return [m.groups() for m in (LOGGED.search(line.rstrip()) for line in list(door.log)) if m]
-
-
-def wait_for(found, seconds=5):
-    """found()'s first true answer within `seconds` (the log arrives through a pipe)."""
-    deadline = time.monotonic() + seconds
-    while not (answer := found()) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert answer, "not found in the log in time"
-    return answer
 
 
 def checked_in_by(door, request_id, guest_id):
@@ -89,10 +49,6 @@ def open_door(browser, name, token, meetup_id):
     page.context.set_extra_http_headers({"X-Request-ID": name, "Connection": "close"})
     page.goto(f"/#/meetups/{meetup_id}")
     return page
-
-
-def row(page, username):
-    return page.locator("#door-results > [role=row]").filter(has=page.get_by_text(f"@{username}", exact=True))
 
 
 def test_two_doors_on_two_worker_processes_see_each_others_check_ins_within_two_seconds(
