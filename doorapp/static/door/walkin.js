@@ -9,6 +9,7 @@ import { problemText, t } from "../core/i18n.js";
 import { limits } from "../core/openapi.js";
 import { platformInfo } from "../core/session.js";
 import { findOrAddGuest } from "../shared/guests.js";
+import { handle, shortName } from "../shared/names.js";
 
 const MATCHES = 8; // what fits above a phone's keyboard, and enough to pick a namesake from
 const WAIT_MS = 200; // as the door's own search
@@ -119,8 +120,8 @@ export const walkIns = {
   // One member offered: name, @username and, when banned here, the ban and its reason.
   matchButton(guest, pick) {
     return h("button", { type: "button", class: guest.is_banned ? "match banned" : "match", onclick: pick },
-      h("span", { class: "name" }, guest.displayname || guest.username),
-      h("span", { class: "username" }, guest.is_local ? t("guest.notOnPlatform") : "@" + guest.username),
+      h("span", { class: "name" }, shortName(guest)),
+      h("span", { class: "username" }, handle(guest)),
       guest.is_banned ? h("span", { class: "ban" }, h("strong", {}, t("door.banned")), " ", guest.ban_reason || "") : null);
   },
 
