@@ -27,13 +27,14 @@ export const walkIns = {
   async walkIn() {
     const lookup = (await platformInfo().catch(() => ({}))).guest_lookup === "member_id" ? BY_MEMBER_ID : BY_USERNAME;
     let enter = null;
+    const box = h("div", { class: "walkin" });
     const chosen = await ask({
       title: t("walkin.title"),
       input: { label: t("walkin.label", { asked: t(lookup.asked) }), value: this.search.value.trim(),
         limits: (await limits("create_guest")).username },
       confirm: null,
-      after: h("div", { class: "walkin" }),
-      ready: ({ input, close }) => { enter = this.walkInChoices(input, close, lookup); },
+      after: box,
+      ready: ({ input, close }) => { enter = this.walkInChoices(box, input, close, lookup); },
       submit: () => enter(),
     });
     if (!chosen) return this.search.focus();
@@ -43,11 +44,10 @@ export const walkIns = {
     return this.addWalkIn(chosen.guest, false);
   },
 
-  // What the dialog offers for the text in `input`, redrawn as it changes; `close({guest} or {name})` picks.
+  // What the dialog offers (drawn in `box`) for the text in `input`, redrawn as it changes; `close({guest} or {name})` picks.
   // Returns what Enter in the field does: take the first choice offered, the first match once it is of this
   // text, else the look-up (letting in by name is always a tap of its own).
-  walkInChoices(input, close, lookup) {
-    const box = input.closest("form").querySelector(".walkin");
+  walkInChoices(box, input, close, lookup) {
     const status = h("p", { class: "hint", role: "status" });
     const list = h("ul", { class: "matches", "aria-label": t("walkin.matchesLabel") });
     const lookupButton = h("button", { type: "button", class: "secondary", onclick: () => lookUp() });
