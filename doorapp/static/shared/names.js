@@ -6,8 +6,9 @@ export function named(guest) {
   return guest.displayname ? `${guest.displayname} (${handle(guest)})` : handle(guest);
 }
 
-// "@username", or "not on the platform" for a guest let in by name or read from a file.
-export const handle = (guest) => (guest.is_local ? t("guest.notOnPlatform") : "@" + guest.username);
+// "@username", or "not on the platform" for a guest let in by name or read from a file (`is_local` on the door's
+// list; a summary's line says it with no username).
+export const handle = (guest) => (guest.is_local || !guest.username ? t("guest.notOnPlatform") : "@" + guest.username);
 
 export const shortName = (guest) => guest.displayname || guest.username;
 
