@@ -158,11 +158,11 @@ async function drain() {
 }
 
 // Every action `user` left waiting is refused with `problem` (a door pass that ended: none will ever go).
-export function refuseAll(user, problem) {
-  const ended = load().filter((item) => item.user === user && item.state === "waiting");
-  const { status, code, detail } = problem;
+export function refuseAll(user, { status, code, detail }) {
   const kept = { status, code, detail };
-  save(load().map((item) => (ended.some((e) => e.id === item.id) ? { ...item, state: "refused", problem: kept } : item)));
+  const all = load();
+  const ended = all.filter((item) => item.user === user && item.state === "waiting");
+  save(all.map((item) => (ended.includes(item) ? { ...item, state: "refused", problem: kept } : item)));
   for (const item of ended) tell({ id: item.id, state: "refused", item, problem: kept });
 }
 

@@ -146,9 +146,7 @@ export const actions = {
     try {
       const result = await api.post(`${this.base}/sync`, {});
       this.announce(t("sync.done", result), "ok");
-      this.floor = this.fetchId + 1;
-      this.etag = null;
-      await this.poll();
+      await this.reload();
     } catch (error) {
       this.announce(problemText(error), "error");
       if (error.code === "meetup_finalized") this.poll();
@@ -158,11 +156,7 @@ export const actions = {
   },
 
   async importNewer() {
-    if (await updateFromFile(this.meetup)) {
-      this.floor = this.fetchId + 1;
-      this.etag = null;
-      await this.poll();
-    }
+    if (await updateFromFile(this.meetup)) await this.reload();
     this.search.focus();
   },
 

@@ -171,6 +171,13 @@ class DoorScreen {
     this.renderHead();
   }
 
+  // Door changed the whole list (a sync, a newer file): read it again in full, dropping answers begun before.
+  async reload() {
+    this.floor = this.fetchId + 1;
+    this.etag = null;
+    await this.poll();
+  }
+
   // A change this screen made: show it at once, and drop poll answers that started before it.
   patch(entry) {
     this.floor = this.fetchId + 1;

@@ -5,7 +5,7 @@ import { formatNumber, t } from "../core/i18n.js";
 import { isOrgAdmin, isPass, session } from "../core/session.js";
 import { rowBadges } from "./badges.js";
 import { FILTERS, idOf, isWaitlisted } from "./list.js";
-import { actorName, named, shortName } from "../shared/names.js";
+import { actorName, handle, named, shortName } from "../shared/names.js";
 
 export const SHOWN = 60; // rows rendered at once; typing narrows the rest down
 
@@ -154,7 +154,7 @@ export const view = {
       h("span", { class: "name" }, shortName(guest)),
       // on a list read from a file everyone is "not on the platform": said (and linked) only where others are
       guest.is_local && !this.meetup.platform_url ? null
-        : h("span", { class: "username" }, guest.is_local ? t("guest.notOnPlatform") : "@" + guest.username),
+        : h("span", { class: "username" }, handle(guest)),
       rsvp.is_walkin ? h("span", { class: "tag" }, t("door.walkInTag")) : null,
       rowBadges(entry)),
     guest.is_banned ? cell("ban", h("strong", {}, t("door.banned")), " ", guest.ban_reason || "") : null,

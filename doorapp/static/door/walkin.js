@@ -9,6 +9,7 @@ import { problemText, t } from "../core/i18n.js";
 import { limits } from "../core/openapi.js";
 import { platformInfo } from "../core/session.js";
 import { findOrAddGuest } from "../shared/guests.js";
+import { handle, shortName } from "../shared/names.js";
 
 const MATCHES = 8; // what fits above a phone's keyboard, and enough to pick a namesake from
 const WAIT_MS = 200; // as the door's own search
@@ -26,13 +27,14 @@ export const walkIns = {
   async walkIn() {
     const lookup = (await platformInfo().catch(() => ({}))).guest_lookup === "member_id" ? BY_MEMBER_ID : BY_USERNAME;
     let enter = null;
+    const box = h("div", { class: "walkin" });
     const chosen = await ask({
       title: t("walkin.title"),
       input: { label: t("walkin.label", { asked: t(lookup.asked) }), value: this.search.value.trim(),
         limits: (await limits("create_guest")).username },
       confirm: null,
-      after: h("div", { class: "walkin" }),
-      ready: ({ input, close }) => { enter = this.walkInChoices(input, close, lookup); },
+      after: box,
+      ready: ({ input, close }) => { enter = this.walkInChoices(box, input, close, lookup); },
       submit: () => enter(),
     });
     if (!chosen) return this.search.focus();
@@ -42,11 +44,10 @@ export const walkIns = {
     return this.addWalkIn(chosen.guest, false);
   },
 
-  // What the dialog offers for the text in `input`, redrawn as it changes; `close({guest} or {name})` picks.
+  // What the dialog offers (drawn in `box`) for the text in `input`, redrawn as it changes; `close({guest} or {name})` picks.
   // Returns what Enter in the field does: take the first choice offered, the first match once it is of this
   // text, else the look-up (letting in by name is always a tap of its own).
-  walkInChoices(input, close, lookup) {
-    const box = input.closest("form").querySelector(".walkin");
+  walkInChoices(box, input, close, lookup) {
     const status = h("p", { class: "hint", role: "status" });
     const list = h("ul", { class: "matches", "aria-label": t("walkin.matchesLabel") });
     const lookupButton = h("button", { type: "button", class: "secondary", onclick: () => lookUp() });
@@ -119,8 +120,8 @@ export const walkIns = {
   // One member offered: name, @username and, when banned here, the ban and its reason.
   matchButton(guest, pick) {
     return h("button", { type: "button", class: guest.is_banned ? "match banned" : "match", onclick: pick },
-      h("span", { class: "name" }, guest.displayname || guest.username),
-      h("span", { class: "username" }, guest.is_local ? t("guest.notOnPlatform") : "@" + guest.username),
+      h("span", { class: "name" }, shortName(guest)),
+      h("span", { class: "username" }, handle(guest)),
       guest.is_banned ? h("span", { class: "ban" }, h("strong", {}, t("door.banned")), " ", guest.ban_reason || "") : null);
   },
 

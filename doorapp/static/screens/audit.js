@@ -128,7 +128,7 @@ function eventRow(event, meetupNames) {
       h("span", { class: "muted" }, formatStamp(event.timestamp))),
     h("div", { class: "state" },
       event.actor ? h("span", {}, ...tn("audit.by", { username: h("strong", {}, actorName(event.actor)) })) : h("span", { class: "muted" }, t("audit.bySystem")),
-      event.guest ? h("span", {}, " · ", ...tn("audit.guestIs", { name: h("strong", {}, event.guest.displayname || event.guest.username) }), ` @${event.guest.username}`) : null,
+      event.guest ? h("span", {}, " · ", ...tn("audit.guestIs", { name: h("strong", {}, shortName(event.guest)) }), ` @${event.guest.username}`) : null,
       event.meetup_id ? h("span", {}, " · ", meetupNames.get(event.meetup_id) || t("audit.deletedMeetup")) : null),
     event.reason ? h("div", { class: "reason" }, t("common.reason"), " ", event.reason) : null,
     details.length ? h("div", { class: "muted details" }, details.join(" · ")) : null);

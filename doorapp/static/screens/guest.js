@@ -6,7 +6,7 @@ import { formatNumber, t } from "../core/i18n.js";
 import { orgPath } from "../core/session.js";
 
 import { outcomeBadge } from "../shared/outcome.js";
-import { shortName } from "../shared/names.js";
+import { handle, shortName } from "../shared/names.js";
 
 export async function screen(view, [guestId], ctx) {
   const history = await api.get(orgPath(`/guests/${guestId}/history`));
@@ -17,7 +17,7 @@ export async function screen(view, [guestId], ctx) {
   view.append(
     h("section", { class: "panel summary" },
       h("h1", {}, shortName(guest)),
-      h("p", { class: "muted" }, guest.username ? "@" + guest.username : t("guest.notOnPlatform"), " · ", t("guest.id", { id: String(guest.platform_user_id) })),
+      h("p", { class: "muted" }, handle(guest), " · ", t("guest.id", { id: String(guest.platform_user_id) })),
       history.is_banned ? h("div", { class: "alert error" }, t("guest.bannedHere"), " ", history.ban_reason) : null,
       history.repeat_no_show
         ? h("div", { class: "alert warn" }, t("guest.repeatNoShow", { count: history.recent_no_shows, recent: history.recent }), " ",

@@ -2,14 +2,14 @@
 // narrowed to one outcome with the chips, and shown a page at a time, on a phone as on a desktop.
 import { h, clear } from "../core/dom.js";
 import { formatNumber, t } from "../core/i18n.js";
-import { matcher, words } from "../core/search.js";
+import { haystack, matcher } from "../core/search.js";
 import { outcomeWord } from "../shared/outcome.js";
 
 export const PAGE = 50;
 
 export function guestList(summary, row) {
   const guests = summary.guests;
-  const hays = guests.map((g) => " " + words(`${g.displayname} ${g.username}`).join(" "));
+  const hays = guests.map((guest) => haystack({ guest }));
   let outcome = "", shown = PAGE;
   const list = h("ol", { class: "rows outcomes", id: "summary-guests" });
   const status = h("p", { class: "muted", role: "status" });

@@ -10,7 +10,7 @@ import { ask, formatDate, formatTime, h, toast } from "../core/dom.js";
 import { limits } from "../core/openapi.js";
 import { doorHash, isOrgAdmin, orgPath } from "../core/session.js";
 import { formatNumber, t } from "../core/i18n.js";
-import { checkerName, named, shortName } from "../shared/names.js";
+import { checkerName, handle, named, shortName } from "../shared/names.js";
 
 export async function screen(view, [meetupId], ctx) {
   const path = orgPath(`/meetups/${meetupId}`);
@@ -90,7 +90,7 @@ function guestRow(guest, path, ctx) {
   const name = shortName(guest);
   const excuse = isOrgAdmin() && guest.outcome === "NO_SHOW"
     ? h("button", { type: "button", class: "secondary",
-      "aria-label": t("summary.excuseNamed", { guest: named({ ...guest, is_local: !guest.username }) }), onclick: async () => {
+      "aria-label": t("summary.excuseNamed", { guest: named(guest) }), onclick: async () => {
       const done = await ask({ title: t("summary.excuseTitle", { name }),
         message: t("summary.excuseText"), confirm: t("summary.excuse"),
         input: { label: t("common.reasonLabel"), required: true, placeholder: t("summary.excusePlaceholder"),
@@ -106,7 +106,7 @@ function guestRow(guest, path, ctx) {
   return h("li", { class: "row", dataset: { guest: String(guest.platform_user_id) } },
     h("div", { class: "who" },
       isOrgAdmin() ? h("a", { class: "name", href: `#/guests/${guest.platform_user_id}` }, name) : h("span", { class: "name" }, name),
-      h("span", { class: "username" }, guest.username ? "@" + guest.username : t("guest.notOnPlatform")), outcomeBadge(guest.outcome),
+      h("span", { class: "username" }, handle(guest)), outcomeBadge(guest.outcome),
       guest.guests_count ? h("span", { class: "tag brought" }, guest.guests_brought === null ? `+${guest.guests_count}`
         : t("door.broughtOf", { brought: guest.guests_brought, count: guest.guests_count })) : null),
     h("div", { class: "state" }, guest.arrival_time
@@ -122,7 +122,7 @@ function guestRow(guest, path, ctx) {
 function broughtButton(guest, path, ctx) {
   const name = shortName(guest), count = guest.guests_count;
   return h("button", { type: "button", class: "secondary",
-    "aria-label": t("summary.broughtNamed", { guest: named({ ...guest, is_local: !guest.username }) }), onclick: async () => {
+    "aria-label": t("summary.broughtNamed", { guest: named(guest) }), onclick: async () => {
     const done = await ask({ title: t("summary.broughtTitle", { name }), message: t("summary.broughtText", { count }),
       input: { label: t("summary.broughtLabel", { count }), required: true, value: String(guest.guests_brought),
         limits: { ...(await limits("set_guests_brought")).guests_brought, max: count, type: "number", inputmode: "numeric" } },

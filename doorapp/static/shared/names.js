@@ -3,9 +3,12 @@
 import { t } from "../core/i18n.js";
 
 export function named(guest) {
-  const handle = guest.is_local ? t("guest.notOnPlatform") : "@" + guest.username;
-  return guest.displayname ? `${guest.displayname} (${handle})` : handle;
+  return guest.displayname ? `${guest.displayname} (${handle(guest)})` : handle(guest);
 }
+
+// "@username", or "not on the platform" for a guest let in by name or read from a file (`is_local` on the door's
+// list; a summary's line says it with no username).
+export const handle = (guest) => (guest.is_local || !guest.username ? t("guest.notOnPlatform") : "@" + guest.username);
 
 export const shortName = (guest) => guest.displayname || guest.username;
 
