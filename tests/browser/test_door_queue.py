@@ -130,6 +130,7 @@ def test_an_action_door_keeps_failing_on_is_set_aside_and_the_next_one_goes(
     attention = status_details(page).locator(".needs-attention")
     attention.get_by_role("button", name="Try again").click()  # the same key: it lands once
     expect(attention).to_have_count(0)
-    expect(counter(page, "arrived")).to_have_text("2")
+    expect(counter(page, "arrived")).to_have_text("2")  # at once, while it is sent
+    expect(page.locator("[data-queue]")).to_have_count(0)  # and Door has answered
     assert arrived() == {2001: 1, 2000: 2}
     assert check_ins(as_user, root, org) == [("sam", "ada_1"), ("sam", "grace_0")]
