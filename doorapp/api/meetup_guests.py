@@ -14,10 +14,11 @@ from doorapp.actors import checker_json
 from doorapp.api import GUESTS_BROUGHT, door_shapes, endpoint, guests_brought, named
 from doorapp.api.door_shapes import meetup_guest_json
 from doorapp.bodies import number, text
-from doorapp.db import db, iso, utcnow
+from doorapp.db import iso, snapshot, utcnow
 from doorapp.errors import ApiError, invalid, validation_error
 from doorapp.models import Ban, Guest, IdempotencyKey, Meetup, MeetupGuest, audit
 from doorapp.models.audit import AuditType
+from doorapp.models.changes import VERSION
 from doorapp.models.meetups import FINALIZED
 from doorapp.models.passes import is_pass
 
@@ -137,36 +138,51 @@ def refuse_override(user):
         raise pass_not_allowed("Letting in a banned guest needs a person with an account, not a door pass.")
 
 
+@dataclass
+class DoorListQuery:
+    since: str | None = text(
+        max_length=40,
+        default=None,
+        pattern=VERSION,
+        doc=(
+            "The `version` of the list the door holds: the answer is then only what changed since "
+            "(`full` false), or the whole list (`full` true) for a version it cannot say that of."
+        ),
+    )
+
+
 @endpoint(
     "GET",
     "/organizations/<org_id>/meetups/<meetup_id>/guests",
     auth=door,
     tx=False,
+    query=DoorListQuery,
     answer=door_shapes.DoorList,
     conditional=True,
     errors=("not_found",),
 )
-def list_meetup_guests(org_id, meetup_id):
+def list_meetup_guests(org_id, meetup_id, query):
     """The door list: every guest on the meetup with RSVP, check-in and ban status, the counts, and the
-    meetup's state (`meetup`: is_finalized, finalized_at, last_synced_at).
+    meetup's state (`meetup`: is_finalized, finalized_at, last_synced_at), at a `version`.
 
-    The answer carries an ETag; send it back in If-None-Match and an unchanged list answers 304 with
-    no body, so a door can poll every second."""
+    A door keeps the list and polls with `?since=<version>`: the answer holds only the entries that changed
+    since and the ids that left the list (`removed`), with the whole `total`, `counts` and `meetup` (`full`
+    false); or the whole list (`full` true) for a version this list never had, one older than Door keeps (at
+    least 15 minutes and the list's last 10,000 changes), or when the list was rebuilt. The answer's ETag is
+    `W/"<version>"`: sent back in If-None-Match, a list that has not changed answers 304 with no body."""
     response.set_header("Cache-Control", "private, no-cache")
     response.set_header("Vary", "Accept-Encoding")
     known = request.get_header("If-None-Match")
     version = known and Meetup.list_version(org_id, meetup_id)  # a poll's one query, outside a transaction
-    if version and doorlist.etag_matches(known, doorlist.tag(version)):
-        response.set_header("ETag", doorlist.tag(version))
+    if version and doorlist.etag_matches(known, doorlist.tag(doorlist.current(meetup_id, version))):
+        response.set_header("ETag", doorlist.tag(doorlist.current(meetup_id, version)))
         response.status = 304
         return None
-    with db.atomic():  # the list and its version from one snapshot
+    with snapshot():  # the list, its version and what changed, from one moment
         meetup = Meetup.with_list_version(org_id, meetup_id)
         if meetup is None:
             raise ApiError(404, "not_found", f"No meetup has the id {meetup_id}.")
-        etag = doorlist.tag(meetup.list_version)
-        response.set_header("ETag", etag)
-        return doorlist.body(meetup, etag, request.get_header("Accept-Encoding"))
+        return doorlist.body(meetup, query.since, request.get_header("Accept-Encoding"))
 
 
 @endpoint(

@@ -239,10 +239,11 @@ def delete_meetup(org_id, meetup_id, user):
     and URL."""
     meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)
     DoorPass.outlive(meetup.id)  # rolled back with the rest when the meetup stays
+    what = {"name": meetup.name, "date": iso(meetup.date), "platform_url": meetup.platform_url or None}
+    # recorded while the meetup's row is there: its date says which door lists it counted in
+    audit.record(AuditType.MEETUP_DELETED, user, org=meetup.org_id, meetup=meetup.id, **what)
     if not Meetup.remove(meetup.id):
         raise ApiError(409, "meetup_has_arrivals", ARRIVALS.format(what="deleted"))
-    what = {"name": meetup.name, "date": iso(meetup.date), "platform_url": meetup.platform_url or None}
-    audit.record(AuditType.MEETUP_DELETED, user, org=meetup.org_id, meetup=meetup.id, **what)
 
 
 # --- after the night: the attendance summary and its CSV ---------------------------------------------------
