@@ -88,3 +88,32 @@ def test_there_is_no_import_circle():
 def test_every_audit_type_is_in_exactly_one_version_bucket():
     buckets = {moves: {t for t, event in EVENTS.items() if event.moves is moves} for moves in Moves}
     assert sorted(t for members in buckets.values() for t in members) == sorted(AuditType)
+
+
+TESTS = ROOT / "tests"
+
+
+def imported_names(path):
+    """Every module name `path` imports, as written (`from tests import test_x` as tests.test_x)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            names |= {base} | {f"{base}.{alias.name}".lstrip(".") for alias in node.names}
+    return names
+
+
+def test_no_test_module_imports_another():
+    """What tests share lives in helper modules (tests/helpers.py, tests/browser/support.py, tests/doors.py,
+    the fakes, conftest's fixtures): a test module imported by another runs its tests' imports twice and
+    ties the two together."""
+    test_modules = {path.stem for path in TESTS.rglob("test_*.py")}
+    found = {
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in TESTS.rglob("*.py")
+        for name in imported_names(path)
+        if test_modules & set(name.split("."))
+    }
+    assert found == set()
