@@ -1,8 +1,10 @@
 """The house's layout, kept true: module sizes, import directions, no import circle, every audit type in
-one version bucket. Each check is a table or a small function over `MODULES`, so another part (the
-browser app's) adds its own beside them."""
+one version bucket, no test module importing another, docs/architecture.md naming only files that exist.
+Each check is a table or a small function over `MODULES`, so another part (the browser app's) adds its own
+beside them."""
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -117,3 +119,28 @@ def test_no_test_module_imports_another():
         if test_modules & set(name.split("."))
     }
     assert found == set()
+
+
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+# where docs/architecture.md's names are written from: the repository, the package, the browser app
+NAMED_FROM = (ROOT, PACKAGE, PACKAGE / "static")
+
+
+def named_paths(text):
+    """The file and folder names in backticks (`api/auth.py`, `core/`, `.ci/run`), not URLs (`/auth/`)."""
+    names = re.findall(r"`([^`\s]+)`", text)
+    return sorted(
+        {
+            n
+            for n in names
+            if not n.startswith(("/", ".../", "#")) and re.search(r"/|\.(py|js|css|md|html)$", n)
+        }
+    )
+
+
+def test_every_file_the_architecture_page_names_exists():
+    names = named_paths(ARCHITECTURE.read_text(encoding="utf-8"))
+    story = {"api/meetup_guests.py", "models/meetup_guests.py", "access/tokens.py", "core/queue.js"}
+    assert story <= set(names)  # the check-in's story and the browser app's table are read
+    missing = [n for n in names if not any((b / n).exists() or (b / f"{n}.py").exists() for b in NAMED_FROM)]
+    assert missing == []

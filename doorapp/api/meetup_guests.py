@@ -1,7 +1,8 @@
 """The door: /organizations/<org_id>/meetups/<meetup_id>/guests, the meetup's guest list (with the ETag
-doors poll), and what is done to one guest on it: walk-ins, check-ins (with the guests they brought) and
-their undo, excusing a no-show, correcting the guests brought; and .../local-walkins, letting in a person
-who is not on the platform."""
+doors poll), and what the door does to one guest on it: walk-ins, check-ins (with the guests they brought)
+and their undo; and .../local-walkins, letting in a person who is not on the platform. (An admin's
+corrections of a guest's line: api/guest_lines.py.) docs/architecture.md follows a check-in from here
+through the code: change it with the path it describes."""
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
