@@ -15,6 +15,7 @@ import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -24,12 +25,22 @@ from openpyxl import Workbook
 from webtest import TestApp
 
 from doorapp import access, openapi
-from doorapp.db import db
+from doorapp.db import db, utcnow
 from doorapp.models import AuditEvent, Guest, MeetupGuest
 
 # `pytestmark = ENGINES` runs a module's tests on SQLite and on the session's PostgreSQL server.
 ENGINES = pytest.mark.parametrize("engine", ["sqlite", "postgresql"], indirect=True)
 PASSWORD = "correct horse battery staple"
+# The day a module's fixed dates were written for (the fixture `on_the_day` sets the clock to it): the meetup
+# fixture's night is a week later, 2026-12-05, and RSVPs came in on 2026-11-20.
+THE_DAY = datetime(2026, 11, 28, 12, tzinfo=UTC)
+
+
+def next_week():
+    """20:00 UTC a week from today: a night still to come, whatever the day."""
+    return (utcnow() + timedelta(days=7)).replace(hour=20, minute=0, second=0, microsecond=0)
+
+
 SECRET = "test-signing-key-that-is-long-enough-for-hs256"
 
 

@@ -9,6 +9,9 @@ from doorapp import access
 from doorapp.db import db
 from doorapp.models import AuditEvent, AuditType, Guest, Meetup, Org, audit
 
+# The evening is drawn with fixed dates: they hold on the day they were written for, whatever today is.
+pytestmark = pytest.mark.usefixtures("on_the_day")
+
 
 def log(org):
     return f"/organizations/{org.id}/events/"
