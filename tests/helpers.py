@@ -79,6 +79,19 @@ def read_csv(reply, delimiter=","):
     return list(csv.reader(io.StringIO(reply.body.decode("utf-8-sig"), newline=""), delimiter=delimiter))
 
 
+PASS_LABEL = "Maria's phone"
+
+
+def make_pass(boss, meetup, **fields):
+    """A new door pass of the meetup (its answer, with its pairing code), made by `boss` (an org admin's
+    client)."""
+    reply = boss.post_json(
+        f"/organizations/{meetup.org_id}/passes", {"label": PASS_LABEL, "meetup_id": str(meetup.id), **fields}
+    )
+    assert reply.status_int == 201
+    return reply.json
+
+
 def phone_of(client, made):
     """A client of the same app with the token of the door pass `made` (its pairing code used now)."""
     phone = TestApp(client.app)
