@@ -12,11 +12,12 @@ from enum import StrEnum
 
 from peewee import JOIN, CharField, DateTimeField, ForeignKeyField, JSONField, TextField, UUIDField, Value, fn
 
+from doorapp.caller import Caller
 from doorapp.db import BaseModel, Prepared, utcnow
 from doorapp.models import changes
 from doorapp.models.accounts import Org, User
 from doorapp.models.guests import Guest
-from doorapp.models.passes import DoorPass, actor_ids
+from doorapp.models.passes import DoorPass
 
 
 class AuditType(StrEnum):
@@ -117,17 +118,26 @@ RECORD_MOVES = {
 }
 
 
-def record(event_type, actor, org=None, meetup=None, guest=None, reason=None, **details):
+def record(event_type, caller, org=None, meetup=None, guest=None, reason=None, **details):
     """Write one event; call it after the change, inside the same transaction. What the change did to the
     door lists (EVENTS' `moves`) is written to their change record here, in that transaction: the doors'
-    next poll is sent it. `actor` is a User, a DoorPass (a phone at the door), or None."""
+    next poll is sent it. `caller`: who did it, the request's Caller (a handler's `caller`), or None for
+    Door itself."""
+    if caller is not None and not isinstance(caller, Caller):
+        raise TypeError(f"record() takes the request's Caller (a handler's `caller`), not {caller!r}")
     event = EVENTS[event_type]
     undeclared = set(details) - set(event.details)
     assert not undeclared, f"{event_type} declares no detail {undeclared}: add it to EVENTS"
     org_id, meetup_id = getattr(org, "id", org), getattr(meetup, "id", meetup)
     guest_id = getattr(guest, "platform_user_id", guest)
     AuditEvent.record(
-        AuditType(event_type).value, actor_ids(actor), org_id, meetup_id, guest_id, reason, details
+        AuditType(event_type).value,
+        caller.actor if caller else (None, None),
+        org_id,
+        meetup_id,
+        guest_id,
+        reason,
+        details,
     )
     RECORD_MOVES[event.moves](org_id, meetup_id, guest_id, [details.get(key) for key in event.rows_of])
 
@@ -210,7 +220,7 @@ class AuditEvent(BaseModel):
 
     @classmethod
     def record(cls, event_type, actors, org_id, meetup_id, guest_id, reason, details):
-        """Write one event, from SQL text built once (every check-in writes one); `actors`: actor_ids()."""
+        """Write one event, from SQL text built once (every check-in writes one); `actors`: Caller.actor."""
         _RECORD.count(event_type, utcnow(), org_id, *actors, guest_id, meetup_id, reason, json.dumps(details))
 
     @classmethod
