@@ -77,7 +77,8 @@ class DoorScreen {
       this.loaded = true;
     }
     this.filter = "all";
-    this.results = [];
+    this.results = []; // the first SHOWN results of the search, of `total`
+    this.total = 0;
     this.selectedId = null;
     this.chosen = false; // the selection was moved by the user (arrows, a tap): Enter acts on it
     this.live = new Set(); // queue items this screen is waiting on (it tells their outcome itself)
@@ -219,7 +220,7 @@ class DoorScreen {
     const next = (shown.findIndex((e) => idOf(e) === this.selectedId) + 1) % shown.length;
     this.select(idOf(shown[next]));
     this.list.children[next]?.scrollIntoView({ block: "nearest" });
-    this.announce(t("door.namesakes", { count: this.results.length }), "warn");
+    this.announce(t("door.namesakes", { count: this.total }), "warn");
     this.hinted = true;
   }
 }

@@ -93,25 +93,23 @@ export const view = {
 
   renderResults() {
     const query = this.search.value;
-    const { results, target } = this.state.query(query, this.filter);
-    this.results = results;
-    this.target = target;
-    const shown = results.slice(0, SHOWN);
-    if (!shown.some((e) => idOf(e) === this.selectedId)) {
-      this.selectedId = query.trim() && shown.length ? idOf(shown[0]) : null;
+    const { results, total, target } = this.state.query(query, this.filter, SHOWN);
+    Object.assign(this, { results, total, target }); // the first SHOWN results, of `total`
+    if (!results.some((e) => idOf(e) === this.selectedId)) {
+      this.selectedId = query.trim() && results.length ? idOf(results[0]) : null;
       this.chosen = false;
     }
-    clear(this.list, shown.map((entry) => this.row(entry)));
-    this.search.setAttribute("aria-expanded", String(shown.length > 0));
+    clear(this.list, results.map((entry) => this.row(entry)));
+    this.search.setAttribute("aria-expanded", String(results.length > 0));
     this.select(this.selectedId, this.chosen);
     if (!this.loaded) this.more.textContent = t("door.loading");
     else if (!this.state.size) this.more.textContent = t("door.emptyList");
-    else if (!results.length) {
+    else if (!total) {
       clear(this.more, t("door.noMatch"), " ",
         this.meetup.is_finalized ? t("door.noMatchFinalized")
           : h("button", { type: "button", class: "secondary", onclick: () => this.walkIn() }, t("door.addAsWalkIn", { name: query.trim() })));
     }
-    else if (results.length > SHOWN) this.more.textContent = t("door.showing", { shown: SHOWN, count: results.length });
+    else if (total > SHOWN) this.more.textContent = t("door.showing", { shown: SHOWN, count: total });
     else this.more.textContent = "";
   },
 
