@@ -49,7 +49,9 @@ def guest_file(rows):
 
 def door_command(code, *args):
     """`python -m doorapp ARGS` running the checkout `code`'s package (its folder first on the path)."""
-    return [sys.executable, "-m", "doorapp", *args], {"PYTHONPATH": str(code)}
+    return [sys.executable, "-P", "-m", "doorapp", *args], {
+        "PYTHONPATH": str(code)
+    }  # -P: not the working folder
 
 
 def prepared(base, guests):
@@ -167,8 +169,15 @@ def run(args, code, workers, database_url, start):
                        env={**os.environ, **env, **path_env})  # fmt: skip
         command, path_env = door_command(code, "serve", "--port", "0", "--workers", str(workers))
         process, base = start(command, {**env, **path_env})
+        deadline = time.perf_counter() + 180
         try:
             auth, path, waiting = prepared(base, args.guests)
+            if (
+                not database_url
+            ):  # the day's first backup, a minute after start, is taken before the doors open
+                backups = Path(tmp) / "backups"
+                while not list(backups.glob("*.db")) and time.perf_counter() < deadline:
+                    time.sleep(1)
             return measured(args, base, path, auth, waiting, process.pid)
         finally:
             process.terminate()
