@@ -5,8 +5,9 @@ Every door polls its list every second. A delta (`?since=<version>`) costs what 
 record's index range after that version (models.changes, read in the same snapshot as the rows it names),
 those guests' rows, and the counts, counted once per version and shared. The whole list (a first load, a
 version too old, a list rebuilt) is rendered once per version and shared by every door, gzipped for those
-that take it. Both are kept per (database, meetup), for the version last asked; so are the deltas last
-answered, which doors polling in step ask for again and again."""
+that take it, with its guests' histories kept across versions (the change record says whose changed).
+Both are kept per (database, meetup), for the version last asked; so are the deltas last answered, which
+doors polling in step ask for again and again."""
 
 import gzip
 import io
@@ -22,6 +23,10 @@ from doorapp.models import MeetupGuest, changes
 from doorapp.models.changes import Version
 
 _whole = {}  # (database, meetup id) -> (version text, JSON, gzipped JSON) of the whole list last rendered
+# (database, meetup id) -> (Version, {guest id: history}) of the last whole rendering: a history (of earlier
+# meetups: MeetupGuest.history) is as costly to read as the list itself, and what changed it since is in the
+# change record (the rows of the guests whose history changed; a LIST change, a meetup begun: all of it)
+_histories = {}
 _counted = {}  # (database, meetup id) -> (version text, total, counts)
 _deltas = {}  # (database, meetup id) -> (version text, {since: (JSON, gzipped JSON)})
 _rendering = threading.Lock()  # a changed whole list is rendered by one thread while the others wait for it
@@ -81,10 +86,26 @@ def whole(meetup, version):
         cached = _whole.get(key)
         if cached is None or cached[0] != version:
             rows = list(MeetupGuest.door_list(meetup))
-            history = MeetupGuest.history(meetup.org_id, MeetupGuest.guests_of(meetup.id), meetup.date)
+            history = _history(meetup, [row.guest_id for row in rows])
             data = _json(meetup, version, True, [meetup_guest_json(row, history) for row in rows], [])
             cached = _kept(_whole, key, (version, data, gzip.compress(data, 6, mtime=0)))
     return cached[1:]
+
+
+def _history(meetup, guest_ids):
+    """{guest id: history} of the list's guests, those the change record says nothing of since the last
+    rendering kept from it; called under _rendering."""
+    key, now = (db.database, str(meetup.id)), Version(*meetup.list_version)
+    seen, known = _histories.get(key, (None, {}))
+    changed = changes.since(meetup.id, seen, now) if seen else None
+    known = {} if changed is None else {i: h for i, h in known.items() if i not in changed}
+    missing = [i for i in guest_ids if i not in known]
+    if missing:
+        wanted = missing if len(missing) <= 500 else MeetupGuest.guests_of(meetup.id)  # 500: parameter limits
+        found = MeetupGuest.history(meetup.org_id, wanted, meetup.date)
+        known.update({i: found.get(i) for i in missing})
+    _kept(_histories, key, (now, known))
+    return known
 
 
 def delta(meetup, version, since, changed):
