@@ -30,6 +30,7 @@ _histories = {}
 _counted = {}  # (database, meetup id) -> (version text, total, counts)
 _deltas = {}  # (database, meetup id) -> (version text, {since: (JSON, gzipped JSON)})
 _rendering = threading.Lock()  # a changed whole list is rendered by one thread while the others wait for it
+_counting = threading.Lock()  # taken after _rendering when both are
 KEPT = 32  # lists kept in each cache; past it, a cache starts again
 DELTAS_KEPT = 64  # deltas kept for a list's current version
 
@@ -144,13 +145,17 @@ def _json(meetup, version, full, guests, removed):
 
 
 def _counts(meetup, version):
-    """(total, Counts) of the list at `version`, counted once per version (the whole list's rows)."""
+    """(total, Counts) of the list at `version`, counted once per version (a pass over the whole list's
+    rows): every door polls just after a check-in, and one thread counts while the others wait for it."""
     key = (db.database, str(meetup.id))
     cached = _counted.get(key)
     if cached is None or cached[0] != version:
-        counts = MeetupGuest.counts([meetup.id], with_total=True)[str(meetup.id)]
-        total = counts.pop("total")
-        cached = _kept(_counted, key, (version, total, Counts(**counts)))
+        with _counting:
+            cached = _counted.get(key)
+            if cached is None or cached[0] != version:
+                counts = MeetupGuest.counts([meetup.id], with_total=True)[str(meetup.id)]
+                total = counts.pop("total")
+                cached = _kept(_counted, key, (version, total, Counts(**counts)))
     return cached[1:]
 
 
