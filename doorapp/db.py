@@ -10,6 +10,7 @@ get_or_404, BaseModel. Timestamps are stored as naive UTC datetimes and rendered
 
 import contextlib
 import os
+import sys
 import threading
 import uuid
 from contextlib import contextmanager
@@ -26,15 +27,21 @@ from peewee import Case, DatabaseProxy, Model, OperationalError, SqliteDatabase,
 from doorapp import faults
 from doorapp.errors import ApiError
 
+# synchronous=full: every commit flushes the write-ahead log to the disk before it returns, so a 2xx to a
+# write survives a power cut (a venue laptop's battery running out), not only a crash of Door; normal would
+# flush only at checkpoints, and the last answered commits could roll back. macOS's fsync leaves the data in
+# the drive's cache: fullfsync asks it for F_FULLFSYNC, for commits and checkpoints alike. bench/door
+# measures what it costs (bench/README.md, "Issue 34").
 # cache_size: 512 KiB of pages per connection (SQLite's default is 2 MiB), one per server thread. In WAL mode
 # another connection's commit empties the cache anyway, and the file's pages stay in the OS's cache: the
 # smaller one cost nothing measurable in bench/door and took 15 MB off a server's peak memory.
 PRAGMAS = {
     "journal_mode": "wal",
-    "synchronous": "normal",
+    "synchronous": "full",
     "foreign_keys": 1,
     "busy_timeout": 5000,
     "cache_size": -512,
+    **({"fullfsync": 1, "checkpoint_fullfsync": 1} if sys.platform == "darwin" else {}),
 }
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 MIGRATION_LOCK = 0x646F6F72  # pg_advisory_xact_lock key of migrations ("door")
@@ -58,6 +65,9 @@ def database_for(url, sqlite_path):
             "DATABASE_URL names PostgreSQL, but its driver is not installed: pip install 'doorapp[postgres]'."
         ) from None
     name, options = postgres_options(url)
+    # A commit returns once it is on disk, whatever the server's or the database's default says (API:
+    # a 2xx to a write survives a power cut); a later -c wins over one in the URL's own options.
+    options["options"] = f"{options.get('options', '')} -c synchronous_commit=on".strip()
     # Pooled: a connection is reused across requests; one found broken is replaced, not kept.
     return PooledPsycopg3Database(name, max_connections=32, stale_timeout=300, timeout=10, **options)
 
