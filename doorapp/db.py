@@ -118,6 +118,15 @@ def drop_connection():
             db.manual_close()
 
 
+def close_for_good():
+    """Close this thread's connection, a pooled PostgreSQL one too (not back into the pool): a chore of
+    `serve`'s parent process leaves none open for a worker forked after it to inherit."""
+    if is_sqlite():
+        db.close()
+    elif not db.is_closed():
+        db.manual_close()
+
+
 def utcnow():
     return datetime.now(UTC).replace(tzinfo=None)
 

@@ -27,9 +27,9 @@ DOC = (
 )
 
 
-def once(user, body, act):
+def once(user, body, act, org_id=None):
     """act() unless this user's Idempotency-Key was answered before: then that answer. Without the header,
-    act()."""
+    act(). `org_id`: the org whose door acts (erasing a guest there forgets the answers that name them)."""
     key = request.get_header(HEADER)
     if key is None:
         return act()
@@ -40,7 +40,7 @@ def once(user, body, act):
     fingerprint = hashlib.sha256(sent.encode()).hexdigest()
     if is_pass(user):  # a door pass's keys are kept under its maker, in a space of their own
         user, key = user.created_by_id, f"{caller_key(user)} {hashlib.sha256(key.encode()).hexdigest()}"
-    stored = IdempotencyKey.claim(user, key, fingerprint)
+    stored = IdempotencyKey.claim(user, key, fingerprint, org_id)
     if stored is not None:
         if stored.request != fingerprint:
             raise ApiError(

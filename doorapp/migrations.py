@@ -14,6 +14,7 @@ from doorapp.models import (
     MODELS,
     AuditEvent,
     DoorPass,
+    Erasure,
     Guest,
     IdempotencyKey,
     Meetup,
@@ -23,6 +24,7 @@ from doorapp.models import (
     User,
 )
 from doorapp.models.accounts import INVISIBLE  # the code points that show as nothing
+from doorapp.models.privacy import TO_SHRED
 
 
 class Migration(BaseModel):
@@ -54,11 +56,17 @@ def add_columns(model, *names):
         if field.column_name in present:  # m0001 makes tables from today's models
             continue
         if not field.null:
-            default = field.default
-            field.constraints = [
-                SQL("DEFAULT " + (str(default).upper() if isinstance(default, bool) else str(int(default))))
-            ]
+            field.constraints = [SQL("DEFAULT " + _literal(field.default))]
         migrator.alter_add_column(table, field.column_name, field, allow_not_null=True).run()
+
+
+def _literal(default):
+    """A column default as SQL: TRUE or FALSE, a whole number, or a quoted text."""
+    if isinstance(default, bool):
+        return str(default).upper()
+    if isinstance(default, str):
+        return "'" + default.replace("'", "''") + "'"
+    return str(int(default))
 
 
 def m0003_door_offline():
@@ -153,6 +161,27 @@ def m0014_guests_brought():
     MeetupGuest.update(guests_brought=MeetupGuest.guests_count).where(MeetupGuest.has_arrived).execute()
 
 
+def m0016_privacy():
+    """What an organization keeps of guests, and forgetting the rest (doorapp.privacy): its privacy settings
+    and notice (bans kept 24 months where the org had no setting); a list entry may lose its guest (noting
+    one let in by name, whom the summary counts); an audit event may be shredded, and those still to
+    shred are read from an index of their own; an org remembers whom it erased; a door's stored answer
+    says which org's door it was."""
+    add_columns(Org, "keep_guests_months", "keep_bans_months", "keep_audit_details_months", "privacy_notice")
+    Org.update(keep_bans_months=24).where(Org.keep_bans_months.is_null()).execute()
+    if not next(c.null for c in db.get_columns("meetup_guest") if c.name == "guest_id"):
+        SchemaMigrator.from_database(db.obj).drop_not_null("meetup_guest", "guest_id").run()
+    add_columns(MeetupGuest, "guest_was_local")
+    add_columns(AuditEvent, "shredded")
+    db.execute(
+        AuditEvent.index(
+            AuditEvent.org, AuditEvent.timestamp, where=~AuditEvent.shredded, name=TO_SHRED
+        ).safe(True)
+    )
+    add_columns(IdempotencyKey, "org_id")
+    db.create_tables([Erasure])
+
+
 MIGRATIONS = [
     m0001_initial,
     m0002_door_list_order,
@@ -168,6 +197,7 @@ MIGRATIONS = [
     m0012_org_time_zone,
     m0013_door_passes,
     m0014_guests_brought,
+    m0016_privacy,
 ]
 
 

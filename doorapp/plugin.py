@@ -81,7 +81,9 @@ def parse(config, wants_user):
 
 def once(handler):
     """The stage of `idempotent=True` routes: an Idempotency-Key answered before answers the same again."""
-    return lambda user, args: idempotency.once(user, args.get("body"), lambda: handler(**args))
+    return lambda user, args: idempotency.once(
+        user, args.get("body"), lambda: handler(**args), args.get("org_id")
+    )
 
 
 def transact(tx, reader, prepare, act):

@@ -19,6 +19,7 @@ from doorapp.export import CSV, csv_file
 from doorapp.models import AuditEvent, AuditType, Meetup, MeetupGuest, Org, audit
 from doorapp.models.audit import check_in_record
 from doorapp.models.passes import DoorPass, is_pass
+from doorapp.models.privacy import refuse_forgotten
 from doorapp.models.sync import apply, compare, stored, take_turn
 from doorapp.spreadsheet import PASS_COLUMNS, ExportQuery, People
 
@@ -100,7 +101,7 @@ def create_meetup(org_id, body, user):
         )
         audit.record(AuditType.MEETUP_CREATED, user, org=org, meetup=meetup, platform_url=url)
     try:
-        sync(org_id, meetup.id, user, event)
+        sync(meetup, user, event)
         sync_error = None
     except ApiError as error:  # the platform failed (or an admin finalized it meanwhile): nothing stored
         sync_error = SyncError(status=error.status, code=error.code, detail=error.detail)
@@ -136,18 +137,23 @@ def get_meetup(org_id, meetup_id):
     auth=org_member,
     tx=False,
     answer=SyncReport,
-    errors=(*platforms.ERRORS, "meetup_cancelled", "meetup_finalized", "not_found"),
+    errors=(*platforms.ERRORS, "meetup_cancelled", "meetup_finalized", "meetup_forgotten", "not_found"),
 )
 def sync_meetup(org_id, meetup_id, user):
-    """Synchronise the RSVP list from the platform; nothing is stored when a platform call fails."""
-    return sync(org_id, meetup_id, user)
+    """Synchronise the RSVP list from the platform; nothing is stored when a platform call fails.
 
-
-def sync(org_id, meetup_id, user, event=None):
-    """Sync the meetup's list (with `event` when the caller has just read it): all platform I/O and the
-    comparison with what is stored first, with no transaction open, then one short write of what differs.
-    The counts; a platform's ApiError stores nothing."""
+    A meetup older than the organization keeps its guests (`keep_guests_months`) is 409
+    meetup_forgotten: its list would bring back the people retention took off it."""
     meetup = Meetup.open(org_id, meetup_id)
+    refuse_forgotten(meetup)
+    return sync(meetup, user)
+
+
+def sync(meetup, user, event=None):
+    """Sync the list of `meetup` (as it was read, open), with `event` when the caller has just read it: all
+    platform I/O and the comparison with what is stored first, with no transaction open, then one short
+    write of what differs. The counts; a platform's ApiError stores nothing."""
+    org_id, meetup_id = meetup.org_id, meetup.id
     event = event or adapter().event(meetup.platform_url)
     profiles = adapter().profiles([r.platform_user_id for r in event.rsvps])
     rsvps = [(r.platform_user_id, r.joined_at, r.waitlisted, r.guests) for r in event.rsvps]
@@ -301,7 +307,7 @@ def arrivals(times):
 
 def summary_json(meetup):
     """The summary of get_meetup_summary, in three queries (entries, check-in events, the meetup's counts)."""
-    entries = list(MeetupGuest.with_guests(meetup.id))
+    entries = list(MeetupGuest.with_guests(meetup.id))  # those the org no longer keeps count, unnamed
     outcomes = Counter(e.outcome for e in entries)
     times = [e.arrival_time for e in entries if e.has_arrived]
     brought = sum(e.guests_brought or 0 for e in entries if e.has_arrived)
@@ -320,7 +326,7 @@ def summary_json(meetup):
             cancelled=outcomes["CANCELLED"],
             waitlisted=outcomes["WAITLIST"],
             walkins=sum(e.is_walkin for e in entries),
-            local_walkins=sum(e.is_walkin and e.guest.is_local for e in entries),
+            local_walkins=sum(e.is_walkin and e.was_local for e in entries),
             forced_check_ins=kinds["forced"],
             undone_check_ins=kinds[AuditType.UNDO_CHECK_IN],
             guests_brought=brought,
@@ -331,7 +337,7 @@ def summary_json(meetup):
         last_arrival=iso(max(times, default=None)),
         bar_minutes=bar_minutes,
         arrivals=bars,
-        guests=[outcome_json(e, record) for e in entries],
+        guests=[outcome_json(e, record) for e in entries if e.guest_id is not None],
     )
 
 
@@ -354,7 +360,9 @@ def get_meetup_summary(org_id, meetup_id):
     A guest's `ban_overridden` and `undone_check_ins` say what the counts tell of them.
     One rule for this and the CSV export: the same columns, each one that members see of these guests at
     the door (names, RSVPs, arrivals, who checked them in) or that the counts tell (cancelled, excused,
-    forced, undone); what is an admin's alone (ban, excuse and undo reasons, the audit log) is in neither."""
+    forced, undone); what is an admin's alone (ban, excuse and undo reasons, the audit log) is in neither.
+    A guest the organization no longer keeps (its retention, an erasure) has no line, and is still in
+    every count, outcome and bar."""
     return summary_json(get_or_404(Meetup, meetup_id, "meetup", org=org_id))
 
 
@@ -381,7 +389,7 @@ def export_meetup_guests(org_id, meetup_id, query):
     meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)
     name = f"{meetup.name} {meetup.date:%Y-%m-%d}"
     record = check_in_record(AuditEvent.check_ins(meetup.org_id, meetup.id))
-    entries = list(MeetupGuest.with_guests(meetup.id))
+    entries = [e for e in MeetupGuest.with_guests(meetup.id) if e.guest_id is not None]
     lines = [outcome_json(entry, record) for entry in entries]
     if query.style == "data":
         return csv_file(name, OUTCOME_COLUMNS, [line.values() for line in lines])

@@ -21,7 +21,11 @@ class MeetupGuest(BaseModel):
     """A guest on a meetup's list: an RSVP from the platform or a walk-in, and its check-in state."""
 
     meetup = ForeignKeyField(Meetup, backref="entries", on_delete="CASCADE")
-    guest = ForeignKeyField(Guest)
+    # None once the org no longer keeps who it was (retention, an erasure: doorapp.privacy); the entry stays,
+    # so the meetup's counts and arrival numbers do not change, and leaves the door list and the summary
+    guest = ForeignKeyField(Guest, null=True)
+    # once its guest is gone: whether they had been let in by name (a local walk-in); else None
+    guest_was_local = BooleanField(null=True)
     rsvp_time = DateTimeField(default=utcnow)
     cancelled_rsvp = BooleanField(default=False)
     cancelled_at = DateTimeField(null=True)  # when a sync found the RSVP gone
@@ -215,6 +219,11 @@ class MeetupGuest(BaseModel):
         )
 
     @property
+    def was_local(self):
+        """Its guest was let in by name (a local walk-in), whether the org still keeps who it was or not."""
+        return bool(self.guest_was_local) if self.guest_id is None else self.guest.is_local
+
+    @property
     def outcome(self):
         """Meetup's attendance words where they exist (ATTENDED, NO_SHOW, EXCUSED_ABSENCE), Door's own for
         the rest (WALK_IN, CANCELLED, WAITLIST, NOT_CHECKED_IN: a walk-in whose check-in was undone, and,
@@ -248,13 +257,14 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def with_guests(cls, meetup_id):
-        """The meetup's entries with their guests and checkers joined, arrivals first by when they came (the
-        door's time), then the rest in RSVP order."""
+        """The meetup's entries with their guests (None for one the org no longer keeps: it still counts)
+        and checkers joined, arrivals first by when they came (the door's time), then the rest in RSVP
+        order."""
         arrived_first = Case(None, [(cls.has_arrived, 0)], 1)
         return (
             _with_pass(
                 cls.select(cls, Guest, User.id, User.username, Meetup)
-                .join(Guest)
+                .join(Guest, JOIN.LEFT_OUTER)
                 .switch(cls)
                 .join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by)
                 .switch(cls)
@@ -300,14 +310,20 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def guests_of(cls, meetup_id):
-        return cls.select(cls.guest).where(cls.meetup == meetup_id)
+        """The query of the ids of the guests on the meetup's list (not of entries whose guest is gone)."""
+        return cls.select(cls.guest).where(cls.meetup == meetup_id, cls.guest.is_null(False))
 
     @classmethod
     def of_guest(cls, org_id, guest_id):
-        """The guest's entries at the org's meetups, newest meetup first, with the meetups joined."""
+        """The guest's entries at the org's meetups, newest meetup first, with the meetups and checkers
+        joined."""
         return (
-            cls.select(cls, Meetup)
-            .join(Meetup)
+            _with_pass(
+                cls.select(cls, Meetup, User.id, User.username)
+                .join(Meetup)
+                .switch(cls)
+                .join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by)
+            )
             .where(cls.guest == guest_id, Meetup.org == org_id)
             .order_by(Meetup.date.desc())
         )
