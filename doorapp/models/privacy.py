@@ -143,7 +143,7 @@ def delete_untied(guest_ids):
 
 def forget_answers(org_id, guest_id):
     """The org's door actions' stored answers (Idempotency-Key, kept a day) that name the guest."""
-    named = fn.INSTR(IdempotencyKey.answer, f'"platform_user_id": {guest_id},') > 0
+    named = IdempotencyKey.answer.contains(f'"platform_user_id": {guest_id},')
     IdempotencyKey.delete().where(IdempotencyKey.org_id == org_id, named).execute()
 
 
