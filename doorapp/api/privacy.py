@@ -115,7 +115,7 @@ def get_privacy(org_id):
     answer=Privacy,
     errors=("not_found",),
 )
-def update_privacy(org_id, body, user):
+def update_privacy(org_id, body, caller):
     """Change how long the organization keeps what it knows of guests, or its notice; what is older than
     a new setting is forgotten within the hour. The change is recorded (ORG_UPDATED)."""
     org = get_or_404(Org, org_id, "organization")
@@ -130,7 +130,7 @@ def update_privacy(org_id, body, user):
     changes = {k: {"old": getattr(org, k), "new": v} for k, v in wanted.items() if v != getattr(org, k)}
     if changes:
         Org.update(**{k: change["new"] for k, change in changes.items()}).where(Org.id == org.id).execute()
-        audit.record(AuditType.ORG_UPDATED, user, org=org, changes=changes)
+        audit.record(AuditType.ORG_UPDATED, caller, org=org, changes=changes)
     return privacy_json(Org.get_by_id(org.id))
 
 
@@ -149,7 +149,7 @@ def get_privacy_notice(org_id):
     answer=Erased,
     errors=("not_found",),
 )
-def erase_guest(org_id, platform_user_id, body, user):
+def erase_guest(org_id, platform_user_id, body, caller):
     """Erase everything this organization holds about one person, now.
 
     Their entries on its meetups' lists lose them (the meetups' counts, summaries and arrival numbers do
@@ -162,7 +162,7 @@ def erase_guest(org_id, platform_user_id, body, user):
     get_or_404(Org, org_id, "organization")
     queue_on(f"erase {org_id} {platform_user_id}")  # two admins at once: the second finds them gone
     guest = seen_here(org_id, platform_user_id)
-    return Erased(**erase(org_id, guest, user, body.reason))
+    return Erased(**erase(org_id, guest, caller, body.reason))
 
 
 @endpoint(

@@ -147,7 +147,7 @@ def forget_answers(org_id, guest_id):
     IdempotencyKey.delete().where(IdempotencyKey.org_id == org_id, named).execute()
 
 
-def erase(org_id, guest, user, reason):
+def erase(org_id, guest, caller, reason):
     """Everything the org holds of `guest`, now: their entries lose them, their ban ends, the org's events
     about them are shredded, its doors' stored answers naming them go; a guest then tied to nobody is
     deleted, and the org keeps them 404 (Erasure). GUEST_ERASED names no one. {entries, bans, events}:
@@ -165,7 +165,7 @@ def erase(org_id, guest, user, reason):
     ).execute()
     delete_untied([guest_id])
     counts = {"entries": len(entries), "bans": bans, "events": len(events)}
-    record(AuditType.GUEST_ERASED, user, org=org_id, reason=reason, **counts)
+    record(AuditType.GUEST_ERASED, caller, org=org_id, reason=reason, **counts)
     return counts
 
 
