@@ -83,27 +83,33 @@ def refuse_forgotten(meetup):
 
 def forget_entries(entries):
     """Entries [(id, guest id)] lose their guest (noting whether it was let in by name, which the
-    summary's local walk-ins count); the guest ids they had."""
+    summary's local walk-ins count); how many did (one another process forgot meanwhile is not counted)."""
+    if not entries:
+        return 0
+    was_local = Guest.select(Guest.is_local).where(Guest.platform_user_id == MeetupGuest.guest)
     ids = [entry_id for entry_id, _ in entries]
-    if ids:
-        was_local = Guest.select(Guest.is_local).where(Guest.platform_user_id == MeetupGuest.guest)
-        MeetupGuest.update(guest_was_local=was_local, guest=None).where(MeetupGuest.id.in_(ids)).execute()
-    return {guest_id for _, guest_id in entries}
+    return (
+        MeetupGuest.update(guest_was_local=was_local, guest=None)
+        .where(MeetupGuest.id.in_(ids), MeetupGuest.guest.is_null(False))
+        .execute()
+    )
 
 
 def shred(events):
     """Events [(id, event_type, guest id, details)] lose their guest, their reason and their private
-    details, and say so (shredded); the guest ids they named."""
+    details, and say so (shredded); how many did (one another process shredded meanwhile is not
+    counted)."""
     plain = [event_id for event_id, kind, _, details in events if not _private(kind, details)]
+    shredded = dict(guest=None, reason=None, shredded=True)
+    done = 0
     if plain:
-        AuditEvent.update(guest=None, reason=None, shredded=True).where(AuditEvent.id.in_(plain)).execute()
+        done += AuditEvent.update(**shredded).where(AuditEvent.id.in_(plain), ~AuditEvent.shredded).execute()
     for event_id, kind, _, details in events:
         if private := _private(kind, details):
             kept = {key: value for key, value in details.items() if key not in private}
-            AuditEvent.update(guest=None, reason=None, shredded=True, details=kept).where(
-                AuditEvent.id == event_id
-            ).execute()
-    return {guest_id for _, _, guest_id, _ in events}
+            query = AuditEvent.update(**shredded, details=kept)
+            done += query.where(AuditEvent.id == event_id, ~AuditEvent.shredded).execute()
+    return done
 
 
 def _private(kind, details):
@@ -153,18 +159,16 @@ def erase(org_id, guest, caller, reason):
     deleted, and the org keeps them 404 (Erasure). GUEST_ERASED names no one. {entries, bans, events}:
     how many of each the org held."""
     guest_id = guest.platform_user_id
-    entries = list(listed_here(org_id, guest_id).select(MeetupGuest.id, MeetupGuest.guest).tuples())
-    forget_entries(entries)
+    entries = forget_entries(listed_here(org_id, guest_id).select(MeetupGuest.id, MeetupGuest.guest).tuples())
     bans = Ban.delete().where(Ban.org == org_id, Ban.guest == guest_id).execute()
-    events = about(AuditEvent.org == org_id, AuditEvent.guest == guest_id)
-    shred(events)
+    events = shred(about(AuditEvent.org == org_id, AuditEvent.guest == guest_id))
     forget_answers(org_id, guest_id)
     now = utcnow()
     Erasure.insert(org=org_id, guest_id=guest_id, erased_at=now).on_conflict(
         conflict_target=[Erasure.org, Erasure.guest_id], update={Erasure.erased_at: now}
     ).execute()
     delete_untied([guest_id])
-    counts = {"entries": len(entries), "bans": bans, "events": len(events)}
+    counts = {"entries": entries, "bans": bans, "events": events}
     record(AuditType.GUEST_ERASED, caller, org=org_id, reason=reason, **counts)
     return counts
 
@@ -191,18 +195,19 @@ def forget_some(org, now):
         .limit(BATCH)
         .tuples()
     )
-    touched = forget_entries(entries)
+    forgotten = forget_entries(entries)
     bans = []
     if org.keep_bans_months is not None:
         since = months_before(now, org.keep_bans_months)
-        bans = [ban for ban in Ban.select().where(Ban.org == org.id, Ban.banned_at < since).limit(BATCH)]
-    for ban in bans:
-        if Ban.lift(ban):
-            record(AuditType.BAN_EXPIRED, None, org=org.id, guest=ban.guest_id, banned_at=iso(ban.banned_at))
+        bans = list(Ban.select().where(Ban.org == org.id, Ban.banned_at < since).limit(BATCH))
+    ended = [ban for ban in bans if Ban.lift(ban)]  # another process's pass may have ended one meanwhile
+    for ban in ended:
+        record(AuditType.BAN_EXPIRED, None, org=org.id, guest=ban.guest_id, banned_at=iso(ban.banned_at))
     since = months_before(now, org.keep_audit_details_months)
     events = about(AuditEvent.org == org.id, AuditEvent.timestamp < since, limit=BATCH)
-    touched |= shred(events) | {ban.guest_id for ban in bans}
+    shredded = shred(events)
+    touched = [guest for _, guest in entries] + [ban.guest_id for ban in bans] + [e[2] for e in events]
     guests = delete_untied(touched)
-    if entries:  # the lists of those meetups lose them
+    if forgotten:  # the lists of those meetups lose them
         door_list_changed(org_id=org.id)
-    return {"entries": len(entries), "guests_deleted": guests, "bans": len(bans), "events": len(events)}
+    return {"entries": forgotten, "guests_deleted": guests, "bans": len(ended), "events": shredded}
