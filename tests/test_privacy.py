@@ -10,6 +10,7 @@ import pytest
 import requests
 from helpers import ENGINES, add_guest, at_once, auth, base, entry, events, phone_of
 
+from doorapp.backup import KEEP
 from doorapp.db import utcnow
 from doorapp.models import Guest, IdempotencyKey, Meetup, Org
 
@@ -266,3 +267,11 @@ def test_a_meetup_older_than_its_org_keeps_guests_is_not_synced_again(boss, org,
     boss.patch_json(privacy(org), {"keep_guests_months": 1})
     refused = boss.post(f"{base(meetup)}/sync", status=409).json
     assert refused["code"] == "meetup_forgotten" and "1 months" in refused["detail"]
+
+
+def test_the_document_says_erased_data_leaves_the_backups_within_14_days(client):
+    erase = client.get("/openapi.json").json["paths"][
+        "/organizations/{org_id}/guests/{platform_user_id}/erase"
+    ]
+    said = f"Erased data leaves Door's daily backups as they rotate out: within {KEEP} days."  # one a day
+    assert said in " ".join(erase["post"]["description"].split())
