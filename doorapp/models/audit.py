@@ -9,6 +9,7 @@ from enum import StrEnum
 
 from peewee import (
     JOIN,
+    SQL,
     BooleanField,
     CharField,
     DateTimeField,
@@ -169,7 +170,7 @@ class AuditEvent(BaseModel):
     reason = TextField(null=True)
     details = JSONField(default=dict)
     # its guest, reason and the names and free text of its details are gone (retention, an erasure)
-    shredded = BooleanField(default=False)
+    shredded = BooleanField(default=False, constraints=[SQL("DEFAULT FALSE")])  # a bulk load may leave it out
 
     class Meta:
         # One index per way the log is read (newest first within each); the rowid ends every index, so
