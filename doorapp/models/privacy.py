@@ -19,7 +19,7 @@ from doorapp.models.guests import Ban, Guest
 from doorapp.models.meetup_guests import MeetupGuest
 from doorapp.models.meetups import Meetup, door_list_changed
 
-BATCH = 500  # rows of each kind forgotten in one transaction: a door's next write waits for one batch
+BATCH = 100  # rows of each kind forgotten in one transaction: a door's next write waits for one batch
 TO_SHRED = "audit_event_to_shred"  # the index of an org's events not shredded yet, by time (m0016)
 
 
