@@ -38,8 +38,13 @@ def guest_id(entry, meetup_ids, org_id):
     never do."""
     if entry.member_id is not None and meetup_ids:
         return entry.member_id, False
-    digest = hashlib.sha256(f"{org_id}\0{entry.key}".encode("utf-8", "surrogatepass")).digest()
-    return -1 - int.from_bytes(digest[:8], "big") % LOCAL_IDS, True
+    return local_id(org_id, entry.key), True
+
+
+def local_id(org_id, key):
+    """The id of the org's local guest who is `key` (an Entry's) in its files."""
+    digest = hashlib.sha256(f"{org_id}\0{key}".encode("utf-8", "surrogatepass")).digest()
+    return -1 - int.from_bytes(digest[:8], "big") % LOCAL_IDS
 
 
 def as_rsvps(sheet, meetup_ids, org_id):

@@ -90,6 +90,23 @@ def fold(text):
     return " ".join(text.lower().split())
 
 
+def name_key(name):
+    """Who a name is, for telling a file's people apart: folded as header words are (lower case, no
+    accents, single spaces: José Núñez is jose nunez, the key such names have always had) when that keeps
+    every letter; else in full, cased alike (田中 花子, Иван Петров, Søren Ørsted), so a name in any script
+    stays its own person. (fold() alone kept the ASCII letters only, and made every non-Latin name one.)"""
+    decomposed = unicodedata.normalize("NFKD", name)
+    if all(c.isascii() or unicodedata.category(c).startswith("M") for c in decomposed):
+        return fold(name)
+    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+
+
+def ascii_key_lost_letters(name):
+    """Whether the key names had before name_key() (fold()) dropped letters of `name`: rows of several
+    people with such names may have been read as one guest (migrations.m0018 reports them)."""
+    return name_key(name) != fold(name)
+
+
 def header_row(rows):
     """(index of the header row, its folded cells): the first of the top rows with a name column."""
     for index, row in enumerate(rows[:HEADER_SEARCH]):
@@ -214,7 +231,7 @@ def _key(kind, roles, row, entry):
     if own and kind != "meetup":
         return f"{kind}:{own[:200]}"
     email = _cell(row, roles.get("email")).lower()
-    return f"name:{fold(entry.name)}|{email[:200]}"
+    return f"name:{name_key(entry.name)}|{email[:200]}"
 
 
 def _guests(text):
