@@ -2,6 +2,7 @@
 (Meetup's attendee list, Luma's guests, a spreadsheet), created or updated with a sync's semantics, or
 previewed (`?preview=true`: the same work, rolled back). The reading is doorapp.imports'."""
 
+import threading
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, NotRequired, TypedDict
@@ -120,13 +121,28 @@ class ImportForm:
 
 
 def sheet_of(upload, columns):
-    """The upload read as a guest list; 422 unreadable_file, saying what was found, when it is not one."""
+    """The upload read as a guest list, one upload at a time in this process (reading a workbook may take
+    a few seconds and 100 MB: several at once must not add up); 422 unreadable_file, saying what was found,
+    when it is not one; 503 when another upload was being read for READING_WAIT seconds."""
+    if not _reading.acquire(timeout=READING_WAIT):
+        raise ApiError(
+            503,
+            "service_unavailable",
+            "Door is reading other files; try again in a moment.",
+            {"Retry-After": "5"},
+        )
     try:
         return read(upload.data, [c for c in columns.split(",") if c.strip()] if columns else None)
     except Unreadable as error:
         raise ApiError(
             422, "unreadable_file", error.args[0], file=upload.filename, found=error.found
         ) from None
+    finally:
+        _reading.release()
+
+
+_reading = threading.Lock()
+READING_WAIT = 60
 
 
 def answer(meetup, report, **extra):

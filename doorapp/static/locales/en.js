@@ -413,6 +413,7 @@ export default {
   "import.found.pdf": "This is a PDF document, not a guest list.",
   "import.found.picture": "This is a picture, not a guest list.",
   "import.found.too_large": "The workbook unpacks to far more than a guest list; save it as CSV.",
+  "import.found.too_many_cells": "The workbook has far more cells than a guest list; save just the guest list as CSV.",
   "import.found.too_many_rows": "The file has far more rows than a guest list.",
   "import.found.zip": "The file is a zip archive, not an .xlsx workbook.",
   "import.fromLuma": "Luma: open the event, then Guests, then Download CSV.",

@@ -412,6 +412,7 @@ export default {
   "import.found.pdf": "Esto es un documento PDF, no una lista de invitados.",
   "import.found.picture": "Esto es una foto, no una lista de invitados.",
   "import.found.too_large": "El libro se descomprime en mucho más que una lista de invitados; guárdalo como CSV.",
+  "import.found.too_many_cells": "El libro tiene muchas más celdas que una lista de invitados; guarda solo la lista como CSV.",
   "import.found.too_many_rows": "El archivo tiene muchas más filas que una lista de invitados.",
   "import.found.zip": "El archivo es un zip, no un libro .xlsx.",
   "import.fromLuma": "Luma: abre el evento, ve a Invitados (Guests) y pulsa Descargar CSV (Download CSV).",
