@@ -31,7 +31,7 @@ from doorapp.api import (  # noqa: F401 (importing a module registers its routes
     staff,
     users,
 )
-from doorapp.db import connect, database_for, db
+from doorapp.db import connect, database_for, db, drop_if_cut
 from doorapp.errors import LOGGED_SAFE, ApiError, render_problem
 from doorapp.migrations import migrate
 from doorapp.paths import private_dir, private_file
@@ -73,6 +73,7 @@ def create_app(config, before_upgrade=None):
             raise ApiError(
                 400, "bad_request", "The path is not UTF-8 text (an invalid percent-escape)."
             ).response()
+        drop_if_cut()
         with contextlib.suppress(OperationalError):  # answered per route: /health says so, others answer 503
             db.connect(reuse_if_open=True)
 
