@@ -61,9 +61,11 @@ def add_columns(model, *names):
             continue
         if not field.null:
             default = field.default
-            field.constraints = [
-                SQL("DEFAULT " + (str(default).upper() if isinstance(default, bool) else str(int(default))))
-            ]
+            if isinstance(default, str):
+                value = "'" + default.replace("'", "''") + "'"
+            else:
+                value = str(default).upper() if isinstance(default, bool) else str(int(default))
+            field.constraints = [SQL("DEFAULT " + value)]
         migrator.alter_add_column(table, field.column_name, field, allow_not_null=True).run()
 
 
@@ -159,7 +161,16 @@ def m0014_guests_brought():
     MeetupGuest.update(guests_brought=MeetupGuest.guests_count).where(MeetupGuest.has_arrived).execute()
 
 
-def m0018_names_in_every_script():
+def m0018_files_and_names():
+    """A file's names: a platform member's on the list of its meetup only (listed_name, their profile the
+    platform's), what tells a guest read from a file apart from namesakes (hint); and the guests a file
+    may have read as one (names_in_every_script)."""
+    add_columns(MeetupGuest, "listed_name")
+    add_columns(Guest, "hint")
+    names_in_every_script()
+
+
+def names_in_every_script():
     """Until now a file's rows without an id or e-mail were told apart by their names' ASCII letters only,
     so people whose names are in another script (田中 花子, Иван Петров, مريم حسن: no ASCII letter at all)
     were read as one guest of their org, renamed by every file. Files read from now on tell them apart
@@ -202,7 +213,7 @@ MIGRATIONS = [
     m0012_org_time_zone,
     m0013_door_passes,
     m0014_guests_brought,
-    m0018_names_in_every_script,
+    m0018_files_and_names,
 ]
 
 

@@ -215,3 +215,31 @@ def test_uploads_are_read_one_at_a_time(door_process):
         )
     assert [r.status_code for r in replies] == [200] * 3
     assert one > 20 and peak_mb(pid) - before < 1.5 * one
+
+
+# --- item 8: an arrived guest is never cancelled by a newer file --------------------------------------------
+
+
+def test_a_newer_file_never_cancels_a_guest_who_has_arrived_and_says_they_stay(live_server, org, staff):
+    made = imported(live_server, org, auth(staff), names_only("Ida Lund", "Olek Nowak", "Zoe Park")).json()
+    meetup = made["meetup"]["id"]
+    ida = door_list(live_server, org, meetup, auth(staff))["Ida Lund"]["guest"]["platform_user_id"]
+    checked_in = requests.post(
+        f"{live_server}/organizations/{org.id}/meetups/{meetup}/guests/{ida}/checkin",
+        json={},
+        headers=auth(staff),
+        timeout=10,
+    )
+    assert checked_in.status_code == 200, checked_in.text
+    newer = names_only("Zoe Park")  # Ida (in) and Olek (not come) are gone from it
+    preview = imported(live_server, org, auth(staff), newer, meetup=meetup, preview=True).json()["import"]
+    assert (preview["cancelled"], preview["kept"]) == (1, 1)
+    assert (preview["names"]["cancelled"], preview["names"]["kept"]) == (["Olek Nowak"], ["Ida Lund"])
+    done = imported(live_server, org, auth(staff), newer, meetup=meetup).json()
+    assert done["meetup"]["counts"]["cancelled"] == 1
+    rows = door_list(live_server, org, meetup, auth(staff))
+    assert (rows["Ida Lund"]["rsvp"]["cancelled_rsvp"], rows["Ida Lund"]["rsvp"]["has_arrived"]) == (
+        False,
+        True,
+    )
+    assert rows["Olek Nowak"]["rsvp"]["cancelled_rsvp"] is True

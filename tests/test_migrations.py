@@ -106,6 +106,7 @@ def test_m0004_adds_the_attendance_columns_to_a_list_made_before_them(tmp_path):
         for column in ("cancelled_at", "waitlisted", "guests_count", "excused_at"):
             connection.execute(f"ALTER TABLE meetup_guest DROP COLUMN {column}")
         connection.execute("ALTER TABLE guest DROP COLUMN is_local")  # m0003's
+        connection.execute("ALTER TABLE guest DROP COLUMN hint")  # m0018's
         connection.execute("ALTER TABLE meetup DROP COLUMN door_list_version")  # m0005's
         connection.execute("ALTER TABLE org DROP COLUMN door_lists_version")
         connection.execute(
@@ -220,6 +221,7 @@ def test_m0014_lets_arrivals_made_before_it_keep_all_their_guests(tmp_path):
     m0001_data_folder(tmp_path)
     with sqlite3.connect(tmp_path / "door.db") as connection:
         connection.execute("ALTER TABLE meetup_guest DROP COLUMN guests_brought")
+        connection.execute("ALTER TABLE guest DROP COLUMN hint")  # m0018's
         connection.execute(
             "INSERT INTO guest (platform_user_id, username, displayname, created_at, is_local) "
             "VALUES (1, 'ann', 'Ann', '2026-11-20', 0), (2, 'bo', 'Bo', '2026-11-20', 0)"
@@ -269,7 +271,12 @@ def test_m0018_reports_the_guests_a_file_may_have_read_as_one(tmp_path):
     for guest in (merged, latin, at_the_door):
         MeetupGuest.create(meetup=meetup, guest=guest)
     Ban.create(org=org, guest=merged, reason="Shouted at the bar staff")
-    Migration.delete().where(Migration.name == "m0018_names_in_every_script").execute()
+    Migration.delete().where(Migration.name == "m0018_files_and_names").execute()
+    for statement in (
+        "ALTER TABLE meetup_guest DROP COLUMN listed_name",
+        "ALTER TABLE guest DROP COLUMN hint",
+    ):
+        db.execute_sql(statement)
     db.close()
     with served(DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path) as door:
         assert door.stop() == 0

@@ -69,11 +69,7 @@ def create_guest(body, user):
     profile = looked_up(user, body.username)  # no transaction is open while the platform answers
     with write():
         refuse_existing(Guest.of_platform(profile.platform_user_id))
-        guest = Guest.create(
-            platform_user_id=profile.platform_user_id,
-            username=profile.username,
-            displayname=profile.displayname,
-        )
+        guest = Guest.register(profile)
         audit.record(AuditType.GUEST_CREATED, user, guest=guest)
     return guest_json(guest)
 
@@ -95,7 +91,10 @@ def looked_up(user, username):
 @endpoint("GET", "/guests/<platform_user_id>", auth=signed_in, answer=shapes.Guest, errors=("not_found",))
 def get_guest(platform_user_id):
     """A guest by platform user id."""
-    return guest_json(get_or_404(Guest, platform_user_id, "guest", is_local=False))
+    guest = Guest.of_platform(platform_user_id)
+    if guest is None:
+        raise ApiError(404, "not_found", f"No guest has the id {platform_user_id}.")
+    return guest_json(guest)
 
 
 @endpoint("GET", "/guests/by-username/<username>", auth=signed_in, answer=shapes.Guest, errors=("not_found",))

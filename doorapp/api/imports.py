@@ -47,12 +47,14 @@ class FirstRow(TypedDict):
 
 
 class ImportNames(TypedDict):
-    """Who an import adds, updates (by the name it gives them) and cancels: at most 50 names of each, in
-    alphabetical order (the report's counts say how many in all)."""
+    """Who an import adds, updates (by the name it gives them), cancels and keeps (guests who have arrived,
+    whom the file no longer lists: never cancelled): at most 50 names of each, in alphabetical order (the
+    report's counts say how many in all)."""
 
     added: list[str]
     updated: list[str]
     cancelled: list[str]
+    kept: list[str]
 
 
 class ImportReport(TypedDict):
@@ -63,6 +65,7 @@ class ImportReport(TypedDict):
     added: int
     updated: int
     cancelled: int
+    kept: int
     names: ImportNames
     unchanged: int
     problems: list[RowProblem]

@@ -12,6 +12,7 @@ from functools import lru_cache
 HEADER_SEARCH = 20  # rows above the header: a title, a date, blank rows
 MAX_NAME = 255
 MAX_GUESTS = 99
+HINT = 4  # characters of an e-mail or id a guest's hint shows
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 NOT_TEXT = re.compile(r"[\ufffd\ud800-\udfff]")  # what decoding could not read, a lone surrogate
 MEETUP_MEMBER = re.compile(r"(?:^user\s+|/members/)(\d{1,19})/?$")
@@ -56,6 +57,7 @@ class Entry:
     guests: int = 0
     rsvp_time: datetime | None = None
     member_id: int | None = None  # a Meetup member's id (the `meetup` adapter's guest id)
+    hint: str = ""  # what tells namesakes apart at the door (Guest.hint): "email:lena", "id:7919"
 
 
 @dataclass
@@ -221,17 +223,29 @@ def read_row(kind, roles, row, number):
 
 
 def _key(kind, roles, row, entry):
+    email = _cell(row, roles.get("email")).lower()
+    own = _cell(row, roles.get("id"))
+    entry.hint = _hint(email, own)
     if kind == "meetup":
         for role in ("id", "profile"):
             found = MEETUP_MEMBER.search(_cell(row, roles.get(role)))
             if found and int(found.group(1)) < 2**63:
                 entry.member_id = int(found.group(1))
+                entry.hint = entry.hint or f"id:{str(entry.member_id)[-HINT:]}"
                 return f"meetup:{entry.member_id}"
-    own = _cell(row, roles.get("id"))
     if own and kind != "meetup":
         return f"{kind}:{own[:200]}"
-    email = _cell(row, roles.get("email")).lower()
     return f"name:{name_key(entry.name)}|{email[:200]}"
+
+
+def _hint(email, own):
+    """What tells a guest apart from namesakes at the door without showing who they are: the first
+    letters of their e-mail, else the last characters of their id in the file."""
+    local = email.partition("@")[0]
+    if local and not CONTROL.search(local):
+        return f"email:{local[:HINT]}"
+    own = own.removeprefix("user ").strip()
+    return f"id:{own[-HINT:]}" if own and not CONTROL.search(own) else ""
 
 
 def _guests(text):

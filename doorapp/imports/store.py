@@ -92,6 +92,7 @@ def report_of(sheet, counts, names):
         "added": added,
         "updated": updated,
         "cancelled": cancelled,
+        "kept": counts["kept"],
         "names": names,
         "unchanged": max(0, len(sheet.entries) - added - updated - cancelled),
         "problems": problems,

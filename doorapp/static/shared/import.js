@@ -85,9 +85,10 @@ function columnsLine(report, onColumns) {
     h("label", { class: "inline" }, t("import.pickColumns"), select));
 }
 
-// Who an update adds, cancels and updates, by name (the server sends at most 50 of each; the count says the rest).
+// Who an update adds, cancels, updates and keeps (arrived, no longer in the file), by name (the server sends at
+// most 50 of each; the count says the rest).
 function whoLists(report) {
-  const lists = ["added", "cancelled", "updated"].filter((key) => report.names[key].length).map((key) => {
+  const lists = ["added", "cancelled", "updated", "kept"].filter((key) => report.names[key].length).map((key) => {
     const more = report[key] - report.names[key].length;
     return h("div", { class: "who-list", dataset: { who: key } }, h("p", { class: "hint" }, t(`import.who.${key}`)),
       h("ul", {}, report.names[key].map((name) => h("li", {}, name))),
@@ -100,7 +101,8 @@ function whoLists(report) {
 // rows, every problem.
 export function reportView(report, { update = false, onColumns } = {}) {
   const counts = update
-    ? [["added", report.added, "ok"], ["cancelled", report.cancelled, "danger"], ["updated", report.updated], ["unchanged", report.unchanged]]
+    ? [["added", report.added, "ok"], ["cancelled", report.cancelled, "danger"], ["updated", report.updated], ["unchanged", report.unchanged],
+      ...(report.kept ? [["kept", report.kept, "ok"]] : [])]
     : [["expected", report.expected, "ok"], ["waitlisted", report.waitlisted], ["not_expected", report.not_expected]];
   const rows = h("table", { class: "first-rows" },
     h("thead", {}, h("tr", {}, ["import.row", "import.name", "import.status", "import.guests"].map((key) => h("th", { scope: "col" }, t(key))))),
