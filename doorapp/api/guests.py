@@ -7,7 +7,7 @@ from doorapp.access import signed_in, signed_in_or_pass
 from doorapp.api import adapter, endpoint, shapes
 from doorapp.api.shapes import guest_json
 from doorapp.bodies import number, text
-from doorapp.db import get_or_404, write
+from doorapp.db import write
 from doorapp.errors import ApiError
 from doorapp.models import AuditType, Guest, audit
 from doorapp.models.passes import caller_key
