@@ -1,7 +1,8 @@
 """The door: /organizations/<org_id>/meetups/<meetup_id>/guests, the meetup's guest list (with the ETag
-doors poll), and what is done to one guest on it: walk-ins, check-ins (with the guests they brought) and
-their undo, excusing a no-show, correcting the guests brought; and .../local-walkins, letting in a person
-who is not on the platform."""
+doors poll), and what the door does to one guest on it: walk-ins, check-ins (with the guests they brought)
+and their undo; and .../local-walkins, letting in a person who is not on the platform. (An admin's
+corrections of a guest's line: api/guest_lines.py.) docs/architecture.md follows a check-in from here
+through the code: change it with the path it describes."""
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -19,7 +20,6 @@ from doorapp.errors import ApiError, invalid, validation_error
 from doorapp.models import Ban, Guest, IdempotencyKey, Meetup, MeetupGuest, audit
 from doorapp.models.audit import AuditType
 from doorapp.models.meetups import FINALIZED
-from doorapp.models.passes import is_pass
 
 ENTRY = "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>"
 
@@ -131,10 +131,13 @@ def refuse_banned(guest, ban):
     raise ApiError(409, "guest_banned", f"{named(guest)} is banned here: {ban.reason}", ban_reason=ban.reason)
 
 
-def refuse_override(user):
-    """403 pass_not_allowed for a door pass asking to let in a banned guest: that needs a person."""
-    if is_pass(user):
-        raise pass_not_allowed("Letting in a banned guest needs a person with an account, not a door pass.")
+def refuse_override(caller):
+    """403 pass_not_allowed for a caller without an account (a door pass) asking to let in a banned guest:
+    that needs a person."""
+    if caller.user is None:
+        raise pass_not_allowed(
+            f"Letting in a banned guest needs a person with an account, not a {caller.name}."
+        )
 
 
 @endpoint(
@@ -186,13 +189,13 @@ def list_meetup_guests(org_id, meetup_id):
         "pass_not_allowed",
     ),
 )
-def add_walkin(org_id, meetup_id, platform_user_id, body, user):
+def add_walkin(org_id, meetup_id, platform_user_id, body, caller):
     """Add a guest who did not RSVP to the meetup's list as a walk-in; with `check_in`, check them in too.
 
     With `check_in`, a guest banned in this organization is refused before anything is added (409
     guest_banned) unless `force` is true, so a door that declines the override leaves no trace."""
     if body.force:
-        refuse_override(user)
+        refuse_override(caller)
     meetup = Meetup.open(org_id, meetup_id)
     guest = Guest.seen_by(meetup.org_id, platform_user_id)
     ban = Ban.active(meetup.org_id, guest.platform_user_id)
@@ -201,21 +204,21 @@ def add_walkin(org_id, meetup_id, platform_user_id, body, user):
     at = arrival_at(body)
     if not MeetupGuest.add_walkin(meetup.id, guest.platform_user_id, at):
         raise ApiError(409, "already_on_list", f"{named(guest)} is already on this meetup's list.")
-    return let_in(meetup, guest, user, body, at, body.check_in, forced=bool(ban and body.check_in))
+    return let_in(meetup, guest, caller, body, at, body.check_in, forced=bool(ban and body.check_in))
 
 
-def let_in(meetup, guest, user, body, at, check_in, forced=False):
+def let_in(meetup, guest, caller, body, at, check_in, forced=False):
     """Record the walk-in just added (at `at`), and check it in when asked, as arrived then; the entry as
     the door shows it."""
     when = door_time(body)
-    audit.record(AuditType.WALKIN, user, org=meetup.org_id, meetup=meetup, guest=guest, **when)
+    audit.record(AuditType.WALKIN, caller, org=meetup.org_id, meetup=meetup, guest=guest, **when)
     entry = MeetupGuest.at_door(meetup.org_id, meetup.id, guest.platform_user_id)
     if check_in:
-        if not MeetupGuest.check_in(entry, user, at):
+        if not MeetupGuest.check_in(entry, caller, at):
             raise ApiError(409, "meetup_finalized", FINALIZED)
         audit.record(
             AuditType.CHECK_IN,
-            user,
+            caller,
             org=meetup.org_id,
             meetup=meetup,
             guest=guest,
@@ -235,7 +238,7 @@ def let_in(meetup, guest, user, body, at, check_in, forced=False):
     answer=door_shapes.MeetupGuest,
     errors=("meetup_cancelled", "meetup_finalized", "not_found"),
 )
-def add_local_walkin(org_id, meetup_id, body, user):
+def add_local_walkin(org_id, meetup_id, body, caller):
     """Let in a person who is not on the platform, by the name typed at the door: a walk-in, checked in.
 
     They get a guest of their own (`is_local`, a negative id, no username) that the door list, check-in,
@@ -244,7 +247,7 @@ def add_local_walkin(org_id, meetup_id, body, user):
     guest = Guest.create_local(body.displayname, meetup.org_id)
     at = arrival_at(body)
     MeetupGuest.add_walkin(meetup.id, guest.platform_user_id, at)
-    return let_in(meetup, guest, user, body, at, check_in=True)
+    return let_in(meetup, guest, caller, body, at, check_in=True)
 
 
 @endpoint(
@@ -264,7 +267,7 @@ def add_local_walkin(org_id, meetup_id, body, user):
         "pass_not_allowed",
     ),
 )
-def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
+def check_in_guest(org_id, meetup_id, platform_user_id, body, caller):
     """Check a guest in: records arrival time, arrival number, who let them in and how many of their
     RSVP'd guests came (`guests_brought`, 0 to guests_count; absent: all of them).
 
@@ -276,7 +279,7 @@ def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
     A guest banned in this organization is refused (409 guest_banned) unless `force` is true; the
     CHECK_IN event then records the override, which a door pass may not make (403 pass_not_allowed)."""
     if body.force:
-        refuse_override(user)
+        refuse_override(caller)
     entry = door_entry(org_id, meetup_id, platform_user_id)
     if entry.has_arrived:
         refuse_check_in(entry)
@@ -289,7 +292,7 @@ def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
     history = MeetupGuest.history_of(org_id, entry.guest_id, entry.meetup.date)
     audit.record(
         AuditType.CHECK_IN,
-        user,
+        caller,
         org=org_id,
         meetup=meetup_id,
         guest=entry.guest_id,
@@ -297,7 +300,7 @@ def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
         **({"forced": True} if entry.ban else {}),
         **({"guests_brought": brought} if entry.guests_count else {}),
     )
-    if not MeetupGuest.check_in(entry, user, arrival_at(body), brought):
+    if not MeetupGuest.check_in(entry, caller, arrival_at(body), brought):
         refuse_check_in(entry)
     return meetup_guest_json(entry, history)
 
@@ -311,7 +314,7 @@ def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
     answer=door_shapes.MeetupGuest,
     errors=("meetup_cancelled", "meetup_finalized", "not_checked_in", "not_found", "not_on_list"),
 )
-def undo_check_in(org_id, meetup_id, platform_user_id, body, user):
+def undo_check_in(org_id, meetup_id, platform_user_id, body, caller):
     """Undo a check-in; the reason is required and kept in the log. The arrival number is not reused; the
     guests it brought are no longer counted."""
     entry = door_entry(org_id, meetup_id, platform_user_id)
@@ -320,7 +323,7 @@ def undo_check_in(org_id, meetup_id, platform_user_id, body, user):
         raise ApiError(409, "not_checked_in", f"{named(entry.guest)} is not checked in.")
     audit.record(
         AuditType.UNDO_CHECK_IN,
-        user,
+        caller,
         org=org_id,
         meetup=meetup_id,
         guest=entry.guest_id,
