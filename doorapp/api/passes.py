@@ -67,7 +67,7 @@ def pass_end(meetup, asked):
             raise validation_error([invalid(("body", "ends_at"), "invalid", message, rule="pass_end")])
         return asked
     day = (meetup.date if meetup else now).replace(hour=0, minute=0, second=0, microsecond=0)
-    end = day + timedelta(days=1)
+    end = day + timedelta(days=1) if day < datetime.max - timedelta(days=1) else datetime.max  # 9999-12-31
     return end if now < end <= now + LONGEST else now + LONGEST
 
 

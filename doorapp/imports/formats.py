@@ -70,6 +70,7 @@ class Sheet:
 
 
 PROBLEMS = ("no_name", "not_text", "control_characters", "too_long", "unknown_status", "guests", "duplicate")
+PROBLEMS += ("rsvp_time",)
 PROBLEMS += ("unreadable",)  # any other reason a row cannot be read
 
 
@@ -218,6 +219,10 @@ def read_row(kind, roles, row, number):
         raise Problem(f"Unknown status {value!r}; this row was left out.", "unknown_status", value=value)
     entry = Entry(number, "", name, STATUS_OF[raw_status], _guests(_cell(row, roles.get("guests"))))
     entry.rsvp_time = _moment(_cell(row, roles.get("rsvp_time")))
+    if entry.rsvp_time is FAR:
+        value = _cell(row, roles["rsvp_time"])[:40]
+        message = f"The RSVP time {value!r} is not a date of these centuries; this row was left out."
+        raise Problem(message, "rsvp_time", value=value)
     entry.key = _key(kind, roles, row, entry)
     return entry
 
@@ -263,16 +268,26 @@ def _folded(text):
     return fold(text)
 
 
+FAR = datetime.min  # a moment outside YEARS: a row is left out for it
+YEARS = range(1900, 3000)  # an RSVP's: every time zone's local time and a day's end stay in the calendar
+
+
 @lru_cache(maxsize=1024)  # an export's rows share a few hundred dates at most
 def _moment(text):
-    """Meetup's MM/DD/YYYY, or an ISO 8601 timestamp (Luma's); None for anything else."""
+    """Meetup's MM/DD/YYYY, or an ISO 8601 timestamp (Luma's), as naive UTC; None for anything else, FAR
+    for a moment outside YEARS."""
+    moment = None
     for pattern in ("%m/%d/%Y", "%m/%d/%Y %H:%M", "%Y-%m-%d %H:%M:%S"):
         try:
-            return datetime.strptime(text, pattern)
+            moment = datetime.strptime(text, pattern)
+            break
         except ValueError:
             pass
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
+    if moment is None:
+        try:
+            moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    if moment.year not in YEARS:  # before the offset is applied: year 1 less an hour is no datetime
+        return FAR
     return moment.replace(tzinfo=None) - (moment.utcoffset() or timedelta(0))

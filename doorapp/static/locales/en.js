@@ -436,6 +436,7 @@ export default {
   "import.problem.guests": "guests must be a number from 0 to {max}, left out.",
   "import.problem.no_name": "no name, left out.",
   "import.problem.not_text": "the name holds bytes that are not text, left out.",
+  "import.problem.rsvp_time": "the RSVP time “{value}” is not a date of these centuries, left out.",
   "import.problem.too_long": "the name is longer than {max} characters, left out.",
   "import.problem.unknown_status": "unknown status “{value}”, left out.",
   "import.problem.unreadable": "cannot be read, left out.",

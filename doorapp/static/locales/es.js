@@ -435,6 +435,7 @@ export default {
   "import.problem.guests": "los acompañantes deben ser un número de 0 a {max}, se omite.",
   "import.problem.no_name": "sin nombre, se omite.",
   "import.problem.not_text": "el nombre tiene bytes que no son texto, se omite.",
+  "import.problem.rsvp_time": "la fecha de inscripción «{value}» no es de estos siglos, se omite.",
   "import.problem.too_long": "el nombre tiene más de {max} caracteres, se omite.",
   "import.problem.unknown_status": "estado desconocido «{value}», se omite.",
   "import.problem.unreadable": "no se puede leer, se omite.",
