@@ -9,15 +9,17 @@ import struct
 import sys
 import time
 from collections import Counter
+from functools import partial
 from urllib.parse import quote
 
+import jwt
 import waitress
 from waitress import wasyncore
 from waitress.channel import HTTPChannel
 from waitress.parser import HTTPRequestParser, ParsingError, crack_first_line
 from waitress.server import BaseWSGIServer
 from waitress.task import ErrorTask
-from waitress.utilities import Error
+from waitress.utilities import Error, RequestEntityTooLarge
 
 from doorapp.errors import LOGGED_SAFE, code_for_status, log, problem
 from doorapp.plugin import MAX_BODY
@@ -31,7 +33,8 @@ class ProblemTask(ErrorTask):
     def execute(self):
         error = self.request.error
         detail = error.body or error.reason
-        body = json.dumps(problem(error.code, code_for_status(error.code), detail)).encode()
+        code = getattr(error, "problem", None) or code_for_status(error.code)
+        body = json.dumps(problem(error.code, code, detail)).encode()
         self.status = f"{error.code} {error.reason}"
         self.response_headers.extend(
             [
@@ -39,6 +42,7 @@ class ProblemTask(ErrorTask):
                 ("Cache-Control", "no-store"),
                 ("X-Content-Type-Options", "nosniff"),
                 *([("Retry-After", "1")] if error.code == 429 else []),
+                *([("WWW-Authenticate", "Bearer")] if error.code == 401 else []),
             ]
         )
         self.set_close_on_finish()
@@ -61,15 +65,46 @@ def first_line(request):
     return method.decode("latin-1"), uri.decode("latin-1")
 
 
+class Unauthenticated(Error):
+    code, reason, problem = 401, "Unauthorized", "not_authenticated"
+
+
 class Parser(HTTPRequestParser):
     """Every body is refused past MAX_BODY by its Content-Length, as its headers arrive, except an import's
-    file (uploads.UPLOAD_PATH), which may be up to MAX_UPLOAD_BODY."""
+    file (uploads.UPLOAD_PATH), which may be up to MAX_UPLOAD_BODY when its token is signed by this Door's
+    key (`signed`, set per server by create_server): a stranger's upload is refused (401) before its body
+    is read, not spooled to disk first. Whether the token's account may import is the app's to say."""
+
+    signed = staticmethod(lambda token: False)
+    unsigned = False  # an upload past MAX_BODY without a signed token
 
     def parse_header(self, header_plus):
         super().parse_header(header_plus)
         if self.command == "POST" and UPLOAD_PATH.fullmatch(self.path):
-            self.adj = copy.copy(self.adj)
-            self.adj.max_request_body_size = MAX_UPLOAD_BODY + 1
+            scheme, _, token = self.headers.get("AUTHORIZATION", "").partition(" ")
+            if scheme.lower() == "bearer" and self.signed(token.strip()):
+                self.adj = copy.copy(self.adj)
+                self.adj.max_request_body_size = MAX_UPLOAD_BODY + 1
+            else:
+                self.unsigned = True
+
+    def received(self, data):
+        consumed = super().received(data)
+        if self.unsigned and isinstance(self.error, RequestEntityTooLarge):
+            limit = MAX_BODY // 1024
+            self.error = Unauthenticated(
+                f"Sign in first: a file over {limit} KiB needs Authorization: Bearer."
+            )
+        return consumed
+
+
+def signed_by(keys, token):
+    """Whether `token` is a JWT signed by this process's key and not expired (the rest is the app's)."""
+    try:
+        jwt.decode(token, keys.secret, algorithms=["HS256"], options={"require": ["sub", "exp"]})
+    except jwt.InvalidTokenError:
+        return False
+    return True
 
 
 IDLE = 10  # seconds a connection with no request under way is kept; a door polls every second
@@ -253,9 +288,11 @@ def create_server(app, host=None, port=None, sockets=None):
         cleanup_interval=1,
         asyncore_use_poll=True,
     )
+    parser = type("Parser", (Parser,), {"signed": staticmethod(partial(signed_by, app.config["door.keys"]))})
+    channel = type("Channel", (Channel,), {"parser_class": parser})
     for listener in getattr(server, "map", {0: server}).values():  # a MultiSocketServer has one per address
         if hasattr(listener, "channel_class"):
-            listener.channel_class = Channel
+            listener.channel_class = channel
             listener.request_timeout = config.request_timeout
     return server
 

@@ -521,13 +521,14 @@ def test_a_hundred_thousand_rows_is_refused_whole(door, org):
     assert reply["code"] == "unreadable_file" and "20,000 rows" in reply["detail"]
 
 
-def announce(live_server, path, length, sent=1024):
+def announce(live_server, path, length, sent=1024, token=None):
     """Send headers announcing `length` bytes and `sent` of them: the first line of the answer."""
     address = urlsplit(live_server)
+    signed = f"Authorization: Bearer {token}\r\n" if token else ""
     with socket.create_connection((address.hostname, address.port), timeout=10) as sock:
         sock.sendall(
             f"POST {path} HTTP/1.1\r\nHost: door\r\nContent-Type: multipart/form-data; boundary=b\r\n"
-            f"Content-Length: {length}\r\n\r\n".encode()
+            f"{signed}Content-Length: {length}\r\n\r\n".encode()
             + b"x" * sent
         )
         sock.shutdown(socket.SHUT_WR)
@@ -535,12 +536,16 @@ def announce(live_server, path, length, sent=1024):
     return answer.split(b"\r\n", 1)[0]
 
 
-def test_waitress_takes_5_mib_for_the_import_route_only(live_server, org):
-    imports = f"/organizations/{org.id}/meetups/import"
-    assert announce(live_server, imports, 6 * 1024 * 1024).startswith(b"HTTP/1.1 413")
+def test_waitress_takes_5_mib_for_the_import_route_only_from_a_signed_in_caller(live_server, org, staff):
+    imports, token = f"/organizations/{org.id}/meetups/import", auth(staff)["Authorization"].split()[1]
+    assert announce(live_server, imports, 6 * 1024 * 1024, token=token).startswith(b"HTTP/1.1 413")
     assert announce(live_server, f"/organizations/{org.id}/meetups/", 100 * 1024).startswith(b"HTTP/1.1 413")
-    # 100 KiB announced to the import route gets past waitress (the app answers: no token, 401)
-    assert announce(live_server, imports, 100 * 1024, 100 * 1024).startswith(b"HTTP/1.1 401")
+    # 100 KiB announced to the import route gets past waitress: the app reads it (not multipart: 400)
+    assert announce(live_server, imports, 100 * 1024, 100 * 1024, token=token).startswith(b"HTTP/1.1 400")
+    # without a token, or with a forged one, it is refused as its headers arrive: nothing is spooled
+    assert announce(live_server, imports, 100 * 1024).startswith(b"HTTP/1.1 401")
+    assert announce(live_server, imports, 100 * 1024, token=token[:-4] + "AAAA").startswith(b"HTTP/1.1 401")
+    assert announce(live_server, imports, 60 * 1024, 60 * 1024).startswith(b"HTTP/1.1 401")  # the app's
 
 
 # --- the command line: doorapp import ---------------------------------------------------------------------
