@@ -42,6 +42,7 @@ BUILT_FROM = {
         "updated",
         "unchanged",
         "kept",
+        "checked_in",
     },
     "import.role": {"id", "email", "status", "guests"},
     "import.who": set(ImportNames.__annotations__),

@@ -42,7 +42,7 @@ def test_rsvp_times_at_the_calendars_edges_are_problem_rows(live_server, org, st
     assert reply.status_code == 200, reply.text
     report = reply.json()["import"]
     assert report["expected"] == 1
-    assert [(p["row"], p["kind"]) for p in report["problems"]] == [(n, "rsvp_time") for n in range(3, 7)]
+    assert [(p["row"], p["kind"]) for p in report["problems"]] == [(n, "far_time") for n in range(3, 7)]
 
 
 @pytest.mark.parametrize("zone", ["Asia/Tokyo", "America/Los_Angeles"])

@@ -70,7 +70,7 @@ def test_a_meetup_xls_creates_a_meetup_with_its_list(door, org):
     [event] = events("MEETUP_IMPORTED")
     assert event.details == {
         "file": "attendees.xls", "format": "meetup", "rows": 5, "added": 4, "updated": 0, "cancelled": 0,
-        "unchanged": 1, "problems": 0,
+        "unchanged": 1, "problems": 0, "checked_in": 0,
     }  # fmt: skip
     assert [e.event_type for e in events()][-2:] == ["MEETUP_CREATED", "MEETUP_IMPORTED"]
 
@@ -178,8 +178,10 @@ def test_a_luma_csv(door, org):
     assert (reply["import"]["expected"], reply["import"]["waitlisted"], reply["import"]["not_expected"]) == (
         2,
         1,
-        3,
+        2,  # declined, invited
     )
+    # awaiting approval: left out, saying why
+    assert [(p["row"], p["kind"]) for p in reply["import"]["problems"]] == [(5, "awaiting_approval")]
     assert sorted(listed(reply["meetup"])) == ["Lena Fischer", "Omar Haddad", "Sam Lee"]
 
 

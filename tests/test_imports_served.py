@@ -2,6 +2,7 @@
 hostile workbooks cost bounded work, a file never rewrites a platform member, an arrived guest is never
 cancelled by a newer file, and what the preview says about formulas, Luma's check-ins and left-out rows."""
 
+import csv
 import io
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import requests
-from helpers import DOORAPP, SECRET, auth, served
+from helpers import DOORAPP, LUMA_HEADER, SECRET, auth, served
 
 from doorapp.app import create_app
 from doorapp.config import Config
@@ -243,3 +244,66 @@ def test_a_newer_file_never_cancels_a_guest_who_has_arrived_and_says_they_stay(l
         True,
     )
     assert rows["Olek Nowak"]["rsvp"]["cancelled_rsvp"] is True
+
+
+# --- items 15 and 16: what the preview says of formulas, Luma's check-ins, rows awaiting approval -----
+
+
+def luma_night(checked_in_at):
+    """Luma's export after its own door ran: Lena was checked in there, Ravi still awaits approval, and a
+    name is a formula."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(LUMA_HEADER)
+    rows = [
+        ("Lena", "Fischer", "approved", checked_in_at),
+        ("Sam", "Lee", "approved", ""),
+        ("Ravi", "Shah", "pending_approval", ""),
+        ('=HYPERLINK("http://x")', "Evil", "approved", ""),
+    ]
+    for n, (first, last, status, came) in enumerate(rows):
+        writer.writerow(
+            [
+                f"gst-{n}",
+                f"{first} {last}",
+                first,
+                last,
+                f"p{n}@x.org",
+                "",
+                "2026-11-18T09:30:00.000Z",
+                status,
+                came,
+                "",
+                "",
+            ]
+        )
+    return out.getvalue().encode()
+
+
+def test_a_guest_luma_checked_in_arrives_and_one_awaiting_approval_is_left_out_saying_why(
+    live_server, org, staff
+):
+    came = (datetime.now(UTC) - timedelta(days=2)).replace(microsecond=0)
+    data = luma_night(came.isoformat().replace("+00:00", ".000Z"))
+    preview = imported(live_server, org, auth(staff), data, preview=True).json()["import"]
+    assert preview["checked_in"] == 1
+    assert [(p["row"], p["kind"]) for p in preview["problems"]] == [(4, "awaiting_approval")]
+    assert preview["formulas"] == [{"row": 5, "name": '=HYPERLINK("http://x") Evil'}]
+    past = (datetime.now(UTC) - timedelta(days=2, hours=3)).isoformat()
+    made = imported(live_server, org, auth(staff), data, date=past).json()
+    assert made["import"]["checked_in"] == 1
+    lena = door_list(live_server, org, made["meetup"]["id"], auth(staff))["Lena Fischer"]["rsvp"]
+    assert (lena["has_arrived"], lena["arrival_time"], lena["arrival_order"]) == (
+        True,
+        came.isoformat()[:19] + "Z",
+        1,
+    )
+    summary = requests.get(
+        f"{live_server}/organizations/{org.id}/meetups/{made['meetup']['id']}/summary",
+        headers=auth(staff),
+        timeout=10,
+    ).json()
+    outcomes = {g["displayname"]: g["outcome"] for g in summary["guests"]}
+    assert (outcomes["Lena Fischer"], outcomes["Sam Lee"]) == ("ATTENDED", "NO_SHOW")
+    again = imported(live_server, org, auth(staff), data, meetup=made["meetup"]["id"]).json()["import"]
+    assert again["checked_in"] == 0  # in already

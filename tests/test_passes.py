@@ -42,7 +42,10 @@ def test_a_new_pass_shows_its_pairing_address_and_code_once(client, boss, meetup
     made = make_pass(boss, meetup)
     pairing = made.pop("pairing")
     assert pairing["url"] == f"http://localhost:80/#/pass/{pairing['code']}"
-    assert pairing["qr_svg"].startswith("data:image/svg+xml")
+    # Door listens only on this computer: no code a phone could not open, and how to let phones in
+    assert pairing["qr_svg"] is None
+    lan = {"command": "doorapp serve --host 0.0.0.0", "setting": "DOOR_HOST=0.0.0.0"}
+    assert pairing["open_to_lan"] == lan
     assert (
         made["label"] == LABEL
         and made["meetup_id"] == str(meetup.id)
@@ -71,6 +74,8 @@ def test_the_pairing_address_is_the_public_one_when_door_has_one(config, make_us
     )
     made = make_pass(boss, meetup)
     assert made["pairing"]["url"] == f"https://door.example.org/#/pass/{made['pairing']['code']}"
+    assert made["pairing"]["qr_svg"].startswith("data:image/svg+xml")
+    assert made["pairing"]["open_to_lan"] is None
 
 
 def test_a_pass_ends_at_most_24_hours_after_it_is_made(boss, meetup):

@@ -46,6 +46,13 @@ class FirstRow(TypedDict):
     guests: int
 
 
+class FormulaRow(TypedDict):
+    """A row whose name a spreadsheet would run as a formula (=HYPERLINK(...)): kept as text, flagged."""
+
+    row: int
+    name: str
+
+
 class ImportNames(TypedDict):
     """Who an import adds, updates (by the name it gives them), cancels and keeps (guests who have arrived,
     whom the file no longer lists: never cancelled): at most 50 names of each, in alphabetical order (the
@@ -66,6 +73,7 @@ class ImportReport(TypedDict):
     updated: int
     cancelled: int
     kept: int
+    checked_in: int
     names: ImportNames
     unchanged: int
     problems: list[RowProblem]
@@ -76,6 +84,7 @@ class ImportReport(TypedDict):
     not_expected: int
     total: int
     first_rows: list[FirstRow]
+    formulas: list[FormulaRow]
 
 
 class ImportEvent(TypedDict):

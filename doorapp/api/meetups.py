@@ -149,14 +149,14 @@ def sync(org_id, meetup_id, caller, event=None):
     meetup = Meetup.open(org_id, meetup_id)
     event = event or adapter().event(meetup.platform_url)
     profiles = adapter().profiles([r.platform_user_id for r in event.rsvps])
-    rsvps = [(r.platform_user_id, r.joined_at, r.waitlisted, r.guests, None) for r in event.rsvps]
+    rsvps = [(r.platform_user_id, r.joined_at, r.waitlisted, r.guests, None, None) for r in event.rsvps]
     profiles = {i: (p.username, p.displayname, False, None, "") for i, p in profiles.items()}
     plan = compare(meetup, stored(meetup, profiles), rsvps, profiles, platform=True)  # before the lock
     with write():
         take_turn(meetup)
         meetup = Meetup.open(org_id, meetup_id)
         counts = apply(meetup, plan)
-        del counts["kept"]  # arrived guests the platform no longer lists stay in, as ever
+        del counts["kept"], counts["checked_in"]  # arrived guests the platform no longer lists stay in
         audit.record(AuditType.MEETUP_SYNCED, caller, org=meetup.org_id, meetup=meetup, **counts)
     return SyncReport(**counts)
 

@@ -8,8 +8,8 @@ from datetime import datetime, timedelta
 from typing import TypedDict
 
 from doorapp.access import org_admin
-from doorapp.api import Pass, endpoint, pass_json, pass_of, phones_address, qr_code
-from doorapp.api.shapes import MOMENT
+from doorapp.api import Pass, endpoint, pass_json, pass_of, phone_urls, phones_address, qr_code
+from doorapp.api.shapes import MOMENT, OpenToLan
 from doorapp.bodies import moment, text
 from doorapp.db import get_or_404, iso, utcnow
 from doorapp.errors import invalid, validation_error
@@ -22,12 +22,15 @@ PASSES = "/organizations/<org_id>/passes"
 
 class Pairing(TypedDict):
     """How a phone joins with a new pass: the one-time code, the address with it to open (`url`), a QR
-    code of that address (an SVG data: URI) and when the code stops working."""
+    code of that address (an SVG data: URI) and when the code stops working. While only this computer
+    can open Door no phone can use the address: `qr_svg` is null, and `open_to_lan` says how to let phones
+    in (as GET /phones does)."""
 
     code: str
     url: str
     expires_at: MOMENT
-    qr_svg: str
+    qr_svg: str | None
+    open_to_lan: OpenToLan | None
 
 
 class NewPass(Pass):
@@ -107,8 +110,11 @@ def create_pass(org_id, body, caller):
         label=made.label,
         ends_at=iso(made.ends_at),
     )
+    access = phone_urls()
     url = f"{phones_address().rstrip('/')}/#/pass/{code}"
-    pairing = Pairing(code=code, url=url, expires_at=iso(made.code_expires_at), qr_svg=qr_code(url))
+    qr = qr_code(url) if access["urls"] else None  # never a code that no phone can open
+    expires = iso(made.code_expires_at)
+    pairing = Pairing(code=code, url=url, expires_at=expires, qr_svg=qr, open_to_lan=access["open_to_lan"])
     return NewPass(**one_pass(org_id, made.id), pairing=pairing)
 
 

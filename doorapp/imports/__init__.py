@@ -53,7 +53,7 @@ def as_rsvps(sheet, meetup_ids, org_id):
     platform member (a Meetup row, the `meetup` adapter running) keeps the profile the platform gave (one
     not known yet gets an empty one, for a sync or a look-up to fill in): the file's name for them is
     their RSVP's listed name, on this meetup's list alone, so no org's file renames anyone at another's
-    door."""
+    door. A row checked in by the file's own door (Luma's checked_in_at) arrives then."""
     rsvps, profiles = [], {}
     for entry in sheet.entries:
         if entry.status == NOT_EXPECTED:
@@ -64,7 +64,9 @@ def as_rsvps(sheet, meetup_ids, org_id):
         else:
             profiles[gid] = (None, None, False, None, None)
         listed = None if local else entry.name
-        rsvps.append((gid, entry.rsvp_time, entry.status == WAITLISTED, entry.guests, listed))
+        rsvps.append(
+            (gid, entry.rsvp_time, entry.status == WAITLISTED, entry.guests, listed, entry.checked_in_at)
+        )
     return rsvps, profiles
 
 

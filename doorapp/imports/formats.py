@@ -36,7 +36,6 @@ STATUSES = {
         "n",
         "0",
         "declined",
-        "pending_approval",
         "invited",
         "not going",
         "cancelled",
@@ -56,6 +55,7 @@ class Entry:
     status: str = EXPECTED
     guests: int = 0
     rsvp_time: datetime | None = None
+    checked_in_at: datetime | None = None  # Luma's: when its own door let them in
     member_id: int | None = None  # a Meetup member's id (the `meetup` adapter's guest id)
     hint: str = ""  # what tells namesakes apart at the door (Guest.hint): "email:lena", "id:7919"
 
@@ -70,7 +70,7 @@ class Sheet:
 
 
 PROBLEMS = ("no_name", "not_text", "control_characters", "too_long", "unknown_status", "guests", "duplicate")
-PROBLEMS += ("rsvp_time",)
+PROBLEMS += ("far_time", "awaiting_approval")
 PROBLEMS += ("unreadable",)  # any other reason a row cannot be read
 
 
@@ -170,7 +170,7 @@ def roles_of(kind, row, cells, chosen):
         if column is not None:
             roles[role] = column
     extra = {"meetup": (("profile", "url of member profile"), ("rsvp_time", "rsvped on"))}
-    extra["luma"] = (("rsvp_time", "created_at"),)
+    extra["luma"] = (("rsvp_time", "created_at"), ("checked_in", "checked_in_at"))
     for role, header in extra.get(kind, ()):
         if header in find:
             roles[role] = find[header]
@@ -214,15 +214,13 @@ def read_row(kind, roles, row, number):
         message = f"The name is longer than {MAX_NAME} characters; this row was left out."
         raise Problem(message, "too_long", max=MAX_NAME)
     raw_status = _folded(_cell(row, roles.get("status")))
+    if raw_status == "pending_approval":
+        raise Problem("Awaiting approval on Luma; left out until it is approved.", "awaiting_approval")
     if raw_status not in STATUS_OF:
         value = _cell(row, roles["status"])[:40]
         raise Problem(f"Unknown status {value!r}; this row was left out.", "unknown_status", value=value)
     entry = Entry(number, "", name, STATUS_OF[raw_status], _guests(_cell(row, roles.get("guests"))))
-    entry.rsvp_time = _moment(_cell(row, roles.get("rsvp_time")))
-    if entry.rsvp_time is FAR:
-        value = _cell(row, roles["rsvp_time"])[:40]
-        message = f"The RSVP time {value!r} is not a date of these centuries; this row was left out."
-        raise Problem(message, "rsvp_time", value=value)
+    entry.rsvp_time, entry.checked_in_at = (_when(row, roles, role) for role in ("rsvp_time", "checked_in"))
     entry.key = _key(kind, roles, row, entry)
     return entry
 
@@ -251,6 +249,16 @@ def _hint(email, own):
         return f"email:{local[:HINT]}"
     own = own.removeprefix("user ").strip()
     return f"id:{own[-HINT:]}" if own and not CONTROL.search(own) else ""
+
+
+def _when(row, roles, role):
+    """The moment in the row's `role` column (None without one); a Problem when it is past the calendar."""
+    moment = _moment(_cell(row, roles.get(role)))
+    if moment is FAR:
+        value = _cell(row, roles[role])[:40]
+        message = f"The time {value!r} is not of these centuries; this row was left out."
+        raise Problem(message, "far_time", value=value)
+    return moment
 
 
 def _guests(text):

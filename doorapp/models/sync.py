@@ -62,29 +62,33 @@ class Plan:
     profiles: dict
     known: Stored  # what it was compared with
     platform: bool  # compare()'s
-    counts: dict  # listed (entries when read), skipped, added, updated, gone, kept
+    counts: dict  # listed (entries when read), skipped, added, updated, gone, kept, arrivals
     renamed: list  # known guests whose names change
     who: dict  # {added, updated, cancelled, kept: [guest id]}
     statements: dict = field(default_factory=dict)  # what: [(sql, params)]
+    arrivals: list = field(default_factory=list)  # [(guest id, when, guests)] that arrive (apply's `caller`)
 
 
 def compare(meetup, known, rsvps, profiles, platform=False):
     """The Plan that brings the list `known` (stored()) in line with `rsvps` [(guest id, rsvp time or
-    None, waitlisted, guests, listed name or None)] and their `profiles` {guest id: (username,
-    displayname, is_local, org id, hint)}. An RSVP without a profile is skipped: neither added nor
+    None, waitlisted, guests, listed name or None, arrived at or None)] and their `profiles` {guest id:
+    (username, displayname, is_local, org id, hint)}. An RSVP without a profile is skipped: neither added nor
     cancelled. A username, displayname or hint None keeps the stored one ("" for a guest not known yet): a
     file says nothing of a username, and never changes a platform member's profile (its name for them is
     the entry's listed name); is_local and the org count only for a guest not known yet. When the RSVPs
     are the `platform`'s (a sync), only its guests can be gone: local guests are never cancelled (a
     file's, by contrast, covers the whole list). A guest who has arrived is never cancelled: those the
-    RSVPs no longer list are `kept`."""
+    RSVPs no longer list are `kept`. An RSVP that arrived (a file's own door checked them in) and is not
+    in here yet arrives then, with all its guests."""
     now, entries = utcnow(), known.entries
     guests, renamed = _profiles(known.names, profiles, now)
     meetup_id, adds, back, details, listed = Meetup.id.db_value(meetup.id), [], [], {}, {}
-    skipped = 0
-    for i, joined_at, waitlisted, count, name in rsvps:
+    skipped, arrivals = 0, []
+    for i, joined_at, waitlisted, count, name, came in rsvps:
         state, profiled = entries.get(i), i in profiles
         skipped += not profiled
+        if came and profiled and not (state and state.arrived):
+            arrivals.append((i, came, count))
         if state is None:
             if profiled:
                 adds.append((meetup_id, i, joined_at or now, waitlisted, count, name, *NEW))
@@ -123,9 +127,9 @@ def compare(meetup, known, rsvps, profiles, platform=False):
         ],
     }
     counts = {"listed": len(entries), "skipped": skipped, "added": len(adds)}
-    counts.update(updated=len(updated), gone=len(gone), kept=len(kept))
+    counts.update(updated=len(updated), gone=len(gone), kept=len(kept), arrivals=len(arrivals))
     who = {"added": [row[1] for row in adds], "updated": [*updated], "cancelled": gone, "kept": kept}
-    return Plan(rsvps, profiles, known, platform, counts, renamed, who, statements)
+    return Plan(rsvps, profiles, known, platform, counts, renamed, who, statements, arrivals)
 
 
 def _profiles(names, profiles, now):
@@ -183,9 +187,9 @@ def current(meetup, plan):
     return compare(meetup, stored(meetup, plan.profiles), plan.rsvps, plan.profiles, plan.platform)
 
 
-def apply(meetup, plan):
+def apply(meetup, plan, caller=None):
     """Run the plan's writes inside the caller's write transaction, `meetup` read again in it (current()
-    first); the counts."""
+    first); the counts. Its arrivals are checked in by `caller` (a doorapp.caller.Caller)."""
     plan = current(meetup, plan)
     run_prepared(plan.statements["guests"])
     guests_renamed(plan.renamed)  # their names change on other meetups' lists too, in any org
@@ -194,15 +198,33 @@ def apply(meetup, plan):
     cancelled = run_prepared(plan.statements["gone"])
     run_prepared(plan.statements["details"])
     run_prepared(plan.statements["listed"])
+    checked_in = sum(_arrive(meetup.id, i, came, count, caller) for i, came, count in plan.arrivals)
     Meetup.synced(meetup.id)
     return {
         "inserted": inserted,
         "updated": plan.counts["updated"],
         "cancelled": cancelled,
         "kept": plan.counts["kept"],
+        "checked_in": checked_in,
         "skipped": plan.counts["skipped"],
         "total": MeetupGuest.select().where(MeetupGuest.meetup == meetup).count(),
     }
+
+
+def _arrive(meetup_id, guest_id, at, brought, caller):
+    """Check the guest in `at` (a file's own door did) by `caller` (None: Door itself, the command line),
+    with the meetup's next number and all `brought`; False when already in (the UPDATE decides)."""
+    entry = MeetupGuest.get_or_none(MeetupGuest.meetup == meetup_id, MeetupGuest.guest == guest_id)
+    number = entry and not entry.has_arrived and Meetup.next_arrival_order(meetup_id)
+    if not number:
+        return False
+    user_id, pass_id = caller.actor if caller else (None, None)
+    arrival = {"arrival_time": at, "arrival_order": number, "guests_brought": brought, "excused_at": None}
+    arrival.update(has_arrived=True, checked_in_by=user_id, checked_in_pass=pass_id)
+    return (
+        MeetupGuest.update(**arrival).where(MeetupGuest.id == entry.id, ~MeetupGuest.has_arrived).execute()
+        == 1
+    )
 
 
 def foreseen(plan):
@@ -213,6 +235,7 @@ def foreseen(plan):
         "updated": counts["updated"],
         "cancelled": counts["gone"],
         "kept": counts["kept"],
+        "checked_in": counts["arrivals"],
         "skipped": counts["skipped"],
         "total": counts["listed"] + counts["added"],
     }

@@ -4,6 +4,7 @@ the audit log names the pass for everything it did."""
 
 import pytest
 from playwright.sync_api import expect
+from postgres import free_port
 
 from browser.support import (
     DESKTOP,
@@ -13,6 +14,7 @@ from browser.support import (
     counter,
     decoded_qr,
     no_english,
+    open_to_phones,
     pairing_path,
     screenshot,
     wait_for,
@@ -20,6 +22,18 @@ from browser.support import (
 from doorapp.models import AuditEvent
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def live_port():
+    return free_port()
+
+
+@pytest.fixture
+def config(config, live_port):
+    return open_to_phones(config, live_port)  # its passes have QR codes
+
+
 WORDS = "Maria's phone (pass, made by boss)"
 
 
