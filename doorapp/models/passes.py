@@ -131,6 +131,15 @@ class DoorPass(BaseModel):
         return live
 
     @classmethod
+    def end_all(cls):
+        """End every pass not ended yet, of every org, now (the signing key changed): the passes it ended.
+        Each request of a pass reads its row, so every machine refuses them at their next request."""
+        now = utcnow()
+        live = list(cls.select(cls.id, cls.org, cls.label).where(cls.revoked_at.is_null(), cls.ends_at > now))
+        cls.update(revoked_at=now).where(cls.id.in_([p.id for p in live]), cls.revoked_at.is_null()).execute()
+        return live
+
+    @classmethod
     def outlive(cls, meetup_id):
         """Before the meetup `meetup_id` is deleted: its passes end now and keep their row (without the
         meetup), since what they did stays in the audit log under their name."""
