@@ -9,7 +9,7 @@ from typing import TypedDict
 
 from doorapp import platforms
 from doorapp.access import door, org_admin, org_member
-from doorapp.api import adapter, endpoint, shapes
+from doorapp.api import adapter, endpoint, passes_ended, shapes
 from doorapp.api.door_shapes import OUTCOME_COLUMNS, GuestOutcome, outcome_json
 from doorapp.api.shapes import MOMENT, meetup_json
 from doorapp.bodies import text
@@ -177,6 +177,7 @@ def finalize_meetup(org_id, meetup_id, caller):
     if not Meetup.set_finalized(meetup.id, True):
         raise ApiError(409, "already_finalized", "This meetup is already finalized.")
     audit.record(AuditType.MEETUP_FINALIZED, caller, org=meetup.org_id, meetup=meetup)
+    passes_ended(caller, DoorPass.revoke(meetup.org_id, meetup_id=meetup.id))  # unfinalizing revives none
     return meetup_json(Meetup.get_by_id(meetup.id))
 
 
@@ -220,6 +221,7 @@ def cancel_meetup(org_id, meetup_id, body, caller):
     if arrived or not Meetup.cancel(meetup, body.reason):
         raise ApiError(409, "meetup_has_arrivals", ARRIVALS.format(what="cancelled"))
     audit.record(AuditType.MEETUP_CANCELLED, caller, org=meetup.org_id, meetup=meetup, reason=body.reason)
+    passes_ended(caller, DoorPass.revoke(meetup.org_id, meetup_id=meetup.id))
     return meetup_json(Meetup.get_by_id(meetup.id))
 
 

@@ -5,12 +5,12 @@ from dataclasses import dataclass
 from typing import Literal, TypedDict
 
 from doorapp.access import org_admin, org_member, site_admin
-from doorapp.api import endpoint, shapes
+from doorapp.api import endpoint, passes_ended, shapes
 from doorapp.api.shapes import member_json, org_json
 from doorapp.bodies import text
 from doorapp.db import get_or_404
 from doorapp.errors import ApiError, invalid, validation_error
-from doorapp.models import Membership, Org, User
+from doorapp.models import DoorPass, Membership, Org, User
 from doorapp.models.audit import AuditType, record
 from doorapp.spreadsheet import valid_zone
 
@@ -208,6 +208,8 @@ def change_member_role(org_id, user_id, body, caller):
             old=old,
             new=body.role,
         )
+    if old == "ADMIN" != body.role:  # the door passes they made here answer to nobody now
+        passes_ended(caller, DoorPass.revoke_made_by(user_id, org_id))
     return member_json(membership)
 
 
@@ -232,3 +234,4 @@ def remove_member(org_id, user_id, caller):
         username=membership.user.username,
         role=membership.role,
     )
+    passes_ended(caller, DoorPass.revoke_made_by(user_id, org_id))

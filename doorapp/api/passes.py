@@ -8,7 +8,16 @@ from datetime import datetime, timedelta
 from typing import TypedDict
 
 from doorapp.access import org_admin
-from doorapp.api import Pass, endpoint, pass_json, pass_of, phone_urls, phones_address, qr_code
+from doorapp.api import (
+    Pass,
+    endpoint,
+    pass_json,
+    pass_of,
+    passes_ended,
+    phone_urls,
+    phones_address,
+    qr_code,
+)
 from doorapp.api.shapes import MOMENT, OpenToLan
 from doorapp.bodies import moment, text
 from doorapp.db import get_or_404, iso, utcnow
@@ -132,13 +141,7 @@ def revoke_pass(org_id, pass_id, caller):
     """Revoke a door pass: its phone's next request is refused (401 pass_ended), in every process. What it
     did stays in the audit log. Revoking a revoked pass changes nothing."""
     one_pass(org_id, pass_id)
-    revoked(caller, org_id, DoorPass.revoke(org_id, pass_id=pass_id))
-
-
-def revoked(caller, org_id, passes):
-    """A PASS_REVOKED event for each of the passes just revoked."""
-    for door_pass in passes:
-        audit.record(AuditType.PASS_REVOKED, caller, org=org_id, pass_id=door_pass.id, label=door_pass.label)
+    passes_ended(caller, DoorPass.revoke(org_id, pass_id=pass_id))
 
 
 @endpoint(
@@ -152,5 +155,5 @@ def revoke_meetup_passes(org_id, meetup_id, caller):
     """Revoke every door pass made for this meetup (those for every meetup stay): `{revoked: N}`."""
     get_or_404(Meetup, meetup_id, "meetup", org=org_id)
     passes = DoorPass.revoke(org_id, meetup_id=meetup_id)
-    revoked(caller, org_id, passes)
+    passes_ended(caller, passes)
     return Revoked(revoked=len(passes))
