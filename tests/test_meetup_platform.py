@@ -512,3 +512,9 @@ def test_a_file_never_renames_a_platform_member_nor_invents_one(live_server, org
     assert requests.get(f"{live_server}/guests/20000002", headers=ours, timeout=10).status_code == 404
     found = requests.get(f"{live_server}/guests/", params={"q": "Tomás"}, headers=ours, timeout=10).json()
     assert found["total"] == 0
+    fake.add_member(20000002, "Tomás N.", "tomas", groups=["night-owls"])  # the door looks them up: read now
+    looked_up = requests.post(
+        f"{live_server}/guests/", json={"username": "20000002"}, headers=ours, timeout=10
+    )
+    assert (looked_up.status_code, looked_up.json()["displayname"]) == (201, "Tomás N."), looked_up.text
+    assert requests.get(f"{live_server}/guests/20000002", headers=ours, timeout=10).status_code == 200

@@ -65,12 +65,13 @@ class Guest(BaseModel):
 
     @classmethod
     def register(cls, profile):
-        """The platform guest of `profile` (a platform Profile), created, or filled in where a file had
-        listed the member before (an empty profile); None when already known."""
-        if cls.of_platform(profile.platform_user_id) is not None:
-            return None
-        row = (profile.platform_user_id, profile.username, profile.displayname, "", False, None, utcnow())
-        cls.upsert([row]).execute()
+        """The platform guest of `profile` (a platform Profile): filled in where a file had listed the
+        member before (an empty profile), else created. Two at once: one fills or creates it, the other's
+        INSERT breaks the unique key (db.decided runs that request again, and it finds the guest)."""
+        names = {"username": profile.username, "displayname": profile.displayname}
+        empty = (cls.platform_user_id == profile.platform_user_id) & ~cls.is_local & (cls.username == "")
+        if cls.update(**names).where(empty).execute() != 1:
+            cls.create(platform_user_id=profile.platform_user_id, **names)
         return cls.get_by_id(profile.platform_user_id)
 
     @classmethod
