@@ -41,7 +41,7 @@ class ProblemTask(ErrorTask):
                 ("Content-Type", "application/problem+json"),
                 ("Cache-Control", "no-store"),
                 ("X-Content-Type-Options", "nosniff"),
-                *([("Retry-After", "1")] if error.code == 429 else []),
+                *([("Retry-After", "1")] if error.code in (429, 503) else []),
                 *([("WWW-Authenticate", "Bearer")] if error.code == 401 else []),
             ]
         )
@@ -69,42 +69,58 @@ class Unauthenticated(Error):
     code, reason, problem = 401, "Unauthorized", "not_authenticated"
 
 
+class KeyNotRead(Error):
+    code, reason, problem = 503, "Service Unavailable", "service_unavailable"
+
+
 class Parser(HTTPRequestParser):
     """Every body is refused past MAX_BODY by its Content-Length, as its headers arrive, except an import's
     file (uploads.UPLOAD_PATH), which may be up to MAX_UPLOAD_BODY when its token is signed by this Door's
     key (`signed`, set per server by create_server): a stranger's upload is refused (401) before its body
     is read, not spooled to disk first. Whether the token's account may import is the app's to say."""
 
-    signed = staticmethod(lambda token: False)
-    unsigned = False  # an upload past MAX_BODY without a signed token
+    signed = staticmethod(lambda token: UNSIGNED)
+    refusal = None  # why an upload past MAX_BODY is refused: its token is not signed (UNSIGNED, NEW_KEY)
 
     def parse_header(self, header_plus):
         super().parse_header(header_plus)
         if self.command == "POST" and UPLOAD_PATH.fullmatch(self.path):
             scheme, _, token = self.headers.get("AUTHORIZATION", "").partition(" ")
-            if scheme.lower() == "bearer" and self.signed(token.strip()):
+            found = self.signed(token.strip()) if scheme.lower() == "bearer" else UNSIGNED
+            if found == SIGNED:
                 self.adj = copy.copy(self.adj)
                 self.adj.max_request_body_size = MAX_UPLOAD_BODY + 1
             else:
-                self.unsigned = True
+                self.refusal = found
 
     def received(self, data):
         consumed = super().received(data)
-        if self.unsigned and isinstance(self.error, RequestEntityTooLarge):
+        if self.refusal and isinstance(self.error, RequestEntityTooLarge):
             limit = MAX_BODY // 1024
-            self.error = Unauthenticated(
-                f"Sign in first: a file over {limit} KiB needs Authorization: Bearer."
+            self.error = (
+                Unauthenticated(f"Sign in first: a file over {limit} KiB needs Authorization: Bearer.")
+                if self.refusal == UNSIGNED
+                # a key another machine rotated to, which this process reads at the token's next request
+                else KeyNotRead("Door is taking up its new signing key; send the file again in a moment.")
             )
         return consumed
 
 
+SIGNED, UNSIGNED, NEW_KEY = "signed", "unsigned", "new key"
+
+
 def signed_by(keys, token):
-    """Whether `token` is a JWT signed by this process's key and not expired (the rest is the app's)."""
+    """SIGNED when `token` is a JWT this process's key signed, not expired (the rest is the app's); NEW_KEY
+    when it names another key (another machine rotated it: this one reads it at its next request with
+    the token, in a thread of its own); else UNSIGNED."""
     try:
         jwt.decode(token, keys.secret, algorithms=["HS256"], options={"require": ["sub", "exp"]})
+    except jwt.InvalidSignatureError:
+        kid = jwt.get_unverified_header(token).get("kid")
+        return NEW_KEY if kid is not None and kid != keys.kid else UNSIGNED
     except jwt.InvalidTokenError:
-        return False
-    return True
+        return UNSIGNED
+    return SIGNED
 
 
 IDLE = 10  # seconds a connection with no request under way is kept; a door polls every second

@@ -6,6 +6,7 @@ import socket
 import zipfile
 from urllib.parse import urlsplit
 
+import jwt
 import pytest
 import requests
 from fake_meetup import FakeMeetup
@@ -548,6 +549,11 @@ def test_waitress_takes_5_mib_for_the_import_route_only_from_a_signed_in_caller(
     assert announce(live_server, imports, 100 * 1024).startswith(b"HTTP/1.1 401")
     assert announce(live_server, imports, 100 * 1024, token=token[:-4] + "AAAA").startswith(b"HTTP/1.1 401")
     assert announce(live_server, imports, 60 * 1024, 60 * 1024).startswith(b"HTTP/1.1 401")  # the app's
+    # a key another machine rotated to and this one has not read yet: "again in a moment", never unsigned
+    other = jwt.encode(
+        {"sub": "sam", "exp": 2**40}, "a-new-key-that-is-long-enough-for-hs256", headers={"kid": "new"}
+    )
+    assert announce(live_server, imports, 100 * 1024, token=other).startswith(b"HTTP/1.1 503")
 
 
 # --- the command line: doorapp import ---------------------------------------------------------------------
