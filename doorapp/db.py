@@ -10,6 +10,7 @@ get_or_404, BaseModel. Timestamps are stored as naive UTC datetimes and rendered
 
 import contextlib
 import os
+import select
 import threading
 import uuid
 from contextlib import contextmanager
@@ -106,6 +107,27 @@ def drop_connection():
     if not is_sqlite() and not db.is_closed():
         with contextlib.suppress(Exception):  # closing a cut connection may fail too; it is dropped anyway
             db.manual_close()
+
+
+def drop_if_cut():
+    """Before a request uses it: a PostgreSQL connection its server has closed (a restart, an
+    administrator) has something to read while idle, the server's last words and its end, so it is
+    dropped and the request takes a fresh one, and is answered instead of failing (one per server thread
+    after a restart). An idle connection that is fine has nothing to read: no round trip is made."""
+    if is_sqlite() or db.is_closed():
+        return
+    try:
+        descriptor = db.connection().fileno()
+        if hasattr(select, "poll"):
+            probe = select.poll()
+            probe.register(descriptor, select.POLLIN)
+            readable = bool(probe.poll(0))
+        else:  # Windows
+            readable = bool(select.select([descriptor], [], [], 0)[0])
+    except Exception:  # a connection already known to be broken
+        readable = True
+    if readable:
+        drop_connection()
 
 
 def utcnow():

@@ -9,7 +9,7 @@ from typing import TypedDict
 
 from doorapp import platforms
 from doorapp.access import door, org_admin, org_member
-from doorapp.api import adapter, endpoint, shapes
+from doorapp.api import adapter, endpoint, passes_ended, shapes
 from doorapp.api.door_shapes import OUTCOME_COLUMNS, GuestOutcome, outcome_json
 from doorapp.api.shapes import MOMENT, meetup_json
 from doorapp.bodies import text
@@ -149,13 +149,14 @@ def sync(org_id, meetup_id, caller, event=None):
     meetup = Meetup.open(org_id, meetup_id)
     event = event or adapter().event(meetup.platform_url)
     profiles = adapter().profiles([r.platform_user_id for r in event.rsvps])
-    rsvps = [(r.platform_user_id, r.joined_at, r.waitlisted, r.guests) for r in event.rsvps]
-    profiles = {i: (p.username, p.displayname, False, None) for i, p in profiles.items()}
+    rsvps = [(r.platform_user_id, r.joined_at, r.waitlisted, r.guests, None, None) for r in event.rsvps]
+    profiles = {i: (p.username, p.displayname, False, None, "") for i, p in profiles.items()}
     plan = compare(meetup, stored(meetup, profiles), rsvps, profiles, platform=True)  # before the lock
     with write():
         take_turn(meetup)
         meetup = Meetup.open(org_id, meetup_id)
         counts = apply(meetup, plan)
+        del counts["kept"], counts["checked_in"]  # arrived guests the platform no longer lists stay in
         audit.record(AuditType.MEETUP_SYNCED, caller, org=meetup.org_id, meetup=meetup, **counts)
     return SyncReport(**counts)
 
@@ -176,6 +177,7 @@ def finalize_meetup(org_id, meetup_id, caller):
     if not Meetup.set_finalized(meetup.id, True):
         raise ApiError(409, "already_finalized", "This meetup is already finalized.")
     audit.record(AuditType.MEETUP_FINALIZED, caller, org=meetup.org_id, meetup=meetup)
+    passes_ended(caller, DoorPass.revoke(meetup.org_id, meetup_id=meetup.id))  # unfinalizing revives none
     return meetup_json(Meetup.get_by_id(meetup.id))
 
 
@@ -219,6 +221,7 @@ def cancel_meetup(org_id, meetup_id, body, caller):
     if arrived or not Meetup.cancel(meetup, body.reason):
         raise ApiError(409, "meetup_has_arrivals", ARRIVALS.format(what="cancelled"))
     audit.record(AuditType.MEETUP_CANCELLED, caller, org=meetup.org_id, meetup=meetup, reason=body.reason)
+    passes_ended(caller, DoorPass.revoke(meetup.org_id, meetup_id=meetup.id))
     return meetup_json(Meetup.get_by_id(meetup.id))
 
 

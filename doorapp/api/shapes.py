@@ -250,3 +250,11 @@ def event_json(event):
         reason=event["reason"],
         details=event["details"],
     )
+
+
+class OpenToLan(TypedDict):
+    """How to let phones in while only this computer can open Door: the command that starts it for them,
+    or the setting."""
+
+    command: str
+    setting: str

@@ -82,7 +82,8 @@ EVENTS = {
     AuditType.GUEST_LINKED: Event(Moves.ORG, ("local_id", "entries", "bans")),  # the moved counts
     AuditType.NO_SHOW_EXCUSED: Event(Moves.ORG),
     AuditType.MEETUP_IMPORTED: Event(
-        Moves.IN_CHANGE, ("file", "format", "rows", "added", "updated", "cancelled", "unchanged", "problems")
+        Moves.IN_CHANGE,
+        ("file", "format", "rows", "added", "updated", "cancelled", "unchanged", "problems", "checked_in"),
     ),
     AuditType.MEETUP_CANCELLED: Event(Moves.ORG),  # its guests' no-shows are gone from every list
     AuditType.MEETUP_DELETED: Event(Moves.ORG, ("name", "date", "platform_url")),  # what it was
