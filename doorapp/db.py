@@ -10,6 +10,7 @@ get_or_404, BaseModel. Timestamps are stored as naive UTC datetimes and rendered
 
 import contextlib
 import os
+import select
 import sys
 import threading
 import uuid
@@ -27,11 +28,9 @@ from peewee import Case, DatabaseProxy, Model, OperationalError, SqliteDatabase,
 from doorapp import faults
 from doorapp.errors import ApiError
 
-# synchronous=full: every commit flushes the write-ahead log to the disk before it returns, so a 2xx to a
-# write survives a power cut (a venue laptop's battery running out), not only a crash of Door; normal would
-# flush only at checkpoints, and the last answered commits could roll back. macOS's fsync leaves the data in
-# the drive's cache: fullfsync asks it for F_FULLFSYNC, for commits and checkpoints alike. bench/door
-# measures what it costs (bench/README.md, "Issue 34").
+# synchronous=full: each commit flushes the write-ahead log before it returns, so a 2xx to a write survives a
+# power cut (normal flushes at checkpoints only); on macOS, fullfsync empties the drive's cache too, for
+# commits and checkpoints. Its cost: bench/README.md, "Issue 34".
 # cache_size: 512 KiB of pages per connection (SQLite's default is 2 MiB), one per server thread. In WAL mode
 # another connection's commit empties the cache anyway, and the file's pages stay in the OS's cache: the
 # smaller one cost nothing measurable in bench/door and took 15 MB off a server's peak memory.
@@ -65,8 +64,7 @@ def database_for(url, sqlite_path):
             "DATABASE_URL names PostgreSQL, but its driver is not installed: pip install 'doorapp[postgres]'."
         ) from None
     name, options = postgres_options(url)
-    # A commit returns once it is on disk, whatever the server's or the database's default says (API:
-    # a 2xx to a write survives a power cut); a later -c wins over one in the URL's own options.
+    # A commit returns once it is on disk, whatever the server's or database's default (a later -c wins)
     options["options"] = f"{options.get('options', '')} -c synchronous_commit=on".strip()
     # Pooled: a connection is reused across requests; one found broken is replaced, not kept.
     return PooledPsycopg3Database(name, max_connections=32, stale_timeout=300, timeout=10, **options)
@@ -119,12 +117,32 @@ def drop_connection():
 
 
 def close_for_good():
-    """Close this thread's connection, a pooled PostgreSQL one too (not back into the pool): a chore of
-    `serve`'s parent process leaves none open for a worker forked after it to inherit."""
+    """Close this thread's connection, a pooled one too: a chore leaves none for a worker to inherit."""
     if is_sqlite():
         db.close()
     elif not db.is_closed():
         db.manual_close()
+
+
+def drop_if_cut():
+    """Before a request uses it: a PostgreSQL connection its server has closed (a restart, an
+    administrator) has something to read while idle, the server's last words and its end, so it is
+    dropped and the request takes a fresh one, and is answered instead of failing (one per server thread
+    after a restart). An idle connection that is fine has nothing to read: no round trip is made."""
+    if is_sqlite() or db.is_closed():
+        return
+    try:
+        descriptor = db.connection().fileno()
+        if hasattr(select, "poll"):
+            probe = select.poll()
+            probe.register(descriptor, select.POLLIN)
+            readable = bool(probe.poll(0))
+        else:  # Windows
+            readable = bool(select.select([descriptor], [], [], 0)[0])
+    except Exception:  # a connection already known to be broken
+        readable = True
+    if readable:
+        drop_connection()
 
 
 def utcnow():

@@ -8,6 +8,7 @@ from http import HTTPStatus
 from bottle import HTTPResponse, request, response
 
 log = logging.getLogger("doorapp")
+LOGGED_SAFE = "/:@!$&'()*+,;=-._~"  # a path's characters the access log writes as they are; others %XX
 
 # Every problem code and its status; ApiError refuses any other code.
 CODES = {
@@ -75,6 +76,7 @@ _CODE_FOR_STATUS = {
     405: "method_not_allowed",
     408: "request_timeout",
     413: "body_too_large",
+    429: "rate_limited",
     500: "internal_error",
 }
 

@@ -3,6 +3,7 @@
 Never edit a migration that has been released; add a new function at the end of MIGRATIONS.
 """
 
+import logging
 import unicodedata
 from copy import copy
 
@@ -10,9 +11,12 @@ from peewee import SQL, CharField, DateTimeField
 from playhouse.migrate import SchemaMigrator
 
 from doorapp.db import BaseModel, db, exclusive, utcnow
+from doorapp.imports import local_id
+from doorapp.imports.formats import ascii_key_lost_letters, fold
 from doorapp.models import (
     MODELS,
     AuditEvent,
+    Ban,
     DoorPass,
     Erasure,
     Guest,
@@ -25,6 +29,8 @@ from doorapp.models import (
 )
 from doorapp.models.accounts import INVISIBLE  # the code points that show as nothing
 from doorapp.models.privacy import TO_SHRED
+
+log = logging.getLogger("doorapp")
 
 
 class Migration(BaseModel):
@@ -56,17 +62,13 @@ def add_columns(model, *names):
         if field.column_name in present:  # m0001 makes tables from today's models
             continue
         if not field.null:
-            field.constraints = [SQL("DEFAULT " + _literal(field.default))]
+            default = field.default
+            if isinstance(default, str):
+                value = "'" + default.replace("'", "''") + "'"
+            else:
+                value = str(default).upper() if isinstance(default, bool) else str(int(default))
+            field.constraints = [SQL("DEFAULT " + value)]
         migrator.alter_add_column(table, field.column_name, field, allow_not_null=True).run()
-
-
-def _literal(default):
-    """A column default as SQL: TRUE or FALSE, a whole number, or a quoted text."""
-    if isinstance(default, bool):
-        return str(default).upper()
-    if isinstance(default, str):
-        return "'" + default.replace("'", "''") + "'"
-    return str(int(default))
 
 
 def m0003_door_offline():
@@ -182,6 +184,43 @@ def m0016_privacy():
     db.create_tables([Erasure])
 
 
+def m0018_files_and_names():
+    """A file's names: a platform member's on the list of its meetup only (listed_name, their profile the
+    platform's), what tells a guest read from a file apart from namesakes (hint); and the guests a file
+    may have read as one (names_in_every_script)."""
+    add_columns(MeetupGuest, "listed_name")
+    add_columns(Guest, "hint")
+    names_in_every_script()
+
+
+def names_in_every_script():
+    """Until now a file's rows without an id or e-mail were told apart by their names' ASCII letters only,
+    so people whose names are in another script (田中 花子, Иван Петров, مريم حسن: no ASCII letter at all)
+    were read as one guest of their org, renamed by every file. Files read from now on tell them apart
+    (imports.formats.name_key); those already read as one cannot be: the rows a file left out as "the same
+    guest" were never stored, and which person each list meant is not known. So each such guest is
+    reported here, in the log of the upgrade, with their org, lists and ban, for an admin to check: the
+    next file of each of those meetups lists its people anew, each their own guest, and the merged guest
+    keeps the history (and the ban) it had. Nothing is changed."""
+    for guest in Guest.select().where(Guest.is_local, Guest.org.is_null(False)):
+        name = guest.displayname
+        if not ascii_key_lost_letters(name) or guest.platform_user_id != local_id(
+            guest.org_id, f"name:{fold(name)}|"
+        ):
+            continue  # every letter was in the key, or not read from a file's name alone
+        lists = MeetupGuest.select().where(MeetupGuest.guest == guest.platform_user_id).count()
+        ban = Ban.get_or_none(Ban.guest == guest.platform_user_id)
+        log.warning(
+            "Upgrade: guest %d %r of organization %r may be several people whose names a file read as one"
+            " (on %d meetup lists%s). Files read from now on keep them apart; check this guest's history.",
+            guest.platform_user_id,
+            name,
+            Org.get_by_id(guest.org_id).name,
+            lists,
+            f"; banned: {ban.reason!r}" if ban else "",
+        )
+
+
 MIGRATIONS = [
     m0001_initial,
     m0002_door_list_order,
@@ -198,6 +237,7 @@ MIGRATIONS = [
     m0013_door_passes,
     m0014_guests_brought,
     m0016_privacy,
+    m0018_files_and_names,
 ]
 
 

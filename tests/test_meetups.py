@@ -208,9 +208,9 @@ def test_sync_never_cancels_a_walkin_nor_touches_check_ins(door, org, fake):
     door.post(f"/organizations/{org.id}/meetups/{meetup['id']}/guests/99/add-walkin", status=201)
     arrived = door.post_json(f"/organizations/{org.id}/meetups/{meetup['id']}/guests/1/checkin", {}).json
     fake.set_rsvps("night-owls", "summer-social", [2, 3])
-    assert sync(door, meetup)["cancelled"] == 3  # 1, 4, 5; not the walk-in
+    assert sync(door, meetup)["cancelled"] == 2  # 4, 5; not the walk-in, nor 1, who has arrived
     assert entries(meetup)[99] == (False, True, False)
-    assert entries(meetup)[1] == (True, False, True)  # cancelled on the platform, but still checked in
+    assert entries(meetup)[1] == (False, False, True)  # cancelled on the platform, but here: stays in
     row = MeetupGuest.get(MeetupGuest.guest == 1)
     assert (row.arrival_order, row.checked_in_by_id) == (
         arrived["rsvp"]["arrival_order"],

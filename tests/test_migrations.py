@@ -12,8 +12,9 @@ from doorapp import access
 from doorapp.app import create_app, open_database
 from doorapp.config import Config
 from doorapp.db import db, utcnow
+from doorapp.imports import local_id
 from doorapp.migrations import MIGRATIONS, Migration, m0001_initial, migrate
-from doorapp.models import Erasure, Guest, Meetup, MeetupGuest, Org, User
+from doorapp.models import Ban, Erasure, Guest, Meetup, MeetupGuest, Org, User
 
 
 def m0001_data_folder(data_dir):
@@ -106,6 +107,7 @@ def test_m0004_adds_the_attendance_columns_to_a_list_made_before_them(tmp_path):
         for column in ("cancelled_at", "waitlisted", "guests_count", "excused_at", "guest_was_local"):
             connection.execute(f"ALTER TABLE meetup_guest DROP COLUMN {column}")  # m0004's, m0016's
         connection.execute("ALTER TABLE guest DROP COLUMN is_local")  # m0003's
+        connection.execute("ALTER TABLE guest DROP COLUMN hint")  # m0018's
         connection.execute("ALTER TABLE meetup DROP COLUMN door_list_version")  # m0005's
         connection.execute("ALTER TABLE org DROP COLUMN door_lists_version")
         connection.execute(
@@ -221,6 +223,7 @@ def test_m0014_lets_arrivals_made_before_it_keep_all_their_guests(tmp_path):
     with sqlite3.connect(tmp_path / "door.db") as connection:
         connection.execute("ALTER TABLE meetup_guest DROP COLUMN guests_brought")
         connection.execute("ALTER TABLE meetup_guest DROP COLUMN guest_was_local")  # m0016's
+        connection.execute("ALTER TABLE guest DROP COLUMN hint")  # m0018's
         connection.execute(
             "INSERT INTO guest (platform_user_id, username, displayname, created_at, is_local) "
             "VALUES (1, 'ann', 'Ann', '2026-11-20', 0), (2, 'bo', 'Bo', '2026-11-20', 0)"
@@ -277,3 +280,42 @@ def test_m0016_lets_list_entries_lose_their_guest_and_keeps_everything_else(data
     assert (org.keep_guests_months, org.keep_bans_months, org.keep_audit_details_months) == (12, 24, 12)
     assert org.privacy_notice == "" and Erasure.select().count() == 0
     db.close()
+
+
+def test_m0018_reports_the_guests_a_file_may_have_read_as_one(tmp_path):
+    """Rows whose names have no ASCII letter shared one guest; the upgrade names each such guest, with its
+    org, lists and ban, and leaves the rest (Latin names, guests let in at the door) unmentioned."""
+    create_app(Config(data_dir=tmp_path))
+    org = Org.create(name="Night Owls", slug="night-owls")
+    meetup = Meetup.create(org=org, name="m", date=utcnow(), platform_url="")
+    merged = Guest.create(
+        platform_user_id=local_id(org.id, "name:|"),
+        username="",
+        displayname="مريم حسن",
+        is_local=True,
+        org=org,
+    )
+    latin = Guest.create(
+        platform_user_id=local_id(org.id, "name:ana garcia|"),
+        username="",
+        displayname="Ana García",
+        is_local=True,
+        org=org,
+    )
+    at_the_door = Guest.create_local("Søren Ørsted", org.id)
+    for guest in (merged, latin, at_the_door):
+        MeetupGuest.create(meetup=meetup, guest=guest)
+    Ban.create(org=org, guest=merged, reason="Shouted at the bar staff")
+    Migration.delete().where(Migration.name == "m0018_files_and_names").execute()
+    for statement in (
+        "ALTER TABLE meetup_guest DROP COLUMN listed_name",
+        "ALTER TABLE guest DROP COLUMN hint",
+    ):
+        db.execute_sql(statement)
+    db.close()
+    with served(DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path) as door:
+        assert door.stop() == 0
+    reported = [line for line in door.log if "Upgrade: guest" in line]
+    assert len(reported) == 1, door.log
+    assert f"guest {merged.platform_user_id} 'مريم حسن' of organization 'Night Owls'" in reported[0]
+    assert "on 1 meetup lists; banned: 'Shouted at the bar staff'" in reported[0]

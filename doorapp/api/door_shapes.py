@@ -37,7 +37,13 @@ class WalkinMatch(TypedDict):
 
 
 class GuestAtDoor(WalkinMatch):
+    """The guest as this list shows them: `displayname` is the name a file gave a platform member on this
+    list, or their own; `hint`, for a guest read from a file, what tells them apart from namesakes:
+    "email:" and the first letters of their e-mail, or "id:" and the end of their id in the file ("" for
+    others)."""
+
     history: History
+    hint: str
 
 
 class Rsvp(TypedDict):
@@ -126,11 +132,12 @@ def meetup_guest_json(entry, history=None):
         guest=GuestAtDoor(
             platform_user_id=guest.platform_user_id,
             username=guest.username,
-            displayname=guest.displayname,
+            displayname=entry.shown_name,
             is_local=guest.is_local,
             is_banned=ban is not None,
             ban_reason=ban and ban.reason,
             history=history_json(history.get(guest.platform_user_id)),
+            hint=guest.hint,
         ),
         rsvp=rsvp_json(entry),
     )
@@ -161,7 +168,7 @@ def outcome_json(entry, record):
     return GuestOutcome(
         platform_user_id=guest.platform_user_id,
         username=guest.username,
-        displayname=guest.displayname,
+        displayname=entry.shown_name,
         outcome=entry.outcome,
         guests_count=entry.guests_count,
         guests_brought=entry.guests_brought,

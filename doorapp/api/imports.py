@@ -2,6 +2,7 @@
 (Meetup's attendee list, Luma's guests, a spreadsheet), created or updated with a sync's semantics, or
 previewed (`?preview=true`: the same work, rolled back). The reading is doorapp.imports'."""
 
+import threading
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, NotRequired, TypedDict
@@ -46,13 +47,22 @@ class FirstRow(TypedDict):
     guests: int
 
 
+class FormulaRow(TypedDict):
+    """A row whose name a spreadsheet would run as a formula (=HYPERLINK(...)): kept as text, flagged."""
+
+    row: int
+    name: str
+
+
 class ImportNames(TypedDict):
-    """Who an import adds, updates (by the name it gives them) and cancels: at most 50 names of each, in
-    alphabetical order (the report's counts say how many in all)."""
+    """Who an import adds, updates (by the name it gives them), cancels and keeps (guests who have arrived,
+    whom the file no longer lists: never cancelled): at most 50 names of each, in alphabetical order (the
+    report's counts say how many in all)."""
 
     added: list[str]
     updated: list[str]
     cancelled: list[str]
+    kept: list[str]
 
 
 class ImportReport(TypedDict):
@@ -63,6 +73,8 @@ class ImportReport(TypedDict):
     added: int
     updated: int
     cancelled: int
+    kept: int
+    checked_in: int
     names: ImportNames
     unchanged: int
     problems: list[RowProblem]
@@ -73,6 +85,7 @@ class ImportReport(TypedDict):
     not_expected: int
     total: int
     first_rows: list[FirstRow]
+    formulas: list[FormulaRow]
 
 
 class ImportEvent(TypedDict):
@@ -121,13 +134,28 @@ class ImportForm:
 
 
 def sheet_of(upload, columns):
-    """The upload read as a guest list; 422 unreadable_file, saying what was found, when it is not one."""
+    """The upload read as a guest list, one upload at a time in this process (reading a workbook may take
+    a few seconds and 100 MB: several at once must not add up); 422 unreadable_file, saying what was found,
+    when it is not one; 503 when another upload was being read for READING_WAIT seconds."""
+    if not _reading.acquire(timeout=READING_WAIT):
+        raise ApiError(
+            503,
+            "service_unavailable",
+            "Door is reading other files; try again in a moment.",
+            {"Retry-After": "5"},
+        )
     try:
         return read(upload.data, [c for c in columns.split(",") if c.strip()] if columns else None)
     except Unreadable as error:
         raise ApiError(
             422, "unreadable_file", error.args[0], file=upload.filename, found=error.found
         ) from None
+    finally:
+        _reading.release()
+
+
+_reading = threading.Lock()
+READING_WAIT = 60
 
 
 def answer(meetup, report, **extra):

@@ -9,7 +9,7 @@ from typing import TypedDict
 
 from doorapp import platforms
 from doorapp.access import door, org_admin, org_member
-from doorapp.api import adapter, endpoint, shapes
+from doorapp.api import adapter, endpoint, passes_ended, shapes
 from doorapp.api.door_shapes import OUTCOME_COLUMNS, GuestOutcome, outcome_json
 from doorapp.api.shapes import MOMENT, meetup_json
 from doorapp.bodies import text
@@ -139,10 +139,8 @@ def get_meetup(org_id, meetup_id):
     errors=(*platforms.ERRORS, "meetup_cancelled", "meetup_finalized", "meetup_forgotten", "not_found"),
 )
 def sync_meetup(org_id, meetup_id, caller):
-    """Synchronise the RSVP list from the platform; nothing is stored when a platform call fails.
-
-    A meetup older than the organization keeps its guests (`keep_guests_months`) is 409
-    meetup_forgotten: its list would bring back the people retention took off it."""
+    """Synchronise the RSVP list from the platform; nothing is stored when a platform call fails. A meetup
+    older than its organization keeps guests is 409 meetup_forgotten (retention took them off its list)."""
     meetup = Meetup.open(org_id, meetup_id)
     refuse_forgotten(meetup)
     return sync(meetup, caller)
@@ -155,13 +153,14 @@ def sync(meetup, caller, event=None):
     org_id, meetup_id = meetup.org_id, meetup.id
     event = event or adapter().event(meetup.platform_url)
     profiles = adapter().profiles([r.platform_user_id for r in event.rsvps])
-    rsvps = [(r.platform_user_id, r.joined_at, r.waitlisted, r.guests) for r in event.rsvps]
-    profiles = {i: (p.username, p.displayname, False, None) for i, p in profiles.items()}
+    rsvps = [(r.platform_user_id, r.joined_at, r.waitlisted, r.guests, None, None) for r in event.rsvps]
+    profiles = {i: (p.username, p.displayname, False, None, "") for i, p in profiles.items()}
     plan = compare(meetup, stored(meetup, profiles), rsvps, profiles, platform=True)  # before the lock
     with write():
         take_turn(meetup)
         meetup = Meetup.open(org_id, meetup_id)
         counts = apply(meetup, plan)
+        del counts["kept"], counts["checked_in"]  # arrived guests the platform no longer lists stay in
         audit.record(AuditType.MEETUP_SYNCED, caller, org=meetup.org_id, meetup=meetup, **counts)
     return SyncReport(**counts)
 
@@ -182,6 +181,7 @@ def finalize_meetup(org_id, meetup_id, caller):
     if not Meetup.set_finalized(meetup.id, True):
         raise ApiError(409, "already_finalized", "This meetup is already finalized.")
     audit.record(AuditType.MEETUP_FINALIZED, caller, org=meetup.org_id, meetup=meetup)
+    passes_ended(caller, DoorPass.revoke(meetup.org_id, meetup_id=meetup.id))  # unfinalizing revives none
     return meetup_json(Meetup.get_by_id(meetup.id))
 
 
@@ -225,6 +225,7 @@ def cancel_meetup(org_id, meetup_id, body, caller):
     if arrived or not Meetup.cancel(meetup, body.reason):
         raise ApiError(409, "meetup_has_arrivals", ARRIVALS.format(what="cancelled"))
     audit.record(AuditType.MEETUP_CANCELLED, caller, org=meetup.org_id, meetup=meetup, reason=body.reason)
+    passes_ended(caller, DoorPass.revoke(meetup.org_id, meetup_id=meetup.id))
     return meetup_json(Meetup.get_by_id(meetup.id))
 
 
@@ -325,7 +326,9 @@ def summary_json(meetup):
             cancelled=outcomes["CANCELLED"],
             waitlisted=outcomes["WAITLIST"],
             walkins=sum(e.is_walkin for e in entries),
-            local_walkins=sum(e.is_walkin and e.was_local for e in entries),
+            local_walkins=sum(
+                e.is_walkin and (e.guest.is_local if e.guest_id else e.guest_was_local) for e in entries
+            ),
             forced_check_ins=kinds["forced"],
             undone_check_ins=kinds[AuditType.UNDO_CHECK_IN],
             guests_brought=brought,
@@ -360,8 +363,7 @@ def get_meetup_summary(org_id, meetup_id):
     One rule for this and the CSV export: the same columns, each one that members see of these guests at
     the door (names, RSVPs, arrivals, who checked them in) or that the counts tell (cancelled, excused,
     forced, undone); what is an admin's alone (ban, excuse and undo reasons, the audit log) is in neither.
-    A guest the organization no longer keeps (its retention, an erasure) has no line, and is still in
-    every count, outcome and bar."""
+    A guest the organization forgot (retention, an erasure) has no line and is in every count and bar."""
     return summary_json(get_or_404(Meetup, meetup_id, "meetup", org=org_id))
 
 

@@ -193,11 +193,7 @@ def link_local_guest(org_id, platform_user_id, body, caller):
         local = found_local(org_id, platform_user_id)
         guest = Guest.of_platform(profile.platform_user_id)
         if guest is None:
-            guest = Guest.create(
-                platform_user_id=profile.platform_user_id,
-                username=profile.username,
-                displayname=profile.displayname,
-            )
+            guest = Guest.register(profile)
             audit.record(AuditType.GUEST_CREATED, caller, guest=guest)
         moved = link_guest(org_id, local, guest)
         if moved is None:

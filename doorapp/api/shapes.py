@@ -255,3 +255,11 @@ def event_json(event):
         details=event["details"],
         shredded=event["shredded"],
     )
+
+
+class OpenToLan(TypedDict):
+    """How to let phones in while only this computer can open Door: the command that starts it for them,
+    or the setting."""
+
+    command: str
+    setting: str

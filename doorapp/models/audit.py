@@ -102,7 +102,7 @@ EVENTS = {
     AuditType.NO_SHOW_EXCUSED: Event(Moves.ORG),
     AuditType.MEETUP_IMPORTED: Event(
         Moves.IN_CHANGE,
-        ("file", "format", "rows", "added", "updated", "cancelled", "unchanged", "problems"),
+        ("file", "format", "rows", "added", "updated", "cancelled", "unchanged", "problems", "checked_in"),
         private=("file",),
     ),
     AuditType.MEETUP_CANCELLED: Event(Moves.ORG),  # its guests' no-shows are gone from every list

@@ -3,7 +3,7 @@ and a guest's history at the org's meetups. (Linking a guest let in by name: mod
 
 from datetime import datetime
 
-from peewee import JOIN, BooleanField, Case, DateTimeField, ForeignKeyField, IntegerField, fn
+from peewee import JOIN, BooleanField, Case, CharField, DateTimeField, ForeignKeyField, IntegerField, fn
 
 from doorapp.db import BaseModel, Prepared, count_where, utcnow
 from doorapp.models.accounts import User
@@ -21,11 +21,8 @@ class MeetupGuest(BaseModel):
     """A guest on a meetup's list: an RSVP from the platform or a walk-in, and its check-in state."""
 
     meetup = ForeignKeyField(Meetup, backref="entries", on_delete="CASCADE")
-    # None once the org no longer keeps who it was (retention, an erasure: doorapp.privacy); the entry stays,
-    # so the meetup's counts and arrival numbers do not change, and leaves the door list and the summary
-    guest = ForeignKeyField(Guest, null=True)
-    # once its guest is gone: whether they had been let in by name (a local walk-in); else None
-    guest_was_local = BooleanField(null=True)
+    guest = ForeignKeyField(Guest, null=True)  # None once the org forgot who it was (models.privacy)
+    guest_was_local = BooleanField(null=True)  # then: whether they had been let in by name (counted)
     rsvp_time = DateTimeField(default=utcnow)
     cancelled_rsvp = BooleanField(default=False)
     cancelled_at = DateTimeField(null=True)  # when a sync found the RSVP gone
@@ -40,6 +37,8 @@ class MeetupGuest(BaseModel):
     arrival_order = IntegerField(null=True)
     checked_in_by = ForeignKeyField(User, null=True)
     checked_in_pass = ForeignKeyField(DoorPass, null=True, index=False)  # a phone with a door pass did
+    # The name a file gave a platform member on this list: shown here, never written to their profile
+    listed_name = CharField(max_length=255, null=True)
 
     class Meta:
         # (meetup, rsvp_time), for the door list's order, is added by migrations.m0002_door_list_order
@@ -88,6 +87,7 @@ class MeetupGuest(BaseModel):
                 Guest.username,
                 Guest.displayname,
                 Guest.is_local,
+                Guest.hint,
                 Ban.id,
                 Ban.reason,
                 User.id,
@@ -175,15 +175,15 @@ class MeetupGuest(BaseModel):
     @classmethod
     def add_rsvps(cls, rows):
         """The insert of RSVPs [(meetup_id, platform_user_id, rsvp_time, waitlisted, guests_count,
-        cancelled_rsvp, is_walkin, has_arrived)] leaving guests already on the list alone."""
-        fields = [cls.meetup, cls.guest, cls.rsvp_time, cls.waitlisted, cls.guests_count]
+        listed_name, cancelled_rsvp, is_walkin, has_arrived)] leaving guests already on the list alone."""
+        fields = [cls.meetup, cls.guest, cls.rsvp_time, cls.waitlisted, cls.guests_count, cls.listed_name]
         fields += [cls.cancelled_rsvp, cls.is_walkin, cls.has_arrived]
         return cls.insert_many(rows, fields=fields).on_conflict_ignore()
 
     @classmethod
     def states(cls, meetup_id):
         """The query of (platform_user_id, cancelled_rsvp, is_walkin, waitlisted, guests_count, is_local,
-        username, displayname) of everyone on the meetup's list."""
+        listed_name, has_arrived, username, displayname, hint) of everyone on the meetup's list."""
         return (
             cls.select(
                 cls.guest,
@@ -192,8 +192,11 @@ class MeetupGuest(BaseModel):
                 cls.waitlisted,
                 cls.guests_count,
                 Guest.is_local,
+                cls.listed_name,
+                cls.has_arrived,
                 Guest.username,
                 Guest.displayname,
+                Guest.hint,
             )
             .join(Guest)
             .where(cls.meetup == meetup_id)
@@ -201,14 +204,29 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def set_cancelled(cls, meetup_id, guest_ids, cancelled):
-        """The update that marks these guests' RSVPs (not walk-ins) cancelled, and when, or back; only
-        those not so already, so its count is of the RSVPs it changed."""
-        return cls.update(cancelled_rsvp=cancelled, cancelled_at=utcnow() if cancelled else None).where(
+        """The update that marks these guests' RSVPs (not walk-ins, nor anyone who has arrived) cancelled,
+        and when, or back; only those not so already, so its count is of the RSVPs it changed."""
+        which = [
             cls.meetup == meetup_id,
             cls.guest.in_(guest_ids),
             ~cls.is_walkin,
             cls.cancelled_rsvp != cancelled,
+        ]
+        if cancelled:
+            which.append(~cls.has_arrived)
+        return cls.update(cancelled_rsvp=cancelled, cancelled_at=utcnow() if cancelled else None).where(
+            *which
         )
+
+    @classmethod
+    def set_listed_name(cls, meetup_id, guest_ids, name):
+        """The update that sets the name a file gives these guests on the list (None: their own)."""
+        return cls.update(listed_name=name).where(cls.meetup == meetup_id, cls.guest.in_(guest_ids))
+
+    @property
+    def shown_name(self):
+        """The name the list shows: the one its file gave a platform member, else the guest's own."""
+        return self.listed_name or self.guest.displayname
 
     @classmethod
     def set_rsvp_details(cls, meetup_id, guest_ids, waitlisted, guests_count):
@@ -216,11 +234,6 @@ class MeetupGuest(BaseModel):
         return cls.update(waitlisted=waitlisted, guests_count=guests_count).where(
             cls.meetup == meetup_id, cls.guest.in_(guest_ids)
         )
-
-    @property
-    def was_local(self):
-        """Its guest was let in by name (a local walk-in), whether the org still keeps who it was or not."""
-        return bool(self.guest_was_local) if self.guest_id is None else self.guest.is_local
 
     @property
     def outcome(self):
@@ -256,9 +269,8 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def with_guests(cls, meetup_id):
-        """The meetup's entries with their guests (None for one the org no longer keeps: it still counts)
-        and checkers joined, arrivals first by when they came (the door's time), then the rest in RSVP
-        order."""
+        """The meetup's entries with their guests (None: forgotten, still counted) and checkers joined,
+        arrivals first by when they came (the door's time), then the rest in RSVP order."""
         arrived_first = Case(None, [(cls.has_arrived, 0)], 1)
         return (
             _with_pass(
@@ -309,13 +321,11 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def guests_of(cls, meetup_id):
-        """The query of the ids of the guests on the meetup's list (not of entries whose guest is gone)."""
         return cls.select(cls.guest).where(cls.meetup == meetup_id, cls.guest.is_null(False))
 
     @classmethod
     def of_guest(cls, org_id, guest_id):
-        """The guest's entries at the org's meetups, newest meetup first, with the meetups and checkers
-        joined."""
+        """The guest's entries at the org's meetups, newest meetup first, meetups and checkers joined."""
         return (
             _with_pass(
                 cls.select(cls, Meetup, User.id, User.username)

@@ -82,14 +82,15 @@ def refuse_forgotten(meetup):
 
 
 def forget_entries(entries):
-    """Entries [(id, guest id)] lose their guest (noting whether it was let in by name, which the
-    summary's local walk-ins count); how many did (one another process forgot meanwhile is not counted)."""
+    """Entries [(id, guest id)] lose their guest and the name a file gave them there (noting whether the
+    guest was let in by name, which the summary's local walk-ins count); how many did (one another process
+    forgot meanwhile is not counted)."""
     if not entries:
         return 0
     was_local = Guest.select(Guest.is_local).where(Guest.platform_user_id == MeetupGuest.guest)
     ids = [entry_id for entry_id, _ in entries]
     return (
-        MeetupGuest.update(guest_was_local=was_local, guest=None)
+        MeetupGuest.update(guest_was_local=was_local, guest=None, listed_name=None)
         .where(MeetupGuest.id.in_(ids), MeetupGuest.guest.is_null(False))
         .execute()
     )

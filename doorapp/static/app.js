@@ -174,8 +174,11 @@ function renderTop() {
       session.orgs.map((o) => h("option", { value: o.id, selected: o.id === session.org?.id }, o.name)))
     : null;
   const links = [];
+  if (session.org) links.push(navLink("#/meetups", t("nav.meetups")));
+  // Phones early: on a phone the tabs are one row that scrolls, and a lost phone's pass is revoked there
+  if (isSiteAdmin() || session.orgs.some((o) => o.role === "ADMIN")) links.push(navLink("#/phones", t("nav.phones")));
   if (session.org) {
-    links.push(navLink("#/meetups", t("nav.meetups")), navLink("#/bans", t("nav.bans")));
+    links.push(navLink("#/bans", t("nav.bans")));
     if (isOrgAdmin()) {
       links.push(navLink("#/members", t("nav.members")), navLink("#/audit", t("nav.audit")),
         navLink("#/privacy", t("nav.privacy")));
@@ -186,7 +189,6 @@ function renderTop() {
     links.push(staffLink, navLink("#/orgs", t("nav.orgs")));
     showPending(staffLink);
   }
-  if (isSiteAdmin() || session.orgs.some((o) => o.role === "ADMIN")) links.push(navLink("#/phones", t("nav.phones")));
   clear(top,
     h("div", { class: "bar" },
       h("a", { class: "brand", href: "#/" }, t("app.title")),
@@ -196,6 +198,7 @@ function renderTop() {
         languageSwitch(),
         h("button", { class: "secondary small", type: "button", onclick: () => leave(t("top.signedOut")) }, t("top.signOut")))),
     h("nav", { class: "tabs", "aria-label": t("nav.label") }, links));
+  top.querySelector(".tabs .active")?.scrollIntoView({ block: "nearest", inline: "nearest" }); // a phone's row scrolls
 }
 
 // How many accounts wait for approval, as a count on the Staff tab (site admins).

@@ -18,12 +18,24 @@ from pathlib import Path
 import pytest
 from helpers import meetup_xls
 from playwright.sync_api import expect
+from postgres import free_port
 
-from browser.support import DESKTOP, PHONE, counter
+from browser.support import DESKTOP, PHONE, counter, open_to_phones
 from doorapp.api.setup import issue_setup_code
 from doorapp.models import Ban, Meetup, MeetupGuest, Membership, Org
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def live_port():
+    return free_port()
+
+
+@pytest.fixture
+def config(config, live_port):
+    return open_to_phones(config, live_port)  # its passes have QR codes
+
 
 AXE_VERSION = "4.14.1"
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]

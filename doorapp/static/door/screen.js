@@ -13,7 +13,7 @@
 import { api } from "../core/api.js";
 import { h } from "../core/dom.js";
 import { problemText, t } from "../core/i18n.js";
-import { doorHash, LAST_LIST as LAST, orgPath, session, setOrg } from "../core/session.js";
+import { doorHash, isPass, LAST_LIST as LAST, orgPath, session, setOrg } from "../core/session.js";
 import { actions } from "./actions.js";
 import { keyHandler } from "./keys.js";
 import { DoorList, idOf } from "./list.js";
@@ -66,6 +66,7 @@ export async function screen(view, [orgId, meetupId], ctx) {
     else if (error.status !== 404 && error.status !== 403) throw error;
   }
   ctx.renderTop();
+  if (!meetup && isPass()) return ctx.redirect("#/door-meetups"); // not one of the pass's open meetups
   if (!meetup) return notFound(view);
   new DoorScreen(view, meetup, ctx, last || lastSeen(meetupId)).start();
 }
@@ -144,6 +145,8 @@ class DoorScreen {
       this.renderResults();
     } catch (error) {
       if (error.status === 404 && this.ctx.alive) this.ctx.navigate("#/meetups");
+      // a door pass for every open meetup: this one was finalized or cancelled, so the others are offered
+      else if (error.code === "pass_not_allowed" && isPass() && this.ctx.alive) this.ctx.navigate("#/door-meetups");
       else if (error.status >= 400 && error.status !== 401 && this.pollError !== error.detail) {
         this.pollError = error.detail; // say it once, not every second
         this.announce(problemText(error), "error");

@@ -1,14 +1,21 @@
 // What the door screen draws (mixed into DoorScreen by screen.js): its head and actions, the counters, the
 // search bar with its status line (status.js) and the list's rows.
-import { clear, formatDate, formatTime, h } from "../core/dom.js";
+import { clear, formatDate, formatStamp, formatTime, h } from "../core/dom.js";
 import { formatNumber, t } from "../core/i18n.js";
 import { isOrgAdmin, isPass, session } from "../core/session.js";
 import { rowBadges } from "./badges.js";
 import { FILTERS, idOf, isWaitlisted } from "./list.js";
-import { actorName, handle, named, shortName } from "../shared/names.js";
+import { actorName, handle, hintText, named, shortName } from "../shared/names.js";
 import { noticeDetails } from "../shared/notice.js";
 
 export const SHOWN = 60; // rows rendered at once; typing narrows the rest down
+
+// The names that more than one guest on the list has.
+function namesakes(entries) {
+  const seen = new Set(), twice = new Set();
+  for (const { guest } of entries) (seen.has(shortName(guest)) ? twice : seen).add(shortName(guest));
+  return twice;
+}
 
 // The id of a row's first cell, which the search box points at while the row is selected.
 export const rowId = (entry) => `door-guest-${idOf(entry)}`;
@@ -103,6 +110,7 @@ export const view = {
       this.selectedId = query.trim() && shown.length ? idOf(shown[0]) : null;
       this.chosen = false;
     }
+    this.namesakes = namesakes(this.state.entries);
     clear(this.list, shown.map((entry) => this.row(entry)));
     this.search.setAttribute("aria-expanded", String(shown.length > 0));
     this.select(this.selectedId, this.chosen);
@@ -115,6 +123,16 @@ export const view = {
     }
     else if (results.length > SHOWN) this.more.textContent = t("door.showing", { shown: SHOWN, count: results.length });
     else this.more.textContent = "";
+  },
+
+  // Beside the name: @username; for a guest read from a file, what tells them apart from namesakes (their
+  // e-mail's first letters, their id's end, else the RSVP's time where the name is on the list twice). On a
+  // list read from a file everyone is "not on the platform": said (and linked) only where others are.
+  tellApart({ guest, rsvp }) {
+    if (!guest.is_local) return handle(guest);
+    const hint = hintText(guest) || (this.namesakes.has(shortName(guest)) && !rsvp.is_walkin
+      ? t("guest.hintRsvp", { time: formatStamp(rsvp.rsvp_time) }) : "");
+    return hint || (this.meetup.platform_url ? handle(guest) : "");
   },
 
   row(entry) {
@@ -154,9 +172,7 @@ export const view = {
       onclick: (event) => { if (!event.target.closest("button")) this.select(idOf(entry), true); } },
     h("div", { class: "who", role: "gridcell", id: rowId(entry) },
       h("span", { class: "name" }, shortName(guest)),
-      // on a list read from a file everyone is "not on the platform": said (and linked) only where others are
-      guest.is_local && !this.meetup.platform_url ? null
-        : h("span", { class: "username" }, handle(guest)),
+      this.tellApart(entry) ? h("span", { class: "username" }, this.tellApart(entry)) : null,
       rsvp.is_walkin ? h("span", { class: "tag" }, t("door.walkInTag")) : null,
       rowBadges(entry)),
     guest.is_banned ? cell("ban", h("strong", {}, t("door.banned")), " ", guest.ban_reason || "") : null,
