@@ -27,6 +27,7 @@ from doorapp.api import (  # noqa: F401 (importing a module registers its routes
     passes,
     phones,
     platform,
+    privacy,
     setup,
     staff,
     users,

@@ -56,6 +56,7 @@ CODES = {
     "meetup_cancelled": 409,
     "meetup_has_arrivals": 409,
     "meetup_not_started": 409,
+    "meetup_forgotten": 409,
     "request_timeout": 408,
     "body_too_large": 413,
     "unsupported_media_type": 415,

@@ -18,6 +18,7 @@ from doorapp.models import (
     AuditEvent,
     Ban,
     DoorPass,
+    Erasure,
     Guest,
     IdempotencyKey,
     Meetup,
@@ -27,6 +28,7 @@ from doorapp.models import (
     User,
 )
 from doorapp.models.accounts import INVISIBLE  # the code points that show as nothing
+from doorapp.models.privacy import TO_SHRED
 
 log = logging.getLogger("doorapp")
 
@@ -161,6 +163,27 @@ def m0014_guests_brought():
     MeetupGuest.update(guests_brought=MeetupGuest.guests_count).where(MeetupGuest.has_arrived).execute()
 
 
+def m0016_privacy():
+    """What an organization keeps of guests, and forgetting the rest (doorapp.privacy): its privacy settings
+    and notice (bans kept 24 months where the org had no setting); a list entry may lose its guest (noting
+    one let in by name, whom the summary counts); an audit event may be shredded, and those still to
+    shred are read from an index of their own; an org remembers whom it erased; a door's stored answer
+    says which org's door it was."""
+    add_columns(Org, "keep_guests_months", "keep_bans_months", "keep_audit_details_months", "privacy_notice")
+    Org.update(keep_bans_months=24).where(Org.keep_bans_months.is_null()).execute()
+    if not next(c.null for c in db.get_columns("meetup_guest") if c.name == "guest_id"):
+        SchemaMigrator.from_database(db.obj).drop_not_null("meetup_guest", "guest_id").run()
+    add_columns(MeetupGuest, "guest_was_local")
+    add_columns(AuditEvent, "shredded")
+    db.execute(
+        AuditEvent.index(
+            AuditEvent.org, AuditEvent.timestamp, where=~AuditEvent.shredded, name=TO_SHRED
+        ).safe(True)
+    )
+    add_columns(IdempotencyKey, "org_id")
+    db.create_tables([Erasure])
+
+
 def m0018_files_and_names():
     """A file's names: a platform member's on the list of its meetup only (listed_name, their profile the
     platform's), what tells a guest read from a file apart from namesakes (hint); and the guests a file
@@ -213,6 +236,7 @@ MIGRATIONS = [
     m0012_org_time_zone,
     m0013_door_passes,
     m0014_guests_brought,
+    m0016_privacy,
     m0018_files_and_names,
 ]
 

@@ -5,7 +5,8 @@ import sqlite3
 import subprocess
 
 import requests
-from helpers import DOORAPP, PASSWORD, door_env, served
+from helpers import DOORAPP, ENGINES, PASSWORD, door_env, served
+from playhouse.migrate import SchemaMigrator
 
 from doorapp import access
 from doorapp.app import create_app, open_database
@@ -13,7 +14,7 @@ from doorapp.config import Config
 from doorapp.db import db, utcnow
 from doorapp.imports import local_id
 from doorapp.migrations import MIGRATIONS, Migration, m0001_initial, migrate
-from doorapp.models import Ban, Guest, Meetup, MeetupGuest, Org, User
+from doorapp.models import Ban, Erasure, Guest, Meetup, MeetupGuest, Org, User
 
 
 def m0001_data_folder(data_dir):
@@ -103,8 +104,8 @@ def test_m0004_adds_the_attendance_columns_to_a_list_made_before_them(tmp_path):
     with the defaults, and keeps its rows."""
     m0001_data_folder(tmp_path)
     with sqlite3.connect(tmp_path / "door.db") as connection:
-        for column in ("cancelled_at", "waitlisted", "guests_count", "excused_at"):
-            connection.execute(f"ALTER TABLE meetup_guest DROP COLUMN {column}")
+        for column in ("cancelled_at", "waitlisted", "guests_count", "excused_at", "guest_was_local"):
+            connection.execute(f"ALTER TABLE meetup_guest DROP COLUMN {column}")  # m0004's, m0016's
         connection.execute("ALTER TABLE guest DROP COLUMN is_local")  # m0003's
         connection.execute("ALTER TABLE guest DROP COLUMN hint")  # m0018's
         connection.execute("ALTER TABLE meetup DROP COLUMN door_list_version")  # m0005's
@@ -221,6 +222,7 @@ def test_m0014_lets_arrivals_made_before_it_keep_all_their_guests(tmp_path):
     m0001_data_folder(tmp_path)
     with sqlite3.connect(tmp_path / "door.db") as connection:
         connection.execute("ALTER TABLE meetup_guest DROP COLUMN guests_brought")
+        connection.execute("ALTER TABLE meetup_guest DROP COLUMN guest_was_local")  # m0016's
         connection.execute("ALTER TABLE guest DROP COLUMN hint")  # m0018's
         connection.execute(
             "INSERT INTO guest (platform_user_id, username, displayname, created_at, is_local) "
@@ -245,6 +247,39 @@ def test_m0014_lets_arrivals_made_before_it_keep_all_their_guests(tmp_path):
     brought = dict(MeetupGuest.select(MeetupGuest.guest, MeetupGuest.guests_brought).tuples())
     db.close()
     assert brought == {1: 2, 2: None}
+
+
+@ENGINES
+def test_m0016_lets_list_entries_lose_their_guest_and_keeps_everything_else(database_url, tmp_path):
+    """A list whose entries had to have a guest (before m0016) keeps its rows and indexes, and its entries
+    may lose their guest; organizations get the default privacy settings, bans kept 24 months."""
+    create_app(Config(data_dir=tmp_path, database_url=database_url))
+    org = Org.create(name="Night Owls", slug="night-owls")
+    meetup = Meetup.create(org=org, name="m", date=utcnow(), platform_url="https://x/y/z")
+    MeetupGuest.create(meetup=meetup, guest=Guest.create(platform_user_id=1, username="ann"))
+    SchemaMigrator.from_database(db.obj).add_not_null("meetup_guest", "guest_id").run()
+    db.execute_sql("DROP INDEX audit_event_to_shred")
+    for table, column in (
+        ("meetup_guest", "guest_was_local"),
+        ("audit_event", "shredded"),
+        ("idempotency_key", "org_id"),
+        *(("org", name) for name in ("keep_guests_months", "keep_bans_months", "keep_audit_details_months")),
+        ("org", "privacy_notice"),
+    ):
+        db.execute_sql(f"ALTER TABLE {table} DROP COLUMN {column}")
+    db.drop_tables([Erasure])
+    db.execute_sql("DELETE FROM migration WHERE name = 'm0016_privacy'")
+    indexes = {index.name for index in db.get_indexes("meetup_guest")}
+    assert migrate() == ["m0016_privacy"]
+    assert {index.name for index in db.get_indexes("meetup_guest")} == indexes
+    assert "audit_event_to_shred" in {index.name for index in db.get_indexes("audit_event")}
+    MeetupGuest.update(guest=None).execute()
+    entries = MeetupGuest.select(MeetupGuest.guest, MeetupGuest.guest_was_local).tuples()
+    assert list(entries) == [(None, None)]
+    org = Org.get_by_id(org.id)
+    assert (org.keep_guests_months, org.keep_bans_months, org.keep_audit_details_months) == (12, 24, 12)
+    assert org.privacy_notice == "" and Erasure.select().count() == 0
+    db.close()
 
 
 def test_m0018_reports_the_guests_a_file_may_have_read_as_one(tmp_path):

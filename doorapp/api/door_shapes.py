@@ -139,18 +139,23 @@ def meetup_guest_json(entry, history=None):
             history=history_json(history.get(guest.platform_user_id)),
             hint=guest.hint,
         ),
-        rsvp=Rsvp(
-            rsvp_time=iso(entry.rsvp_time),
-            cancelled_rsvp=entry.cancelled_rsvp,
-            waitlisted=entry.waitlisted,
-            guests_count=entry.guests_count,
-            is_walkin=entry.is_walkin,
-            has_arrived=entry.has_arrived,
-            arrival_time=iso(entry.arrival_time),
-            arrival_order=entry.arrival_order,
-            guests_brought=entry.guests_brought,
-            checked_in_by=checker_json(entry),
-        ),
+        rsvp=rsvp_json(entry),
+    )
+
+
+def rsvp_json(entry):
+    """Rsvp: an entry's RSVP and arrival (an entry with its checker and door pass joined)."""
+    return Rsvp(
+        rsvp_time=iso(entry.rsvp_time),
+        cancelled_rsvp=entry.cancelled_rsvp,
+        waitlisted=entry.waitlisted,
+        guests_count=entry.guests_count,
+        is_walkin=entry.is_walkin,
+        has_arrived=entry.has_arrived,
+        arrival_time=iso(entry.arrival_time),
+        arrival_order=entry.arrival_order,
+        guests_brought=entry.guests_brought,
+        checked_in_by=checker_json(entry),
     )
 
 

@@ -19,7 +19,8 @@ from doorapp.errors import ApiError, invalid, validation_error
 from doorapp.imports import Unreadable, read
 from doorapp.imports.formats import PROBLEMS
 from doorapp.imports.store import store, to_create
-from doorapp.models import Org
+from doorapp.models import Meetup, Org
+from doorapp.models.privacy import refuse_forgotten
 
 COLUMNS_DOC = (
     "The header of the name column to use, or of the first-name and last-name columns separated by a "
@@ -228,13 +229,22 @@ def import_meetup(org_id, body, query, upload, caller):
     media="multipart",
     tx=False,
     answer=ImportAnswer,
-    errors=("duplicate_meetup", "meetup_cancelled", "meetup_finalized", "not_found", "unreadable_file"),
+    errors=(
+        "duplicate_meetup",
+        "meetup_cancelled",
+        "meetup_finalized",
+        "meetup_forgotten",
+        "not_found",
+        "unreadable_file",
+    ),
 )
 def import_meetup_update(org_id, meetup_id, body, query, upload, caller):
     """Update a meetup's list from a newer file of the same event, as a sync would.
 
     Check-ins are never touched, and nothing is stored unless the whole file reads; `?preview=true` answers
-    the report and stores nothing."""
+    the report and stores nothing. A meetup older than the organization keeps its guests is 409
+    meetup_forgotten: the file would bring back the people retention took off its list."""
+    refuse_forgotten(Meetup.open(org_id, meetup_id))
     sheet = sheet_of(upload, body.columns)
     meetup, report = store(
         org_id, sheet, caller, upload.filename, meetup_ids(), meetup_id=meetup_id, preview=query.preview

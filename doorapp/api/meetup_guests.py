@@ -20,6 +20,7 @@ from doorapp.errors import ApiError, invalid, validation_error
 from doorapp.models import Ban, Guest, IdempotencyKey, Meetup, MeetupGuest, audit
 from doorapp.models.audit import AuditType
 from doorapp.models.meetups import FINALIZED
+from doorapp.models.privacy import seen_here
 
 ENTRY = "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>"
 
@@ -100,7 +101,7 @@ def door_entry(org_id, meetup_id, platform_user_id):
     entry = MeetupGuest.at_door(org_id, meetup_id, platform_user_id)
     if entry is None:
         Meetup.open(org_id, meetup_id)
-        guest = Guest.seen_by(org_id, platform_user_id)
+        guest = seen_here(org_id, platform_user_id)
         raise ApiError(
             404, "not_on_list", f"{named(guest)} is not on this meetup's list; add them as a walk-in."
         )

@@ -7,7 +7,19 @@ import json
 from dataclasses import dataclass
 from enum import StrEnum
 
-from peewee import JOIN, CharField, DateTimeField, ForeignKeyField, JSONField, TextField, UUIDField, Value, fn
+from peewee import (
+    JOIN,
+    SQL,
+    BooleanField,
+    CharField,
+    DateTimeField,
+    ForeignKeyField,
+    JSONField,
+    TextField,
+    UUIDField,
+    Value,
+    fn,
+)
 
 from doorapp.caller import Caller
 from doorapp.db import BaseModel, Prepared, utcnow
@@ -41,6 +53,9 @@ class AuditType(StrEnum):
     PASS_CREATED = "PASS_CREATED"  # an admin made a door pass (a phone's way in to the door)
     PASS_REVOKED = "PASS_REVOKED"  # an admin revoked a door pass
     GUESTS_BROUGHT_CHANGED = "GUESTS_BROUGHT_CHANGED"  # an admin corrected how many guests an arrival brought
+    BAN_EXPIRED = "BAN_EXPIRED"  # a ban older than the org keeps bans ended by itself (no actor)
+    GUEST_ERASED = "GUEST_ERASED"  # an admin erased what the org held of one person (it names no one)
+    RETENTION_APPLIED = "RETENTION_APPLIED"  # Door forgot what the org keeps no longer (no actor)
 
 
 class Moves(StrEnum):
@@ -58,6 +73,7 @@ class Moves(StrEnum):
 class Event:
     moves: Moves
     details: tuple = ()  # the keys of `details` the event may carry (a reader shows any other as it comes)
+    private: tuple = ()  # of those, the ones with names or free text: shredding takes them away
 
 
 DOOR_TIME = "door_time"  # when the door acted, by the device's clock (the body's door_time)
@@ -69,29 +85,38 @@ EVENTS = {
     AuditType.WALKIN: Event(Moves.MEETUP, (DOOR_TIME,)),
     AuditType.GUEST_CREATED: Event(Moves.NOTHING),
     AuditType.BAN: Event(Moves.ORG),
-    AuditType.UNBAN: Event(Moves.ORG, ("ban_reason",)),
+    AuditType.UNBAN: Event(Moves.ORG, ("ban_reason",), private=("ban_reason",)),
     AuditType.MEETUP_CREATED: Event(Moves.NOTHING, ("platform_url",)),
     AuditType.MEETUP_SYNCED: Event(Moves.IN_CHANGE, ("inserted", "updated", "cancelled", "skipped", "total")),
     # a meetup over or not changes its guests' history on the org's other lists
     AuditType.MEETUP_FINALIZED: Event(Moves.ORG),
     AuditType.MEETUP_UNFINALIZED: Event(Moves.ORG),
-    AuditType.MEMBER_ADDED: Event(Moves.NOTHING, ("user_id", "username", "role")),
-    AuditType.MEMBER_ROLE_CHANGED: Event(Moves.NOTHING, ("user_id", "username", "old", "new")),
-    AuditType.MEMBER_REMOVED: Event(Moves.NOTHING, ("user_id", "username", "role")),
-    AuditType.ORG_UPDATED: Event(Moves.NOTHING, ("changes",)),  # {field: {old, new}}
-    AuditType.GUEST_LINKED: Event(Moves.ORG, ("local_id", "entries", "bans")),  # the moved counts
+    AuditType.MEMBER_ADDED: Event(Moves.NOTHING, ("user_id", "username", "role"), private=("username",)),
+    AuditType.MEMBER_ROLE_CHANGED: Event(
+        Moves.NOTHING, ("user_id", "username", "old", "new"), private=("username",)
+    ),
+    AuditType.MEMBER_REMOVED: Event(Moves.NOTHING, ("user_id", "username", "role"), private=("username",)),
+    AuditType.ORG_UPDATED: Event(Moves.NOTHING, ("changes",), private=("changes",)),  # {field: {old, new}}
+    # the moved counts; local_id: the guest let in by name who was linked
+    AuditType.GUEST_LINKED: Event(Moves.ORG, ("local_id", "entries", "bans"), private=("local_id",)),
     AuditType.NO_SHOW_EXCUSED: Event(Moves.ORG),
     AuditType.MEETUP_IMPORTED: Event(
         Moves.IN_CHANGE,
         ("file", "format", "rows", "added", "updated", "cancelled", "unchanged", "problems", "checked_in"),
+        private=("file",),
     ),
     AuditType.MEETUP_CANCELLED: Event(Moves.ORG),  # its guests' no-shows are gone from every list
-    AuditType.MEETUP_DELETED: Event(Moves.ORG, ("name", "date", "platform_url")),  # what it was
-    AuditType.PASS_CREATED: Event(Moves.NOTHING, ("pass_id", "label", "ends_at")),
-    AuditType.PASS_REVOKED: Event(Moves.NOTHING, ("pass_id", "label")),
+    AuditType.MEETUP_DELETED: Event(Moves.ORG, ("name", "date", "platform_url"), private=("name",)),
+    AuditType.PASS_CREATED: Event(Moves.NOTHING, ("pass_id", "label", "ends_at"), private=("label",)),
+    AuditType.PASS_REVOKED: Event(Moves.NOTHING, ("pass_id", "label"), private=("label",)),
     AuditType.GUESTS_BROUGHT_CHANGED: Event(
         Moves.MEETUP, ("guests_brought_before", "guests_brought")
     ),  # the door's People count moves
+    AuditType.BAN_EXPIRED: Event(Moves.ORG, ("banned_at",)),  # the guest's; the ban's reason is gone
+    # how many entries, bans and events of the person the org held (all gone now)
+    AuditType.GUEST_ERASED: Event(Moves.ORG, ("entries", "bans", "events")),
+    # what it forgot: entries that lost their guest, guests deleted, bans ended, events shredded
+    AuditType.RETENTION_APPLIED: Event(Moves.ORG, ("entries", "guests_deleted", "bans", "events")),
 }
 
 
@@ -132,7 +157,8 @@ def check_in_record(events):
 
 
 class AuditEvent(BaseModel):
-    """Written in the same transaction as its action; never updated or deleted."""
+    """Written in the same transaction as its action; never changed afterwards but shredded (its guest,
+    reason and private details taken away: doorapp.models.privacy), never deleted but with its org."""
 
     event_type = CharField(max_length=32, index=True)
     timestamp = DateTimeField(default=utcnow)
@@ -143,6 +169,8 @@ class AuditEvent(BaseModel):
     meetup_id = UUIDField(null=True)
     reason = TextField(null=True)
     details = JSONField(default=dict)
+    # its guest, reason and the names and free text of its details are gone (retention, an erasure)
+    shredded = BooleanField(default=False, constraints=[SQL("DEFAULT FALSE")])  # a bulk load may leave it out
 
     class Meta:
         # One index per way the log is read (newest first within each); the rowid ends every index, so
@@ -205,8 +233,8 @@ class AuditEvent(BaseModel):
     def with_people(cls, query):
         """A log() query's events as dicts with their actor's and guest's names joined: id, event_type,
         timestamp, org, actor, actor_username, guest, guest_username, guest_displayname, meetup_id, reason,
-        details, and of a door pass that acted: actor_pass, pass_label, pass_maker, pass_maker_username
-        (dicts: turning 50 joined rows into objects was most of a page's time)."""
+        details, shredded, and of a door pass that acted: actor_pass, pass_label, pass_maker,
+        pass_maker_username (dicts: turning 50 joined rows into objects was most of a page's time)."""
         maker = User.alias("maker")
         names = (
             User.username.alias("actor_username"),
@@ -228,6 +256,7 @@ class AuditEvent(BaseModel):
                 cls.meetup_id,
                 cls.reason,
                 cls.details,
+                cls.shredded,
                 *names,
             )
             .join_from(cls, User, JOIN.LEFT_OUTER, on=User.id == cls.actor)

@@ -21,7 +21,8 @@ class MeetupGuest(BaseModel):
     """A guest on a meetup's list: an RSVP from the platform or a walk-in, and its check-in state."""
 
     meetup = ForeignKeyField(Meetup, backref="entries", on_delete="CASCADE")
-    guest = ForeignKeyField(Guest)
+    guest = ForeignKeyField(Guest, null=True)  # None once the org forgot who it was (models.privacy)
+    guest_was_local = BooleanField(null=True)  # then: whether they had been let in by name (counted)
     rsvp_time = DateTimeField(default=utcnow)
     cancelled_rsvp = BooleanField(default=False)
     cancelled_at = DateTimeField(null=True)  # when a sync found the RSVP gone
@@ -268,13 +269,13 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def with_guests(cls, meetup_id):
-        """The meetup's entries with their guests and checkers joined, arrivals first by when they came (the
-        door's time), then the rest in RSVP order."""
+        """The meetup's entries with their guests (None: forgotten, still counted) and checkers joined,
+        arrivals first by when they came (the door's time), then the rest in RSVP order."""
         arrived_first = Case(None, [(cls.has_arrived, 0)], 1)
         return (
             _with_pass(
                 cls.select(cls, Guest, User.id, User.username, Meetup)
-                .join(Guest)
+                .join(Guest, JOIN.LEFT_OUTER)
                 .switch(cls)
                 .join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by)
                 .switch(cls)
@@ -320,14 +321,18 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def guests_of(cls, meetup_id):
-        return cls.select(cls.guest).where(cls.meetup == meetup_id)
+        return cls.select(cls.guest).where(cls.meetup == meetup_id, cls.guest.is_null(False))
 
     @classmethod
     def of_guest(cls, org_id, guest_id):
-        """The guest's entries at the org's meetups, newest meetup first, with the meetups joined."""
+        """The guest's entries at the org's meetups, newest meetup first, meetups and checkers joined."""
         return (
-            cls.select(cls, Meetup)
-            .join(Meetup)
+            _with_pass(
+                cls.select(cls, Meetup, User.id, User.username)
+                .join(Meetup)
+                .switch(cls)
+                .join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by)
+            )
             .where(cls.guest == guest_id, Meetup.org == org_id)
             .order_by(Meetup.date.desc())
         )

@@ -16,6 +16,7 @@ import * as members from "./screens/members.js";
 import * as orgs from "./screens/orgs.js";
 import * as passes from "./screens/passes.js";
 import * as phones from "./screens/phones.js";
+import * as privacy from "./screens/privacy.js";
 import * as staff from "./screens/staff.js";
 import * as summary from "./screens/summary.js";
 
@@ -37,6 +38,7 @@ const ROUTES = [
   [/^bans$/, bans.list, "org"],
   [/^members$/, members.list, "org"],
   [/^audit$/, audit.list, "org"],
+  [/^privacy$/, privacy.screen, "org"],
   [/^staff$/, staff.list],
   [/^orgs$/, orgs.list],
   [/^phones$/, phones.screen],
@@ -177,7 +179,10 @@ function renderTop() {
   if (isSiteAdmin() || session.orgs.some((o) => o.role === "ADMIN")) links.push(navLink("#/phones", t("nav.phones")));
   if (session.org) {
     links.push(navLink("#/bans", t("nav.bans")));
-    if (isOrgAdmin()) links.push(navLink("#/members", t("nav.members")), navLink("#/audit", t("nav.audit")));
+    if (isOrgAdmin()) {
+      links.push(navLink("#/members", t("nav.members")), navLink("#/audit", t("nav.audit")),
+        navLink("#/privacy", t("nav.privacy")));
+    }
   }
   if (isSiteAdmin()) {
     const staffLink = navLink("#/staff", t("nav.staff"));

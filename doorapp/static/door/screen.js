@@ -103,6 +103,7 @@ class DoorScreen {
     this.renderCounters();
     this.renderResults();
     this.poll();
+    this.loadNotice();
     const timer = setInterval(() => this.poll(), POLL_MS);
     const keys = keyHandler(this);
     const visible = () => { if (!document.hidden) this.poll(); };
@@ -153,6 +154,18 @@ class DoorScreen {
       // a lost connection shows the banner (core/api.js); the next tick tries again
     } finally {
       this.polling = false;
+    }
+  }
+
+  // The organization's notice to the people at its door, in the head's details (none: nothing there).
+  async loadNotice() {
+    try {
+      const { notice } = await api.get(orgPath("/privacy/notice", { id: this.meetup.org_id }));
+      if (!notice || !this.ctx.alive) return;
+      this.notice = notice;
+      this.renderHead();
+    } catch {
+      // offline, or a pass that ended: the door works without it
     }
   }
 

@@ -6,6 +6,7 @@ import { isOrgAdmin, isPass, session } from "../core/session.js";
 import { rowBadges } from "./badges.js";
 import { FILTERS, idOf, isWaitlisted } from "./list.js";
 import { actorName, handle, hintText, named, shortName } from "../shared/names.js";
+import { noticeDetails } from "../shared/notice.js";
 
 export const SHOWN = 60; // rows rendered at once; typing narrows the rest down
 
@@ -83,7 +84,8 @@ export const view = {
         h("h1", {}, m.name),
         h("p", { class: "muted" }, formatDate(m.date),
           " · ", m.last_synced_at ? t(m.platform_url ? "door.synced" : "door.fileRead", { time: formatTime(m.last_synced_at) })
-            : t("door.neverSynced"))),
+            : t("door.neverSynced")),
+        this.notice ? noticeDetails(this.notice) : null),
       // one note: a cancelled night says so even once finalized (nobody was let in either way)
       m.cancelled_at ? h("div", { class: "alert warn wide cancelled" }, t("door.cancelledNote", { reason: m.cancel_reason }))
         : m.is_finalized ? h("div", { class: "alert info wide" }, t("door.finalizedNote")) : null);

@@ -10,6 +10,7 @@ import { items } from "../core/queue.js";
 import { doorHash, orgPath, passHome, session } from "../core/session.js";
 import { joinFigure, lanHelp } from "../shared/join.js";
 import { named } from "../shared/names.js";
+import { noticeDetails } from "../shared/notice.js";
 import { passTable } from "../shared/passes.js";
 
 export async function manage(view, [meetupId], ctx) {
@@ -81,8 +82,9 @@ async function revokeAll(meetupId, meetup, refresh) {
   await refresh();
 }
 
-// #/pass/{code}: the phone exchanges the code and lands on the door. Opened where somebody is signed in,
-// it asks first: the pass takes this browser's session.
+// #/pass/{code}: the phone exchanges the code and lands on the door; where the organization wrote a notice
+// to the people at its door, the phone shows it first, with the way on to the door. Opened where somebody is
+// signed in, it asks first: the pass takes this browser's session.
 export async function pair(view, [code], ctx) {
   const status = h("p", { class: "muted", role: "status" }, t("pass.pairing"));
   const panel = h("section", { class: "panel" }, h("h1", {}, t("pass.title")), status);
@@ -96,7 +98,11 @@ export async function pair(view, [code], ctx) {
     const answer = await api.post("/auth/pass", { code }, { auth: false });
     token.set(answer.access_token);
     await ctx.refresh(); // the session of the pass, then its home: the door of its meetup
-    ctx.navigate(passHome());
+    const { notice } = await api.get(orgPath("/privacy/notice")).catch(() => ({ notice: "" }));
+    if (!ctx.alive) return;
+    if (!notice) return ctx.navigate(passHome());
+    clear(panel, h("h1", {}, t("pass.title")), h("p", { role: "status" }, t("pass.paired", { label: answer.pass.label })),
+      noticeDetails(notice, true), h("a", { class: "button primary wide", href: passHome() }, t("pass.toDoor")));
   } catch (error) {
     if (!ctx.alive) return;
     clear(panel, h("h1", {}, t("pass.title")),
