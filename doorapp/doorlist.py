@@ -18,7 +18,7 @@ from bottle import response
 
 from doorapp.api.door_shapes import DoorList, ListState, meetup_guest_json
 from doorapp.api.shapes import Counts
-from doorapp.db import db, iso
+from doorapp.db import db, is_sqlite, iso
 from doorapp.models import MeetupGuest, changes
 from doorapp.models.changes import Version
 
@@ -61,10 +61,17 @@ def accepts_gzip(header):
     return False
 
 
+def snapshot():
+    """The read transaction a door list is read in: one moment of the database throughout, so its version,
+    what changed and the rows agree (PostgreSQL's READ COMMITTED reads each statement's own moment; a
+    SQLite read transaction is one already)."""
+    return db.atomic() if is_sqlite() else db.atomic(isolation_level="REPEATABLE READ")
+
+
 def body(meetup, since, accept_encoding):
     """The door list's answer, sent with its ETag: a delta since the version text `since` where the change
     record can say what changed since, else the whole list. `meetup` comes from Meetup.with_list_version(),
-    read in the snapshot (db.snapshot()) the rest is read in."""
+    read in the snapshot (snapshot()) the rest is read in."""
     now = Version(*meetup.list_version)
     version = now.text(meetup.id)
     held = since and Version.read(since, meetup.id)
@@ -116,7 +123,11 @@ def delta(meetup, version, since, changed):
     kept_version, answers = _deltas.get(key, (None, {}))
     if kept_version == version and since in answers:
         return answers[since]
-    rows = MeetupGuest.door_rows(meetup, changed)
+    ids = sorted(changed)
+    chunks = (ids[i : i + 500] for i in range(0, len(ids), 500))  # 500: parameter limits
+    rows = [
+        row for chunk in chunks for row in MeetupGuest.door_list(meetup).where(MeetupGuest.guest.in_(chunk))
+    ]
     history = MeetupGuest.history(meetup.org_id, [row.guest_id for row in rows], meetup.date) if rows else {}
     removed = sorted(changed - {row.guest_id for row in rows})
     data = _json(meetup, version, False, [meetup_guest_json(row, history) for row in rows], removed)

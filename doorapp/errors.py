@@ -8,6 +8,7 @@ from http import HTTPStatus
 from bottle import HTTPResponse, request, response
 
 log = logging.getLogger("doorapp")
+LOGGED_SAFE = "/:@!$&'()*+,;=-._~"  # a path's characters the access log writes as they are; others %XX
 
 # Every problem code and its status; ApiError refuses any other code.
 CODES = {
@@ -55,6 +56,7 @@ CODES = {
     "meetup_cancelled": 409,
     "meetup_has_arrivals": 409,
     "meetup_not_started": 409,
+    "meetup_forgotten": 409,
     "request_timeout": 408,
     "body_too_large": 413,
     "unsupported_media_type": 415,
@@ -74,6 +76,7 @@ _CODE_FOR_STATUS = {
     405: "method_not_allowed",
     408: "request_timeout",
     413: "body_too_large",
+    429: "rate_limited",
     500: "internal_error",
 }
 

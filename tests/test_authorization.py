@@ -99,6 +99,12 @@ SPEC_ROLES = {
     ("DELETE", "/organizations/<org_id>/meetups/<meetup_id>/passes"): "org_admin",
     # issue 24: the walk-in dialog offers the platform guests Door knows (a pass adds walk-ins too)
     ("GET", "/organizations/<org_id>/meetups/<meetup_id>/walkin-matches"): "door",
+    # issue 34: data protection (how long an org keeps guests' data, its notice; one person's file, erasure)
+    ("GET", "/organizations/<org_id>/privacy"): "org_admin",
+    ("PATCH", "/organizations/<org_id>/privacy"): "org_admin",
+    ("GET", "/organizations/<org_id>/privacy/notice"): "door",
+    ("GET", "/organizations/<org_id>/guests/<platform_user_id>/export"): "org_admin",
+    ("POST", "/organizations/<org_id>/guests/<platform_user_id>/erase"): "org_admin",
 }
 
 PEOPLE = ["anonymous", "pending", "disabled", "outsider", "staff", "other_org_admin", "admin", "site_admin"]

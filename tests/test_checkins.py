@@ -50,6 +50,7 @@ def test_the_door_list_shows_each_guest_with_rsvp_check_in_and_ban_status(door, 
                         "recent": 5,
                         "repeat_no_show": False,
                     },
+                    "hint": "",
                 },
                 "rsvp": {
                     "rsvp_time": "2026-11-20T10:00:00Z",
@@ -86,6 +87,7 @@ def test_the_list_is_in_rsvp_order_flags_cancelled_rsvps_and_counts_them(door, m
         "is_banned": True,
         "ban_reason": "Threw a chair",
         "history": reply["guests"][2]["guest"]["history"],
+        "hint": "",
     }
     assert reply["counts"] == {
         "rsvps": 1,

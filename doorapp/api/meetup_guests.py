@@ -15,12 +15,13 @@ from doorapp.actors import checker_json
 from doorapp.api import GUESTS_BROUGHT, door_shapes, endpoint, guests_brought, named
 from doorapp.api.door_shapes import meetup_guest_json
 from doorapp.bodies import number, text
-from doorapp.db import iso, snapshot, utcnow
+from doorapp.db import iso, utcnow
 from doorapp.errors import ApiError, invalid, validation_error
 from doorapp.models import Ban, Guest, IdempotencyKey, Meetup, MeetupGuest, audit
 from doorapp.models.audit import AuditType
 from doorapp.models.changes import VERSION
 from doorapp.models.meetups import FINALIZED
+from doorapp.models.privacy import seen_here
 
 ENTRY = "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>"
 
@@ -101,7 +102,7 @@ def door_entry(org_id, meetup_id, platform_user_id):
     entry = MeetupGuest.at_door(org_id, meetup_id, platform_user_id)
     if entry is None:
         Meetup.open(org_id, meetup_id)
-        guest = Guest.seen_by(org_id, platform_user_id)
+        guest = seen_here(org_id, platform_user_id)
         raise ApiError(
             404, "not_on_list", f"{named(guest)} is not on this meetup's list; add them as a walk-in."
         )
@@ -181,7 +182,7 @@ def list_meetup_guests(org_id, meetup_id, query):
         response.set_header("ETag", doorlist.tag(doorlist.current(meetup_id, version)))
         response.status = 304
         return None
-    with snapshot():  # the list, its version and what changed, from one moment
+    with doorlist.snapshot():  # the list, its version and what changed, from one moment
         meetup = Meetup.with_list_version(org_id, meetup_id)
         if meetup is None:
             raise ApiError(404, "not_found", f"No meetup has the id {meetup_id}.")

@@ -9,7 +9,7 @@ from typing import TypedDict
 
 from doorapp import platforms
 from doorapp.access import door, org_admin, org_member
-from doorapp.api import adapter, endpoint, shapes
+from doorapp.api import adapter, endpoint, passes_ended, shapes
 from doorapp.api.door_shapes import OUTCOME_COLUMNS, GuestOutcome, outcome_json
 from doorapp.api.shapes import MOMENT, meetup_json
 from doorapp.bodies import text
@@ -19,6 +19,7 @@ from doorapp.export import CSV, csv_file
 from doorapp.models import AuditEvent, AuditType, Meetup, MeetupGuest, Org, audit
 from doorapp.models.audit import check_in_record
 from doorapp.models.passes import DoorPass
+from doorapp.models.privacy import refuse_forgotten
 from doorapp.models.sync import apply, compare, stored, take_turn
 from doorapp.spreadsheet import PASS_COLUMNS, ExportQuery, People
 
@@ -100,7 +101,7 @@ def create_meetup(org_id, body, caller):
         )
         audit.record(AuditType.MEETUP_CREATED, caller, org=org, meetup=meetup, platform_url=url)
     try:
-        sync(org_id, meetup.id, caller, event)
+        sync(meetup, caller, event)
         sync_error = None
     except ApiError as error:  # the platform failed (or an admin finalized it meanwhile): nothing stored
         sync_error = SyncError(status=error.status, code=error.code, detail=error.detail)
@@ -135,27 +136,31 @@ def get_meetup(org_id, meetup_id):
     auth=org_member,
     tx=False,
     answer=SyncReport,
-    errors=(*platforms.ERRORS, "meetup_cancelled", "meetup_finalized", "not_found"),
+    errors=(*platforms.ERRORS, "meetup_cancelled", "meetup_finalized", "meetup_forgotten", "not_found"),
 )
 def sync_meetup(org_id, meetup_id, caller):
-    """Synchronise the RSVP list from the platform; nothing is stored when a platform call fails."""
-    return sync(org_id, meetup_id, caller)
-
-
-def sync(org_id, meetup_id, caller, event=None):
-    """Sync the meetup's list (with `event` when the caller has just read it): all platform I/O and the
-    comparison with what is stored first, with no transaction open, then one short write of what differs.
-    The counts; a platform's ApiError stores nothing."""
+    """Synchronise the RSVP list from the platform; nothing is stored when a platform call fails. A meetup
+    older than its organization keeps guests is 409 meetup_forgotten (retention took them off its list)."""
     meetup = Meetup.open(org_id, meetup_id)
+    refuse_forgotten(meetup)
+    return sync(meetup, caller)
+
+
+def sync(meetup, caller, event=None):
+    """Sync the list of `meetup` (as it was read, open), with `event` when the caller has just read it: all
+    platform I/O and the comparison with what is stored first, with no transaction open, then one short
+    write of what differs. The counts; a platform's ApiError stores nothing."""
+    org_id, meetup_id = meetup.org_id, meetup.id
     event = event or adapter().event(meetup.platform_url)
     profiles = adapter().profiles([r.platform_user_id for r in event.rsvps])
-    rsvps = [(r.platform_user_id, r.joined_at, r.waitlisted, r.guests) for r in event.rsvps]
-    profiles = {i: (p.username, p.displayname, False, None) for i, p in profiles.items()}
+    rsvps = [(r.platform_user_id, r.joined_at, r.waitlisted, r.guests, None, None) for r in event.rsvps]
+    profiles = {i: (p.username, p.displayname, False, None, "") for i, p in profiles.items()}
     plan = compare(meetup, stored(meetup, profiles), rsvps, profiles, platform=True)  # before the lock
     with write():
         take_turn(meetup)
         meetup = Meetup.open(org_id, meetup_id)
         counts = apply(meetup, plan)
+        del counts["kept"], counts["checked_in"]  # arrived guests the platform no longer lists stay in
         audit.record(AuditType.MEETUP_SYNCED, caller, org=meetup.org_id, meetup=meetup, **counts)
     return SyncReport(**counts)
 
@@ -176,6 +181,7 @@ def finalize_meetup(org_id, meetup_id, caller):
     if not Meetup.set_finalized(meetup.id, True):
         raise ApiError(409, "already_finalized", "This meetup is already finalized.")
     audit.record(AuditType.MEETUP_FINALIZED, caller, org=meetup.org_id, meetup=meetup)
+    passes_ended(caller, DoorPass.revoke(meetup.org_id, meetup_id=meetup.id))  # unfinalizing revives none
     return meetup_json(Meetup.get_by_id(meetup.id))
 
 
@@ -219,6 +225,7 @@ def cancel_meetup(org_id, meetup_id, body, caller):
     if arrived or not Meetup.cancel(meetup, body.reason):
         raise ApiError(409, "meetup_has_arrivals", ARRIVALS.format(what="cancelled"))
     audit.record(AuditType.MEETUP_CANCELLED, caller, org=meetup.org_id, meetup=meetup, reason=body.reason)
+    passes_ended(caller, DoorPass.revoke(meetup.org_id, meetup_id=meetup.id))
     return meetup_json(Meetup.get_by_id(meetup.id))
 
 
@@ -301,7 +308,7 @@ def arrivals(times):
 
 def summary_json(meetup):
     """The summary of get_meetup_summary, in three queries (entries, check-in events, the meetup's counts)."""
-    entries = list(MeetupGuest.with_guests(meetup.id))
+    entries = list(MeetupGuest.with_guests(meetup.id))  # those the org no longer keeps count, unnamed
     outcomes = Counter(e.outcome for e in entries)
     times = [e.arrival_time for e in entries if e.has_arrived]
     brought = sum(e.guests_brought or 0 for e in entries if e.has_arrived)
@@ -320,7 +327,9 @@ def summary_json(meetup):
             cancelled=outcomes["CANCELLED"],
             waitlisted=outcomes["WAITLIST"],
             walkins=sum(e.is_walkin for e in entries),
-            local_walkins=sum(e.is_walkin and e.guest.is_local for e in entries),
+            local_walkins=sum(
+                e.is_walkin and (e.guest.is_local if e.guest_id else e.guest_was_local) for e in entries
+            ),
             forced_check_ins=kinds["forced"],
             undone_check_ins=kinds[AuditType.UNDO_CHECK_IN],
             guests_brought=brought,
@@ -331,7 +340,7 @@ def summary_json(meetup):
         last_arrival=iso(max(times, default=None)),
         bar_minutes=bar_minutes,
         arrivals=bars,
-        guests=[outcome_json(e, record) for e in entries],
+        guests=[outcome_json(e, record) for e in entries if e.guest_id is not None],
     )
 
 
@@ -354,7 +363,8 @@ def get_meetup_summary(org_id, meetup_id):
     A guest's `ban_overridden` and `undone_check_ins` say what the counts tell of them.
     One rule for this and the CSV export: the same columns, each one that members see of these guests at
     the door (names, RSVPs, arrivals, who checked them in) or that the counts tell (cancelled, excused,
-    forced, undone); what is an admin's alone (ban, excuse and undo reasons, the audit log) is in neither."""
+    forced, undone); what is an admin's alone (ban, excuse and undo reasons, the audit log) is in neither.
+    A guest the organization forgot (retention, an erasure) has no line and is in every count and bar."""
     return summary_json(get_or_404(Meetup, meetup_id, "meetup", org=org_id))
 
 
@@ -381,7 +391,7 @@ def export_meetup_guests(org_id, meetup_id, query):
     meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)
     name = f"{meetup.name} {meetup.date:%Y-%m-%d}"
     record = check_in_record(AuditEvent.check_ins(meetup.org_id, meetup.id))
-    entries = list(MeetupGuest.with_guests(meetup.id))
+    entries = [e for e in MeetupGuest.with_guests(meetup.id) if e.guest_id is not None]
     lines = [outcome_json(entry, record) for entry in entries]
     if query.style == "data":
         return csv_file(name, OUTCOME_COLUMNS, [line.values() for line in lines])

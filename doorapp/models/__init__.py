@@ -10,6 +10,7 @@
     local_guests   a guest let in by name, linked to their platform account
     passes    DoorPass (a phone's way in to one org's door, without an account)
     audit     AuditType, what each type records and moves (EVENTS), AuditEvent, record()
+    privacy   what an org keeps of guests, forgetting the rest (retention, erasure), Erasure
 """
 
 from doorapp.models.accounts import Failure, IdempotencyKey, Membership, Org, Setting, SigningKey, User
@@ -19,6 +20,7 @@ from doorapp.models.guests import Ban, Guest
 from doorapp.models.meetup_guests import MeetupGuest
 from doorapp.models.meetups import Meetup
 from doorapp.models.passes import DoorPass
+from doorapp.models.privacy import Erasure
 
 MODELS = [
     User,
@@ -35,6 +37,7 @@ MODELS = [
     Setting,
     IdempotencyKey,
     SigningKey,
+    Erasure,
 ]
 
 __all__ = [
@@ -44,6 +47,7 @@ __all__ = [
     "Ban",
     "DoorChange",
     "DoorPass",
+    "Erasure",
     "Failure",
     "Guest",
     "IdempotencyKey",

@@ -127,7 +127,10 @@ def later_lists(org_id, meetup_id):
     """The meetup started or stopped counting in the history of the org's lists dated after it (created,
     cancelled, reopened, deleted: the no-shows and the last meetups a mark looks at change, for any of
     their guests): those lists are read whole again, and the meetup's own state changed. Call it while the
-    meetup's row is there."""
+    meetup's row is there. With no meetup: every list of the org is read whole again."""
+    if meetup_id is None:
+        whole([m for (m,) in Meetup.select(Meetup.id).where(Meetup.org == org_id).tuples()])
+        return
     meetup = Meetup.get_or_none(Meetup.id == meetup_id)
     if meetup is None:
         return

@@ -3,7 +3,7 @@ and a guest's history at the org's meetups. (Linking a guest let in by name: mod
 
 from datetime import datetime
 
-from peewee import JOIN, BooleanField, Case, DateTimeField, ForeignKeyField, IntegerField, fn
+from peewee import JOIN, BooleanField, Case, CharField, DateTimeField, ForeignKeyField, IntegerField, fn
 
 from doorapp.db import BaseModel, Prepared, count_where, utcnow
 from doorapp.models.accounts import User
@@ -21,7 +21,8 @@ class MeetupGuest(BaseModel):
     """A guest on a meetup's list: an RSVP from the platform or a walk-in, and its check-in state."""
 
     meetup = ForeignKeyField(Meetup, backref="entries", on_delete="CASCADE")
-    guest = ForeignKeyField(Guest)
+    guest = ForeignKeyField(Guest, null=True)  # None once the org forgot who it was (models.privacy)
+    guest_was_local = BooleanField(null=True)  # then: whether they had been let in by name (counted)
     rsvp_time = DateTimeField(default=utcnow)
     cancelled_rsvp = BooleanField(default=False)
     cancelled_at = DateTimeField(null=True)  # when a sync found the RSVP gone
@@ -36,6 +37,8 @@ class MeetupGuest(BaseModel):
     arrival_order = IntegerField(null=True)
     checked_in_by = ForeignKeyField(User, null=True)
     checked_in_pass = ForeignKeyField(DoorPass, null=True, index=False)  # a phone with a door pass did
+    # The name a file gave a platform member on this list: shown here, never written to their profile
+    listed_name = CharField(max_length=255, null=True)
 
     class Meta:
         # (meetup, rsvp_time), for the door list's order, is added by migrations.m0002_door_list_order
@@ -45,7 +48,7 @@ class MeetupGuest(BaseModel):
     def counts(cls, meetup_ids, with_total=False):
         """{meetup_id: {rsvps, cancelled, walkins, arrived, waitlisted, people}} in one query (the door
         list's `counts`): `waitlisted`, those whose outcome is WAITLIST; `people`, arrivals and the guests
-        they brought; `with_total`, `total` too: the entries."""
+        they brought; `with_total`, `total` too: the entries with a guest (the door list's rows)."""
         total = count_where
         brought = fn.COALESCE(
             fn.SUM(Case(None, [(cls.has_arrived, fn.COALESCE(cls.guests_brought, 0))], 0)), 0
@@ -53,7 +56,7 @@ class MeetupGuest(BaseModel):
         rows = (
             cls.select(
                 cls.meetup,
-                *([fn.COUNT(cls.id).alias("total")] if with_total else []),
+                *([fn.COUNT(cls.guest).alias("total")] if with_total else []),
                 total(~cls.is_walkin & ~cls.cancelled_rsvp).alias("rsvps"),
                 total(cls.cancelled_rsvp).alias("cancelled"),
                 total(cls.is_walkin).alias("walkins"),
@@ -86,6 +89,7 @@ class MeetupGuest(BaseModel):
                 Guest.username,
                 Guest.displayname,
                 Guest.is_local,
+                Guest.hint,
                 Ban.id,
                 Ban.reason,
                 User.id,
@@ -104,16 +108,6 @@ class MeetupGuest(BaseModel):
     def door_list(cls, meetup):
         """The meetup's entries by rsvp_time, with what the door shows, in one query."""
         return cls._at_the_door().where(cls.meetup == meetup.id).order_by(cls.rsvp_time, cls.id)
-
-    @classmethod
-    def door_rows(cls, meetup, guest_ids):
-        """door_list() of these guests only (those of them on the list), in chunks of 500 ids."""
-        ids = sorted(guest_ids)
-        return [
-            row
-            for i in range(0, len(ids), 500)
-            for row in cls.door_list(meetup).where(cls.guest.in_(ids[i : i + 500]))
-        ]
 
     @classmethod
     def at_door(cls, org_id, meetup_id, guest_id):
@@ -183,15 +177,15 @@ class MeetupGuest(BaseModel):
     @classmethod
     def add_rsvps(cls, rows):
         """The insert of RSVPs [(meetup_id, platform_user_id, rsvp_time, waitlisted, guests_count,
-        cancelled_rsvp, is_walkin, has_arrived)] leaving guests already on the list alone."""
-        fields = [cls.meetup, cls.guest, cls.rsvp_time, cls.waitlisted, cls.guests_count]
+        listed_name, cancelled_rsvp, is_walkin, has_arrived)] leaving guests already on the list alone."""
+        fields = [cls.meetup, cls.guest, cls.rsvp_time, cls.waitlisted, cls.guests_count, cls.listed_name]
         fields += [cls.cancelled_rsvp, cls.is_walkin, cls.has_arrived]
         return cls.insert_many(rows, fields=fields).on_conflict_ignore()
 
     @classmethod
     def states(cls, meetup_id):
         """The query of (platform_user_id, cancelled_rsvp, is_walkin, waitlisted, guests_count, is_local,
-        username, displayname) of everyone on the meetup's list."""
+        listed_name, has_arrived, username, displayname, hint) of everyone on the meetup's list."""
         return (
             cls.select(
                 cls.guest,
@@ -200,8 +194,11 @@ class MeetupGuest(BaseModel):
                 cls.waitlisted,
                 cls.guests_count,
                 Guest.is_local,
+                cls.listed_name,
+                cls.has_arrived,
                 Guest.username,
                 Guest.displayname,
+                Guest.hint,
             )
             .join(Guest)
             .where(cls.meetup == meetup_id)
@@ -209,14 +206,29 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def set_cancelled(cls, meetup_id, guest_ids, cancelled):
-        """The update that marks these guests' RSVPs (not walk-ins) cancelled, and when, or back; only
-        those not so already, so its count is of the RSVPs it changed."""
-        return cls.update(cancelled_rsvp=cancelled, cancelled_at=utcnow() if cancelled else None).where(
+        """The update that marks these guests' RSVPs (not walk-ins, nor anyone who has arrived) cancelled,
+        and when, or back; only those not so already, so its count is of the RSVPs it changed."""
+        which = [
             cls.meetup == meetup_id,
             cls.guest.in_(guest_ids),
             ~cls.is_walkin,
             cls.cancelled_rsvp != cancelled,
+        ]
+        if cancelled:
+            which.append(~cls.has_arrived)
+        return cls.update(cancelled_rsvp=cancelled, cancelled_at=utcnow() if cancelled else None).where(
+            *which
         )
+
+    @classmethod
+    def set_listed_name(cls, meetup_id, guest_ids, name):
+        """The update that sets the name a file gives these guests on the list (None: their own)."""
+        return cls.update(listed_name=name).where(cls.meetup == meetup_id, cls.guest.in_(guest_ids))
+
+    @property
+    def shown_name(self):
+        """The name the list shows: the one its file gave a platform member, else the guest's own."""
+        return self.listed_name or self.guest.displayname
 
     @classmethod
     def set_rsvp_details(cls, meetup_id, guest_ids, waitlisted, guests_count):
@@ -259,13 +271,13 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def with_guests(cls, meetup_id):
-        """The meetup's entries with their guests and checkers joined, arrivals first by when they came (the
-        door's time), then the rest in RSVP order."""
+        """The meetup's entries with their guests (None: forgotten, still counted) and checkers joined,
+        arrivals first by when they came (the door's time), then the rest in RSVP order."""
         arrived_first = Case(None, [(cls.has_arrived, 0)], 1)
         return (
             _with_pass(
                 cls.select(cls, Guest, User.id, User.username, Meetup)
-                .join(Guest)
+                .join(Guest, JOIN.LEFT_OUTER)
                 .switch(cls)
                 .join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by)
                 .switch(cls)
@@ -311,14 +323,18 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def guests_of(cls, meetup_id):
-        return cls.select(cls.guest).where(cls.meetup == meetup_id)
+        return cls.select(cls.guest).where(cls.meetup == meetup_id, cls.guest.is_null(False))
 
     @classmethod
     def of_guest(cls, org_id, guest_id):
-        """The guest's entries at the org's meetups, newest meetup first, with the meetups joined."""
+        """The guest's entries at the org's meetups, newest meetup first, meetups and checkers joined."""
         return (
-            cls.select(cls, Meetup)
-            .join(Meetup)
+            _with_pass(
+                cls.select(cls, Meetup, User.id, User.username)
+                .join(Meetup)
+                .switch(cls)
+                .join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by)
+            )
             .where(cls.guest == guest_id, Meetup.org == org_id)
             .order_by(Meetup.date.desc())
         )

@@ -20,6 +20,8 @@ export const actions = {
         ? t("door.sentNumbered", { action: describe(item), order: answer.rsvp.arrival_order }) : t("door.sent", { action: describe(item) }), "ok");
     }
     if (state === "refused" && !this.live.has(id)) this.announce(t("door.wasRefused", { action: describe(item), problem: problemText(problem) }), "error");
+    // a check-in sent late for a guest another door let in meanwhile: they are in, which is no refusal
+    if (state === "already" && !this.live.has(id)) this.announce(alreadyIn(item.guest, problem), "warn");
     if (state === "failed") this.announce(t("door.failed", { action: describe(item), count: item.failures }), "error");
     this.renderQueue();
     this.renderCounters();
@@ -31,6 +33,8 @@ export const actions = {
     if (this.meetup.is_finalized) return toast(t("door.finalizedClosed"), "error");
     if (entry.pending) return this.announce(t("door.pendingWaiting", { guest: named(guest), what: t(`door.pending.${entry.pending}`) }), "warn");
     if (rsvp.has_arrived) return this.announce(alreadyIn(guest, rsvp), "warn");
+    // a door pass never lets a banned guest in: it says so at once, not after asking how many came
+    if (guest.is_banned && isPass()) return this.override(guest, guest.ban_reason);
     const brought = await askArrival(entry); // on the waitlist, or RSVP'd with guests: the door says first
     if (brought === null) return this.search.focus();
     if (guest.is_banned) return this.override(guest, guest.ban_reason, (force) => this.checkIn(guest, force, brought));
@@ -58,6 +62,7 @@ export const actions = {
     const outcome = await queue.submit({ id, meetup: this.meetup.id, ...action });
     this.live.delete(id);
     if (outcome.state === "sent") return done(outcome.answer);
+    if (outcome.state === "already") return outcome.problem; // in already (refused() says by whom); not queued
     if (outcome.state !== "refused") { // no answer: it may have landed or not; the queue will know
       this.nextGuest();
       this.renderQueue();
