@@ -30,7 +30,9 @@ from tests import postgres
 
 KEY = "bench-signing-key-that-is-long-enough-for-hs256"
 PASSWORD = "a long enough password for the bench"
-PG_SETTINGS = "-c listen_addresses=127.0.0.1 -c synchronous_commit=off -c max_connections=200"
+PG_SETTINGS = (
+    "-c listen_addresses=127.0.0.1 -c max_connections=200"  # fsync, synchronous_commit: on, as Door runs
+)
 WARM_UP = 5  # seconds for every door's first (whole) list before the measuring starts
 
 
