@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-from helpers import LUMA_HEADER, meetup_xls
+from helpers import LUMA_HEADER, meetup_xls, next_week
 from playwright.sync_api import expect
 
 from browser.support import PHONE, arrived, check_in_by_username, counter, pairing_path, screenshot, wait_for
@@ -108,14 +108,12 @@ def test_the_csv_dialog_offers_the_browsers_time_zone_and_the_file_follows_it(
 def test_on_a_phone_the_tabs_are_one_row_and_new_meetup_is_one_tap_away(browser, make_user, org, token_for):
     olga = make_user("olga", org=org, role="ADMIN", site_admin=True)
     for i in range(40):
-        Meetup.create(
-            org=org, name=f"Night {i}", date=datetime(2026, 12, 1) + timedelta(days=i), platform_url=f"u{i}"
-        )
+        Meetup.create(org=org, name=f"Night {i}", date=next_week() + timedelta(days=i), platform_url=f"u{i}")
     page = browser.page(token=token_for(olga), viewport=PHONE, path="/#/meetups", touch=True)
     expect(page.locator("[data-meetup]").first).to_be_visible()
     tabs = page.locator("nav.tabs a")
-    expect(tabs).to_have_count(7)
-    tops = {round(box["y"]) for box in (tabs.nth(i).bounding_box() for i in range(7))}
+    expect(tabs.filter(has_text="Privacy")).to_be_visible()  # the last of an admin's tabs is drawn
+    tops = {round(box["y"]) for box in (tabs.nth(i).bounding_box() for i in range(tabs.count()))}
     assert len(tops) == 1, tops  # one row, which scrolls sideways
     page.locator("section.panel").first.get_by_role("button", name="New meetup").tap()
     form = page.locator(".new-meetup")
