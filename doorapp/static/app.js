@@ -254,7 +254,9 @@ async function restore() {
           window.addEventListener("door:online", () => refreshSession().catch(() => {}), { once: true });
           return;
         }
-        await new Promise((resolve) => window.addEventListener("door:online", resolve, { once: true }));
+        await new Promise((resolve) => {
+          window.addEventListener("door:online", resolve, { once: true });
+        });
         continue;
       }
       if (error.status === 403) {
