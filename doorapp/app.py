@@ -27,8 +27,11 @@ from doorapp.api import (  # noqa: F401 (importing a module registers its routes
     passes,
     phones,
     platform,
+    room,
     setup,
     staff,
+    summary,
+    tags,
     users,
 )
 from doorapp.db import connect, database_for, db

@@ -142,6 +142,12 @@ def _strings(value, meta, form):
     return value
 
 
+def _integers(value, meta, form):
+    if not isinstance(value, list):
+        raise Invalid("type", "Must be a list of whole numbers.", expected="array")
+    return [_integer(v, {}, form) for v in value]
+
+
 def _choices(kind):
     """list[SomeStrEnum]: in a query, the parameter repeated (type=A&type=B), its values separated by commas
     (type=A,B), or both."""
@@ -212,6 +218,14 @@ KINDS = [
         lambda k: k == list[str],
         lambda k: _strings,
         lambda k, meta, where: {"type": "array", "items": _string_schema(str, {"min_length": 0}, where)},
+    ),
+    (
+        lambda k: k == list[int],
+        lambda k: _integers,
+        lambda k, meta, where: {
+            "type": "array",
+            "items": {"type": "integer", "format": "int64", "minimum": INT64[0], "maximum": INT64[1]},
+        },
     ),
     (
         _is_enum_list,

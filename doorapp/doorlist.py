@@ -12,7 +12,7 @@ import threading
 
 from bottle import response
 
-from doorapp.api.door_shapes import DoorList, ListState, meetup_guest_json
+from doorapp.api.door_shapes import DoorList, ListState, guest_tags, meetup_guest_json
 from doorapp.api.shapes import Counts
 from doorapp.db import db, iso, utcnow
 from doorapp.models import MeetupGuest
@@ -29,10 +29,11 @@ _histories = {}
 KEPT = 32  # lists kept in each cache; past it, a cache starts again
 
 
-def tag(version):
-    """The list's ETag: weak, the same for the plain and the gzipped list."""
+def tag(version, only=None):
+    """The list's ETag: weak, the same for the plain and the gzipped list; of its guests with the tag
+    `only` (an id), one of their own."""
     meetup_counter, org_counter = version
-    return f'W/"{meetup_counter}.{org_counter}"'
+    return f'W/"{meetup_counter}.{org_counter}{"" if only is None else f"-{only}"}"'
 
 
 def etag_matches(header, etag):
@@ -51,13 +52,17 @@ def accepts_gzip(header):
     return False
 
 
-def body(meetup, etag, accept_encoding):
+def body(meetup, etag, accept_encoding, only=None):
     """The door list as JSON, rendered once per ETag; gzipped (a twentieth of the size) for clients that
-    take it. `meetup` comes from Meetup.with_list_version()."""
+    take it. `meetup` comes from Meetup.with_list_version(). Of its guests with the tag `only` (an API
+    client's question, not a door's poll), rendered for this answer alone."""
     key = (db.database, str(meetup.id))
     with _rendering:
         cached = _rendered.get(key)
-        if cached is None or cached[0] != etag:
+        if only is not None:
+            data = render(meetup, only)
+            cached = (etag, data, gzip.compress(data, 6, mtime=0))
+        elif cached is None or cached[0] != etag:
             data = render(meetup)
             if len(_rendered) >= KEPT:
                 _rendered.clear()
@@ -71,11 +76,15 @@ def body(meetup, etag, accept_encoding):
     return io.BytesIO(data)  # sent from the shared rendering as it goes out; waitress copies bytes whole
 
 
-def render(meetup):
-    """The list's JSON text: {total, counts, meetup (its state), guests}; called under _rendering."""
+def render(meetup, tag=None):
+    """The list's JSON text: {total, counts, meetup (its state), guests}, of the guests with the tag `tag`
+    (an id) when given; called under _rendering."""
     rows = list(MeetupGuest.door_list(meetup))
     history = _history(meetup, [row.guest_id for row in rows])
-    guests = [meetup_guest_json(row, history) for row in rows]
+    tags = guest_tags(meetup.org_id, rows)
+    if tag is not None:
+        rows = [row for row in rows if any(t["id"] == tag for t in tags.get(row.guest_id, []))]
+    guests = [meetup_guest_json(row, history, tags) for row in rows]
     counts = MeetupGuest.counts([meetup.id])[str(meetup.id)]
     state = ListState(  # finalize, cancel and sync change the version
         is_finalized=meetup.is_finalized,

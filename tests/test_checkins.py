@@ -23,7 +23,16 @@ def test_the_door_list_shows_each_guest_with_rsvp_check_in_and_ban_status(door, 
     reply = door.get(f"{base(meetup)}/guests")
     assert reply.json == {
         "total": 1,
-        "counts": {"rsvps": 1, "cancelled": 0, "walkins": 0, "arrived": 0, "waitlisted": 0, "people": 0},
+        "counts": {
+            "rsvps": 1,
+            "cancelled": 0,
+            "walkins": 0,
+            "arrived": 0,
+            "waitlisted": 0,
+            "people": 0,
+            "inside": 0,
+            "capacity": None,
+        },
         "meetup": {
             "is_finalized": False,
             "finalized_at": None,
@@ -47,6 +56,8 @@ def test_the_door_list_shows_each_guest_with_rsvp_check_in_and_ban_status(door, 
                         "recent": 5,
                         "repeat_no_show": False,
                     },
+                    "tags": [],
+                    "note": None,
                 },
                 "rsvp": {
                     "rsvp_time": "2026-11-20T10:00:00Z",
@@ -59,6 +70,8 @@ def test_the_door_list_shows_each_guest_with_rsvp_check_in_and_ban_status(door, 
                     "arrival_order": None,
                     "guests_brought": None,
                     "checked_in_by": None,
+                    "inside": False,
+                    "exited_at": None,
                 },
             }
         ],
@@ -83,6 +96,8 @@ def test_the_list_is_in_rsvp_order_flags_cancelled_rsvps_and_counts_them(door, m
         "is_banned": True,
         "ban_reason": "Threw a chair",
         "history": reply["guests"][2]["guest"]["history"],
+        "tags": [],
+        "note": None,
     }
     assert reply["counts"] == {
         "rsvps": 1,
@@ -91,6 +106,8 @@ def test_the_list_is_in_rsvp_order_flags_cancelled_rsvps_and_counts_them(door, m
         "arrived": 0,
         "waitlisted": 0,
         "people": 0,
+        "inside": 0,
+        "capacity": None,
     }
 
 
@@ -392,6 +409,8 @@ def test_a_walkin_joins_the_list_and_can_then_be_checked_in(door, meetup, staff)
         "arrived": 0,
         "waitlisted": 0,
         "people": 0,
+        "inside": 0,
+        "capacity": None,
     }
     assert door.post(f"{entry(meetup, erin)}/checkin").json["rsvp"]["arrival_order"] == 1
 

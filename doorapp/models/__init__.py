@@ -8,6 +8,8 @@
     meetup_guests  MeetupGuest (a meetup's list, check-ins and heads, history)
     local_guests   a guest let in by name, linked to their platform account
     passes    DoorPass (a phone's way in to one org's door, without an account)
+    room      people in the room: an arrival stepping out and back in (the count: Meetup.inside)
+    tags      Tag, GuestTag, GuestNote (what an org's door rows say of a guest before anyone asks)
     audit     AuditType, what each type records and moves (EVENTS), AuditEvent, record()
 """
 
@@ -17,6 +19,7 @@ from doorapp.models.guests import Ban, Guest
 from doorapp.models.meetup_guests import MeetupGuest
 from doorapp.models.meetups import Meetup
 from doorapp.models.passes import DoorPass
+from doorapp.models.tags import GuestNote, GuestTag, Tag
 
 MODELS = [
     User,
@@ -32,6 +35,9 @@ MODELS = [
     Setting,
     IdempotencyKey,
     SigningKey,
+    Tag,
+    GuestTag,
+    GuestNote,
 ]
 
 __all__ = [
@@ -42,6 +48,8 @@ __all__ = [
     "DoorPass",
     "Failure",
     "Guest",
+    "GuestNote",
+    "GuestTag",
     "IdempotencyKey",
     "Meetup",
     "MeetupGuest",
@@ -49,5 +57,6 @@ __all__ = [
     "Org",
     "Setting",
     "SigningKey",
+    "Tag",
     "User",
 ]

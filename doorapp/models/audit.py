@@ -40,6 +40,14 @@ class AuditType(StrEnum):
     PASS_CREATED = "PASS_CREATED"  # an admin made a door pass (a phone's way in to the door)
     PASS_REVOKED = "PASS_REVOKED"  # an admin revoked a door pass
     GUESTS_BROUGHT_CHANGED = "GUESTS_BROUGHT_CHANGED"  # an admin corrected how many guests an arrival brought
+    EXIT = "EXIT"  # an arrival stepped out (with the guests they brought)
+    REENTRY = "REENTRY"  # an arrival who stepped out came back in (their number and time unchanged)
+    PEOPLE_LEFT = "PEOPLE_LEFT"  # people left without being found on the list (the door's "someone left")
+    CAPACITY_CHANGED = "CAPACITY_CHANGED"  # an admin set (or lifted) how many people a meetup lets in at once
+    TAG_CREATED = "TAG_CREATED"  # an admin made a tag of the org
+    TAG_CHANGED = "TAG_CHANGED"  # an admin renamed or recoloured a tag
+    TAG_DELETED = "TAG_DELETED"  # an admin deleted a tag (and took it off every guest)
+    GUEST_TAGGED = "GUEST_TAGGED"  # an admin set a guest's tags and note in the org
 
 
 class Moves(StrEnum):
@@ -49,7 +57,8 @@ class Moves(StrEnum):
     MEETUP = "meetup"  # the meetup's own list: record() moves it
     ORG = "org"  # every list of the org (a guest's status or history there): record() moves it
     # the meetup's list, moved by the UPDATE of the meetup that the change makes anyway
-    # (Meetup.next_arrival_order, Meetup.synced): the hot path keeps its statement count
+    # (Meetup.next_arrival_order, Meetup.synced, the count of people inside: Meetup.admit and .release):
+    # the hot path keeps its statement count
     IN_CHANGE = "in the change's own UPDATE"
 
 
@@ -60,10 +69,13 @@ class Event:
 
 
 DOOR_TIME = "door_time"  # when the door acted, by the device's clock (the body's door_time)
+OVER_CAPACITY = ("over_capacity", "capacity")  # let in past the meetup's capacity, which was this
+TAG = ("tag_id", "label", "color")
 # Every audit type: which version it moves and its detail keys. One row per type.
 EVENTS = {
-    # forced: a ban was overridden; guests_brought: of the RSVP's guests, how many came (when it had any)
-    AuditType.CHECK_IN: Event(Moves.IN_CHANGE, (DOOR_TIME, "forced", "guests_brought")),
+    # forced: a ban was overridden; guests_brought: of the RSVP's guests, how many came (when it had any);
+    # over_capacity: a person let them in past the meetup's `capacity` (the event's reason says why)
+    AuditType.CHECK_IN: Event(Moves.IN_CHANGE, (DOOR_TIME, "forced", "guests_brought", *OVER_CAPACITY)),
     AuditType.UNDO_CHECK_IN: Event(Moves.MEETUP, ("arrival_order", "arrival_time", DOOR_TIME)),
     AuditType.WALKIN: Event(Moves.MEETUP, (DOOR_TIME,)),
     AuditType.GUEST_CREATED: Event(Moves.NOTHING),
@@ -71,8 +83,9 @@ EVENTS = {
     AuditType.UNBAN: Event(Moves.ORG, ("ban_reason",)),
     AuditType.MEETUP_CREATED: Event(Moves.NOTHING, ("platform_url",)),
     AuditType.MEETUP_SYNCED: Event(Moves.IN_CHANGE, ("inserted", "updated", "cancelled", "skipped", "total")),
-    # a meetup over or not changes its guests' history on the org's other lists
-    AuditType.MEETUP_FINALIZED: Event(Moves.ORG),
+    # a meetup over or not changes its guests' history on the org's other lists; finalizing sends the
+    # people `inside` out
+    AuditType.MEETUP_FINALIZED: Event(Moves.ORG, ("inside",)),
     AuditType.MEETUP_UNFINALIZED: Event(Moves.ORG),
     AuditType.MEMBER_ADDED: Event(Moves.NOTHING, ("user_id", "username", "role")),
     AuditType.MEMBER_ROLE_CHANGED: Event(Moves.NOTHING, ("user_id", "username", "old", "new")),
@@ -90,6 +103,14 @@ EVENTS = {
     AuditType.GUESTS_BROUGHT_CHANGED: Event(
         Moves.MEETUP, ("guests_brought_before", "guests_brought")
     ),  # the door's People count moves
+    AuditType.EXIT: Event(Moves.IN_CHANGE, (DOOR_TIME,)),
+    AuditType.REENTRY: Event(Moves.IN_CHANGE, (DOOR_TIME, *OVER_CAPACITY)),
+    AuditType.PEOPLE_LEFT: Event(Moves.IN_CHANGE, ("people", "inside", DOOR_TIME)),  # inside: after it
+    AuditType.CAPACITY_CHANGED: Event(Moves.MEETUP, ("capacity_before", "capacity")),
+    AuditType.TAG_CREATED: Event(Moves.NOTHING, TAG),
+    AuditType.TAG_CHANGED: Event(Moves.ORG, (*TAG, "label_before", "color_before")),  # on every row with it
+    AuditType.TAG_DELETED: Event(Moves.ORG, (*TAG, "guests")),  # guests: how many had it
+    AuditType.GUEST_TAGGED: Event(Moves.ORG, ("tags", "note")),  # the labels and the note as set
 }
 
 

@@ -32,7 +32,7 @@ class Stored:
 def stored(meetup, ids):
     """What is stored of `meetup`'s list (a Meetup as read, or one not created yet) and of the guests
     `ids`: the list with its guests' names in one query, then the names of those of `ids` not on it."""
-    rows = db.execute_sql(*MeetupGuest.states(meetup.id).sql()).fetchall()
+    rows = db.execute_sql(*_states(meetup.id).sql()).fetchall()
     entries, names = {row[0]: row[1:6] for row in rows}, {row[0]: row[6:] for row in rows}
     newcomers = sorted(set(ids) - entries.keys())
     for sql, params in _each(Guest.names_of, newcomers):
@@ -96,14 +96,14 @@ def compare(meetup, known, rsvps, profiles, platform=False):
     updated = {*back, *(i for i in renamed if i in entries), *(i for ids in details.values() for i in ids)}
     statements = {
         "guests": in_chunks(Guest.upsert, guests),
-        "rsvps": in_chunks(MeetupGuest.add_rsvps, adds),
-        "back": _each(lambda ids: MeetupGuest.set_cancelled(meetup_id, ids, False), back),
-        "gone": _each(lambda ids: MeetupGuest.set_cancelled(meetup_id, ids, True), gone),
+        "rsvps": in_chunks(_add_rsvps, adds),
+        "back": _each(lambda ids: _set_cancelled(meetup_id, ids, False), back),
+        "gone": _each(lambda ids: _set_cancelled(meetup_id, ids, True), gone),
         "details": [
             statement
             for (waitlisted, count), ids in details.items()
             for statement in _each(
-                lambda ids, w=waitlisted, c=count: MeetupGuest.set_rsvp_details(meetup_id, ids, w, c), ids
+                lambda ids, w=waitlisted, c=count: _set_rsvp_details(meetup_id, ids, w, c), ids
             )
         ],
     }
@@ -124,7 +124,58 @@ def named(plan, limit):
     return {what: nsmallest(limit, map(name, ids), key=str.casefold) for what, ids in plan.who.items()}
 
 
-NEW = (False, False, False)  # a new entry's cancelled_rsvp, is_walkin, has_arrived (MeetupGuest.add_rsvps)
+NEW = (False, False, False)  # a new entry's cancelled_rsvp, is_walkin, has_arrived (_add_rsvps)
+
+
+# The statements of a list's entries that only a sync or an import makes (the door's: MeetupGuest).
+
+
+def _states(meetup_id):
+    """The query of (platform_user_id, cancelled_rsvp, is_walkin, waitlisted, guests_count, is_local,
+    username, displayname) of everyone on the meetup's list."""
+    entry = MeetupGuest
+    return (
+        entry.select(
+            entry.guest,
+            entry.cancelled_rsvp,
+            entry.is_walkin,
+            entry.waitlisted,
+            entry.guests_count,
+            Guest.is_local,
+            Guest.username,
+            Guest.displayname,
+        )
+        .join(Guest)
+        .where(entry.meetup == meetup_id)
+    )
+
+
+def _add_rsvps(rows):
+    """The insert of RSVPs [(meetup_id, platform_user_id, rsvp_time, waitlisted, guests_count,
+    cancelled_rsvp, is_walkin, has_arrived)] leaving guests already on the list alone."""
+    entry = MeetupGuest
+    fields = [entry.meetup, entry.guest, entry.rsvp_time, entry.waitlisted, entry.guests_count]
+    fields += [entry.cancelled_rsvp, entry.is_walkin, entry.has_arrived]
+    return entry.insert_many(rows, fields=fields).on_conflict_ignore()
+
+
+def _set_cancelled(meetup_id, guest_ids, cancelled):
+    """The update that marks these guests' RSVPs (not walk-ins) cancelled, and when, or back; only those
+    not so already, so its count is of the RSVPs it changed."""
+    entry = MeetupGuest
+    return entry.update(cancelled_rsvp=cancelled, cancelled_at=utcnow() if cancelled else None).where(
+        entry.meetup == meetup_id,
+        entry.guest.in_(guest_ids),
+        ~entry.is_walkin,
+        entry.cancelled_rsvp != cancelled,
+    )
+
+
+def _set_rsvp_details(meetup_id, guest_ids, waitlisted, guests_count):
+    """The update that sets these guests' waitlist mark and guest count."""
+    return MeetupGuest.update(waitlisted=waitlisted, guests_count=guests_count).where(
+        MeetupGuest.meetup == meetup_id, MeetupGuest.guest.in_(guest_ids)
+    )
 
 
 def _each(build, ids):

@@ -18,6 +18,7 @@ import * as passes from "./screens/passes.js";
 import * as phones from "./screens/phones.js";
 import * as staff from "./screens/staff.js";
 import * as summary from "./screens/summary.js";
+import * as tags from "./screens/tags.js";
 
 const AFTER_SIGN_IN = "door_after_sign_in";
 const PUBLIC = new Set(["signin", "register", "forgot", "setup", "pass", "pass-ended"]);
@@ -37,6 +38,7 @@ const ROUTES = [
   [/^bans$/, bans.list, "org"],
   [/^members$/, members.list, "org"],
   [/^audit$/, audit.list, "org"],
+  [/^tags$/, tags.screen, "org"],
   [/^staff$/, staff.list],
   [/^orgs$/, orgs.list],
   [/^phones$/, phones.screen],
@@ -174,7 +176,7 @@ function renderTop() {
   const links = [];
   if (session.org) {
     links.push(navLink("#/meetups", t("nav.meetups")), navLink("#/bans", t("nav.bans")));
-    if (isOrgAdmin()) links.push(navLink("#/members", t("nav.members")), navLink("#/audit", t("nav.audit")));
+    if (isOrgAdmin()) links.push(navLink("#/members", t("nav.members")), navLink("#/tags", t("nav.tags")), navLink("#/audit", t("nav.audit")));
   }
   if (isSiteAdmin()) {
     const staffLink = navLink("#/staff", t("nav.staff"));
