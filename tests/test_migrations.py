@@ -286,7 +286,9 @@ def test_m0017_counts_who_is_inside_an_open_meetup_and_sends_out_a_finalized_one
         str(m.id): (m.inside, m.peak_inside, m.peak_at and m.peak_at.isoformat())
         for m in Meetup.select().order_by(Meetup.id)
     }
-    out = {(str(e.meetup_id), e.guest_id): e.exited_at and e.exited_at.isoformat() for e in MeetupGuest.select()}
+    out = {
+        (str(e.meetup_id), e.guest_id): e.exited_at and e.exited_at.isoformat() for e in MeetupGuest.select()
+    }
     db.close()
     assert counts == {
         str(open_one): (4, 4, "2026-11-21T20:30:00"),
