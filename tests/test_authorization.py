@@ -97,6 +97,17 @@ SPEC_ROLES = {
     ("DELETE", "/organizations/<org_id>/meetups/<meetup_id>/passes"): "org_admin",
     # issue 24: the walk-in dialog offers the platform guests Door knows (a pass adds walk-ins too)
     ("GET", "/organizations/<org_id>/meetups/<meetup_id>/walkin-matches"): "door",
+    # issue 35: people in the room (the door's, passes too; the capacity an admin's) and the org's tags
+    ("POST", "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>/exit"): "door",
+    ("POST", "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>/reenter"): "door",
+    ("POST", "/organizations/<org_id>/meetups/<meetup_id>/left"): "door",
+    ("PATCH", "/organizations/<org_id>/meetups/<meetup_id>"): "org_admin",
+    ("GET", "/organizations/<org_id>/tags"): "org_member",
+    ("POST", "/organizations/<org_id>/tags"): "org_admin",
+    ("PATCH", "/organizations/<org_id>/tags/<tag_id>"): "org_admin",
+    ("DELETE", "/organizations/<org_id>/tags/<tag_id>"): "org_admin",
+    ("GET", "/organizations/<org_id>/guests/<platform_user_id>/tags"): "org_member",
+    ("PUT", "/organizations/<org_id>/guests/<platform_user_id>/tags"): "org_admin",
 }
 
 PEOPLE = ["anonymous", "pending", "disabled", "outsider", "staff", "other_org_admin", "admin", "site_admin"]
@@ -205,6 +216,7 @@ def callers(org, meetup, guest, make_user, as_user, client):
         "guest_id": str(guest.platform_user_id),
         "username": guest.username,
         "pass_id": "1",
+        "tag_id": "1",
     }
     return sessions, values
 
