@@ -35,8 +35,8 @@ export const actions = {
   async act(entry) {
     const { guest, rsvp } = entry;
     if (this.meetup.is_finalized) return toast(t("door.finalizedClosed"), "error");
+    if (isOutside(rsvp)) return this.backIn(entry); // queued behind a step out not sent yet, if need be
     if (entry.pending) return this.announce(t("door.pendingWaiting", { guest: named(guest), what: t(`door.pending.${entry.pending}`) }), "warn");
-    if (isOutside(rsvp)) return this.backIn(entry);
     if (rsvp.has_arrived) return this.announce(alreadyIn(guest, rsvp), "warn");
     const brought = await askArrival(entry); // on the waitlist, or RSVP'd with guests: the door says first
     if (brought === null) return this.search.focus();

@@ -106,11 +106,12 @@ export class DoorList {
   merge() {
     const changed = new Map();
     const added = [];
-    for (const item of this.waiting) {
+    for (const item of this.waiting) { // in the order they will go: a step out, then back in, shows back in
       if (!item.guest) continue; // people who left: counted by tally()
       const known = item.guest.platform_user_id !== undefined && this.stored.find((e) => idOf(e) === String(item.guest.platform_user_id));
-      const base = known || { guest: { is_banned: false, ban_reason: null, platform_user_id: `pending-${item.id}`, tags: [], note: null, ...item.guest },
-        rsvp: { is_walkin: true, cancelled_rsvp: false, rsvp_time: item.at, checked_in_by: null } };
+      const base = (known && changed.get(idOf(known))) || known
+        || { guest: { is_banned: false, ban_reason: null, platform_user_id: `pending-${item.id}`, tags: [], note: null, ...item.guest },
+          rsvp: { is_walkin: true, cancelled_rsvp: false, rsvp_time: item.at, checked_in_by: null } };
       const entry = { ...base, rsvp: { ...base.rsvp, ...pendingRsvp(item, base.rsvp) }, pending: PENDING[item.kind] || "checkin", pendingAt: item.at };
       if (known) changed.set(idOf(known), entry);
       else added.push(entry);

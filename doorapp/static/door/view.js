@@ -88,7 +88,7 @@ export const view = {
 
   renderCounters() {
     const counts = this.state.tally();
-    const tile = (label, value, kind) => h("div", { class: `counter ${kind}`, dataset: { counter: kind } },
+    const tile = (label, value, kind) => h("div", { class: `counter ${kind}${value ? "" : " zero"}`, dataset: { counter: kind } },
       h("span", { class: "value" }, formatNumber(value)), h("span", { class: "label" }, label));
     clear(this.counters, tile(t("counter.rsvps"), counts.rsvps, "rsvps"), tile(t("counter.arrived"), counts.arrived, "arrived"),
       tile(t("counter.people"), counts.people, "people"), this.insideCounter(counts), tile(t("counter.expected"), counts.expected, "expected"),
@@ -155,24 +155,27 @@ export const view = {
     } else if (isOutside(rsvp)) {
       state = cell("state", h("span", { class: "badge out" }, `#${rsvp.arrival_order}`),
         " ", h("strong", { class: "out-since" }, t("door.outSince", { time: formatTime(rsvp.exited_at) })),
-        " · ", t("door.arrivedAt", { time: formatTime(rsvp.arrival_time) }));
+        h("span", { class: "then" }, " · ", t("door.arrivedAt", { time: formatTime(rsvp.arrival_time) })));
     } else if (rsvp.has_arrived) {
       state = cell("state", h("span", { class: "badge arrived" }, `#${rsvp.arrival_order}`),
         " ", t("door.arrivedAt", { time: formatTime(rsvp.arrival_time) }),
         rsvp.guests_count ? [" · ", h("span", { class: "brought" }, t("door.broughtOf", { brought: rsvp.guests_brought ?? rsvp.guests_count, count: rsvp.guests_count }))] : "",
-        rsvp.checked_in_by ? [" · ", t("door.letInBy", { username: actorName(rsvp.checked_in_by) })] : "");
+        rsvp.checked_in_by ? h("span", { class: "by" }, " · ", t("door.letInBy", { username: actorName(rsvp.checked_in_by) })) : "");
     } else {
       state = cell("state", rsvp.cancelled_rsvp ? t("door.rsvpCancelled")
         : waitlisted ? h("span", { class: "badge waitlist" }, t("door.waitlisted")) : t("counter.expected"));
     }
     const closed = this.meetup.is_finalized || Boolean(entry.pending);
+    // an arrival's steps out and back in queue behind one another and behind a check-in (a smoker out and
+    // back while offline); not behind an undo, nor for a guest Door has not given an id yet
+    const steps = this.meetup.is_finalized || entry.pending === "undo" || idOf(entry).startsWith("pending-");
     const who = named(guest); // every action names its guest: sixty rows are not sixty "Check in" buttons
-    const button = (label, named, kind, onclick) => h("button", { type: "button", class: kind, disabled: closed,
+    const button = (label, named, kind, onclick, disabled = closed) => h("button", { type: "button", class: kind, disabled,
       "aria-label": t(named, { guest: who }), onclick }, label);
     const undo = button(t("door.undo"), "door.undoNamed", "secondary", () => this.undo(entry));
     // an arrival: out and back in (Back in first: Enter does it), undo last
-    const buttons = isOutside(rsvp) ? [button(t("door.backInButton"), "door.backInNamed", "primary", () => this.act(entry)), undo]
-      : rsvp.has_arrived ? [button(t("door.stepOut"), "door.stepOutNamed", "secondary", () => this.stepOut(entry)), undo]
+    const buttons = isOutside(rsvp) ? [button(t("door.backInButton"), "door.backInNamed", "primary", () => this.act(entry), steps), undo]
+      : rsvp.has_arrived ? [button(t("door.stepOut"), "door.stepOutNamed", "secondary", () => this.stepOut(entry), steps), undo]
         : [button(guest.is_banned ? t("door.checkInBanned") : t("door.checkIn"), guest.is_banned ? "door.checkInBannedNamed" : "door.checkInNamed",
           guest.is_banned ? "danger" : waitlisted ? "secondary" : "primary", () => this.act(entry))];
     return h("div", { class: classes.join(" "), role: "row", "aria-selected": String(selected),
