@@ -97,7 +97,7 @@ def test_a_phone_steps_a_guest_out_and_back_in_offline_and_both_land_once(
     expect(counter(page, "inside")).to_have_text("1")
     check_in(page, "oliver_2")
     expect(counter(page, "inside")).to_have_text("2")
-    page.get_by_role("button", name="Someone left (−1)").click()
+    page.get_by_role("button", name="Someone left: −1").click()
     expect(page.locator("[data-queue=waiting]")).to_have_text("4 waiting")
     expect(counter(page, "inside")).to_have_text("1")
     details = status_details(page)
@@ -227,7 +227,7 @@ def test_two_rows_stay_in_view_with_the_new_controls(
             assert (
                 button.is_visible() and button.bounding_box()["y"] + button.bounding_box()["height"] <= view
             )
-    expect(page.get_by_role("button", name="Someone left (−1)")).to_be_visible()
+    expect(page.get_by_role("button", name="Someone left: −1")).to_be_visible()
     expect(counter(page, "inside")).to_have_text("1/60")
     bar = page.locator(".door-bar").bounding_box()
     assert bar["height"] < 50, bar  # the counters, −1 and the menu: one line

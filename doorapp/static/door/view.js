@@ -67,7 +67,7 @@ export const view = {
       }
     }
     if (isOrgAdmin()) {
-      if (!m.is_finalized) actions.push(action(t("door.capacityButton"), () => this.setCapacity()));
+      if (!m.is_finalized) actions.push(h("button", { type: "button", class: "secondary", dataset: { action: "capacity" }, onclick: () => this.setCapacity() }, t("door.capacityButton")));
       actions.push(m.is_finalized
         ? action(t("meetup.unfinalize"), () => this.setFinalized(false))
         : action(t("meetup.finalize"), () => this.setFinalized(true)));

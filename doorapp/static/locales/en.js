@@ -781,7 +781,7 @@ export default {
   "counter.inside": "Inside",
   "counter.insideOf": "{inside}/{capacity}",
   "counter.full": "Full",
-  "door.someoneLeft": "Someone left (−1)",
+  "door.someoneLeft": "Someone left: −1",
   "door.someoneLeftDone": "One person fewer inside.",
   "door.describe.left": {"one": "1 person left", "other": "{count} people left"},
   "door.describe.exit": "{guest} stepping out",

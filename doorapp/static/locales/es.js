@@ -780,7 +780,7 @@ export default {
   "counter.inside": "En la sala",
   "counter.insideOf": "{inside}/{capacity}",
   "counter.full": "Lleno",
-  "door.someoneLeft": "Alguien se fue (−1)",
+  "door.someoneLeft": "Alguien se fue: −1",
   "door.someoneLeftDone": "Una persona menos en la sala.",
   "door.describe.left": {"one": "Se fue 1 persona", "other": "Se fueron {count} personas"},
   "door.describe.exit": "Salida de {guest}",

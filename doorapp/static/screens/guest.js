@@ -52,7 +52,7 @@ function tagsPanel(guest, kept) {
     ? [h("p", { class: "who" }, tags.map(tagChip)), note ? h("p", { class: "note" }, note) : null]
     : h("p", { class: "muted" }, t("tags.guestNone")));
   draw(kept);
-  return h("section", { class: "panel" }, h("h2", {}, t("tags.guestPanel")), shown,
+  return h("section", { class: "panel guest-tags" }, h("h2", {}, t("tags.guestPanel")), shown,
     h("button", { type: "button", class: "secondary", onclick: async () => {
       const saved = await editGuestTags(guest);
       if (saved) {
