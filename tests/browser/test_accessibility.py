@@ -137,7 +137,8 @@ def test_axe_finds_nothing_on_any_screen_and_every_phone_target_is_44_px(
         is_finalized=True,
     )
     MeetupGuest.create(meetup=done, guest=ALICE, rsvp_time=datetime(2026, 2, 1))
-    for guest, label, color, note in [(2001, "Speaker", "purple", "Talks at 21:00"), (2004, "Host", "teal", "")]:
+    tagged = [(2001, "Speaker", "purple", "Talks at 21:00"), (2004, "Host", "teal", "")]
+    for guest, label, color, note in tagged:
         tag = Tag.create(org=org, label=label, color=color)
         GuestTag.create(org=org, guest=guest, tag=tag)
         GuestNote.create(org=org, guest=guest, note=note)
