@@ -12,7 +12,6 @@ from doorapp.bodies import text
 from doorapp.db import iso, utcnow
 from doorapp.errors import ApiError, invalid, validation_error
 from doorapp.models import Guest, IdempotencyKey, Meetup, MeetupGuest
-from doorapp.models.passes import is_pass
 
 DOOR_TIME = text(
     max_length=40,
@@ -85,16 +84,18 @@ def door_entry(org_id, meetup_id, platform_user_id):
     return entry
 
 
-def refuse_overrides(user, body):
-    """403 pass_not_allowed for a door pass asking to let in a banned guest (`force`) or people past the
-    meetup's capacity (`force_capacity`): that needs a person with an account. 422 for force_capacity
-    without a reason."""
-    if is_pass(user) and getattr(body, "force", False):
-        raise pass_not_allowed("Letting in a banned guest needs a person with an account, not a door pass.")
+def refuse_overrides(caller, body):
+    """403 pass_not_allowed for a caller without an account (a door pass) asking to let in a banned guest
+    (`force`) or people past the meetup's capacity (`force_capacity`): that needs a person. 422 for
+    force_capacity without a reason."""
+    if caller.user is None and getattr(body, "force", False):
+        raise pass_not_allowed(
+            f"Letting in a banned guest needs a person with an account, not a {caller.name}."
+        )
     if getattr(body, "force_capacity", False):
-        if is_pass(user):
+        if caller.user is None:
             raise pass_not_allowed(
-                "Letting people in past the capacity needs a person with an account, not a door pass."
+                f"Letting people in past the capacity needs a person with an account, not a {caller.name}."
             )
         if not body.reason:
             message = "Say why they are let in past the meetup's capacity."

@@ -2,7 +2,7 @@
 request with the same key again and gets the first answer, without the action happening twice.
 
 The key is stored with the action, in its transaction (a table, so every process sees it); only a success
-is kept: a refused request changed nothing and is judged again when retried. A key is the user's own, kept
+is kept: a refused request changed nothing and is judged again when retried. A key is the caller's own, kept
 IdempotencyKey.RETENTION (24 hours); reused with another request (method, path or body) it is 422
 idempotency_key_reused."""
 
@@ -15,7 +15,6 @@ from bottle import request, response
 
 from doorapp.errors import ApiError, invalid, validation_error
 from doorapp.models import IdempotencyKey
-from doorapp.models.passes import caller_key, is_pass
 
 HEADER = "Idempotency-Key"
 KEY = re.compile(r"[\x21-\x7e]{8,255}")  # visible ASCII: a UUID, or 16 random bytes in hex
@@ -27,9 +26,9 @@ DOC = (
 )
 
 
-def once(user, body, act):
-    """act() unless this user's Idempotency-Key was answered before: then that answer. Without the header,
-    act()."""
+def once(caller, body, act):
+    """act() unless this caller's Idempotency-Key was answered before: then that answer. Without the
+    header, act()."""
     key = request.get_header(HEADER)
     if key is None:
         return act()
@@ -38,9 +37,12 @@ def once(user, body, act):
         raise validation_error([invalid(("header", HEADER), "pattern", message, pattern=KEY.pattern)])
     sent = json.dumps([request.method, request.path, body and asdict(body)], sort_keys=True, default=str)
     fingerprint = hashlib.sha256(sent.encode()).hexdigest()
-    if is_pass(user):  # a door pass's keys are kept under its maker, in a space of their own
-        user, key = user.created_by_id, f"{caller_key(user)} {hashlib.sha256(key.encode()).hexdigest()}"
-    stored = IdempotencyKey.claim(user, key, fingerprint)
+    owner = caller.owner_id
+    if (
+        caller.user is None
+    ):  # a caller without an account (a door pass): under its maker, in a space of its own
+        key = f"{caller.key} {hashlib.sha256(key.encode()).hexdigest()}"
+    stored = IdempotencyKey.claim(owner, key, fingerprint)
     if stored is not None:
         if stored.request != fingerprint:
             raise ApiError(
@@ -52,5 +54,5 @@ def once(user, body, act):
         response.set_header("Idempotent-Replayed", "true")
         return json.loads(stored.answer)
     result = act()
-    IdempotencyKey.answered(user, key, response.status_code, json.dumps(result))
+    IdempotencyKey.answered(owner, key, response.status_code, json.dumps(result))
     return result

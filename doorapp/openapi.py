@@ -270,22 +270,14 @@ def _responses(route, schemas):
 
 
 def error_codes(route):
-    """Every problem code this route can answer: those its declaration implies (rule, parameters, body,
-    Idempotency-Key) and those it declares as its handler's (`errors=`, kept true by a test)."""
+    """Every problem code this route can answer: those its declaration implies (its Rule's refusals,
+    parameters, body, Idempotency-Key) and those it declares as its handler's (`errors=`, kept true by a
+    test)."""
     config = route.config
     # serialize's own answer: the database is locked or gone, or a writer lost its race every time (transact);
     # and app.start_request's to a path with a percent-escape that is no UTF-8 (Bottle would drop its bytes,
     # so /organizations/%FF would reach /organizations/)
-    codes = set(config["errors"]) | {"service_unavailable", "bad_request"}
-    rule = config["auth"]
-    if not rule.public:
-        codes |= {"not_authenticated", "invalid_token", "account_pending", "account_disabled"}
-        if rule.name == "site_admin":
-            codes.add("site_admin_required")
-        if rule.name in ("org_member", "org_admin"):
-            codes.add("not_org_member")
-        if rule.name in ("org_admin", "any_org_admin"):
-            codes.add("org_admin_required")
+    codes = set(config["errors"]) | {"service_unavailable", "bad_request"} | config["auth"].refusals
     if "<" in route.rule or config["query"] or config["body"]:
         codes.add("validation_error")
     if config["body"]:

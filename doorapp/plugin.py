@@ -32,35 +32,36 @@ class ApiPlugin:
         if "auth" not in config:
             raise TypeError(f"{route.method} {route.rule} declares no auth= Rule; use endpoint()")
         checked = authorize(config["auth"], self.keys)
-        parsed = parse(config, wants_user="user" in route.get_callback_args())
+        parsed = parse(config, wants_caller="caller" in route.get_callback_args())
 
         def prepare(args):
             return parsed(*checked(args))
 
-        act = once(handler) if config["idempotent"] else lambda user, args: handler(**args)
+        act = once(handler) if config["idempotent"] else lambda caller, args: handler(**args)
         run = transact(config["tx"], route.method in ("GET", "HEAD"), prepare, act)
         return serialize(config["status"], config["produces"], run)
 
 
 def authorize(rule, keys):
-    """The stage that knows the caller: path ids typed, then the token and the Rule (401, 403)."""
+    """The stage that knows the caller: path ids typed, then the token step (who is calling: a Caller, or
+    401) and the Rule (403)."""
 
     def check(args):
         args = path_args(args)
-        user = access.current_user(keys, rule, args.get("org_id"))
-        rule.enforce(user, args)
-        return user, args
+        caller = access.caller(keys, rule, args.get("org_id"))
+        rule.enforce(caller, args)
+        return caller, args
 
     return check
 
 
-def parse(config, wants_user):
+def parse(config, wants_caller):
     """The stage that reads the body and query string into their dataclasses (400, 413, 415, 422); it runs
     after authorize, so a stranger learns nothing from a 422."""
     body, query, form = config["body"], config["query"], config["media"] == "form"
     upload = config["media"] == "multipart"  # a file (uploads.read_upload) as `upload`, its form as `body`
 
-    def read(user, args):
+    def read(caller, args):
         path = list(args)  # the path's parameters, before the body and the upload join them
         if form or upload:
             data = read_form() if form else uploads.read_upload()
@@ -72,16 +73,16 @@ def parse(config, wants_user):
             args["body"] = bodies.parse(body, read_json())
         if query:
             args["query"] = bodies.parse(query, query_apart_from(path), where="query")
-        if wants_user:
-            args["user"] = user
-        return user, args
+        if wants_caller:
+            args["caller"] = caller
+        return caller, args
 
     return read
 
 
 def once(handler):
     """The stage of `idempotent=True` routes: an Idempotency-Key answered before answers the same again."""
-    return lambda user, args: idempotency.once(user, args.get("body"), lambda: handler(**args))
+    return lambda caller, args: idempotency.once(caller, args.get("body"), lambda: handler(**args))
 
 
 def transact(tx, reader, prepare, act):
@@ -93,25 +94,25 @@ def transact(tx, reader, prepare, act):
     time, it is 503 service_unavailable, which serialize answers for every route."""
 
     def own(args):
-        user, args = prepare(args)
-        return decided(lambda: act(user, args))
+        caller, args = prepare(args)
+        return decided(lambda: act(caller, args))
 
     def read(args):
         with db.atomic():
             return act(*prepare(args))
 
     def change(args):
-        user, args = prepare(args)
-        return decided(lambda: _written(act, user, args))
+        caller, args = prepare(args)
+        return decided(lambda: _written(act, caller, args))
 
     if not tx:
         return own
     return read if reader else change
 
 
-def _written(act, user, args):
+def _written(act, caller, args):
     with write():
-        return act(user, args)
+        return act(caller, args)
 
 
 def serialize(status, produces, run):

@@ -3,11 +3,12 @@ a live server."""
 
 import os
 import threading
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
+import time_machine
 from fake_platform import FakePlatform
-from helpers import PASSWORD, SECRET, Conformance
+from helpers import PASSWORD, SECRET, THE_DAY, Conformance, next_week
 from postgres import Server as PostgresServer
 from postgres import missing as postgres_missing
 from webtest import TestApp
@@ -20,6 +21,22 @@ from doorapp.models import Guest, Meetup, MeetupGuest, Membership, Org, SigningK
 from doorapp.server import create_server
 
 _HASH = {}
+
+
+def pytest_configure(config):
+    """DOOR_TEST_DAYS_AHEAD=N runs the tests with this process's clock N days ahead (tests/test_clock.py):
+    a test that holds only today passes this way too."""
+    days = os.environ.get("DOOR_TEST_DAYS_AHEAD")
+    if days:
+        time_machine.travel(datetime.now(UTC) + timedelta(days=int(days)), tick=True).start()
+
+
+@pytest.fixture
+def on_the_day():
+    """The clock at helpers.THE_DAY, running: for a module whose evening is drawn with fixed dates (use it
+    with `pytestmark = pytest.mark.usefixtures("on_the_day")`, so it starts before the app and tokens)."""
+    with time_machine.travel(THE_DAY, tick=True):
+        yield
 
 
 @pytest.fixture(scope="session")
@@ -162,11 +179,12 @@ def guest(app):
 
 @pytest.fixture
 def meetup(org, guest):
-    """A meetup of `org` with `guest` on its RSVP list."""
+    """A meetup of `org` with `guest` on its RSVP list, at 20:00 UTC a week from today: still to come,
+    whatever the day (on_the_day: 2026-12-05)."""
     meetup = Meetup.create(
         org=org,
         name="Summer social",
-        date=datetime(2026, 12, 5, 20),
+        date=next_week(),
         platform_url="https://demo.door.invalid/night-owls/summer-social",
     )
     MeetupGuest.create(meetup=meetup, guest=guest, rsvp_time=datetime(2026, 11, 20, 10))

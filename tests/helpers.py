@@ -15,6 +15,7 @@ import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -24,12 +25,22 @@ from openpyxl import Workbook
 from webtest import TestApp
 
 from doorapp import access, openapi
-from doorapp.db import db
+from doorapp.db import db, utcnow
 from doorapp.models import AuditEvent, Guest, MeetupGuest
 
 # `pytestmark = ENGINES` runs a module's tests on SQLite and on the session's PostgreSQL server.
 ENGINES = pytest.mark.parametrize("engine", ["sqlite", "postgresql"], indirect=True)
 PASSWORD = "correct horse battery staple"
+# The day a module's fixed dates were written for (the fixture `on_the_day` sets the clock to it): the meetup
+# fixture's night is a week later, 2026-12-05, and RSVPs came in on 2026-11-20.
+THE_DAY = datetime(2026, 11, 28, 12, tzinfo=UTC)
+
+
+def next_week():
+    """20:00 UTC a week from today: a night still to come, whatever the day."""
+    return (utcnow() + timedelta(days=7)).replace(hour=20, minute=0, second=0, microsecond=0)
+
+
 SECRET = "test-signing-key-that-is-long-enough-for-hs256"
 
 
@@ -66,6 +77,19 @@ def read_csv(reply, delimiter=","):
     """The rows of a CSV answer, which starts with the byte-order mark spreadsheets read UTF-8 by."""
     assert reply.body.startswith("\ufeff".encode())
     return list(csv.reader(io.StringIO(reply.body.decode("utf-8-sig"), newline=""), delimiter=delimiter))
+
+
+PASS_LABEL = "Maria's phone"
+
+
+def make_pass(boss, meetup, **fields):
+    """A new door pass of the meetup (its answer, with its pairing code), made by `boss` (an org admin's
+    client)."""
+    reply = boss.post_json(
+        f"/organizations/{meetup.org_id}/passes", {"label": PASS_LABEL, "meetup_id": str(meetup.id), **fields}
+    )
+    assert reply.status_int == 201
+    return reply.json
 
 
 def phone_of(client, made):

@@ -13,6 +13,9 @@ from doorapp.db import iso, utcnow
 from doorapp.export import FORMULA_START
 from doorapp.models import Ban, Guest, Meetup, MeetupGuest, Org
 
+# The evening is drawn with fixed dates: they hold on the day they were written for, whatever today is.
+pytestmark = pytest.mark.usefixtures("on_the_day")
+
 DEMO = "https://demo.door.invalid/night-owls"
 
 

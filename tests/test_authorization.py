@@ -4,6 +4,8 @@ SPEC_ROLES is written from the specification by hand, so a route that declares a
 fails here, and every declared Rule is shown to be enforced in the order docs/api.md gives.
 """
 
+import uuid
+
 import pytest
 from helpers import phone_of
 
@@ -244,3 +246,32 @@ def test_each_caller_gets_what_the_rule_says(callers, route):
             assert code not in CHAIN_CODES, (caller, reply.text)
         else:
             assert code == expected, (caller, reply.text)
+
+
+RULES = {route.config["auth"].name: route.config["auth"] for route in ROUTES}
+
+
+@pytest.mark.parametrize("name", sorted(RULES))
+def test_a_rule_declares_exactly_the_refusals_its_callers_get(name):
+    """What the matrix shows the callers get from a Rule, and the 401 of a forged token (which none of them
+    has: see below), is what the Rule declares it refuses with, and so what /openapi.json lists for every
+    route that declares it (tests/test_openapi.py)."""
+    answered = {code for code in EXPECTED[name].values() if code is not None}
+    forged = set() if RULES[name].public else {"invalid_token"}
+    assert RULES[name].refusals == answered | forged
+
+
+@pytest.mark.parametrize(
+    "route",
+    [route for route in ROUTES if not route.config["auth"].public],
+    ids=lambda r: f"{r.method} {r.path}",
+)
+def test_a_forged_token_is_refused_by_every_rule(client, route):
+    path = route.path
+    for name in ("org_id", "meetup_id"):
+        path = path.replace(f"<{name}>", str(uuid.uuid4()))
+    for name in ("user_id", "platform_user_id", "guest_id", "staff_id", "username", "pass_id", "tag_id"):
+        path = path.replace(f"<{name}>", "1")
+    client.authorization = ("Bearer", "forged.not-a.token")
+    reply = client.request(path, method=route.method, expect_errors=True)
+    assert (reply.status_int, reply.json["code"]) == (401, "invalid_token")

@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 
 import requests
-from helpers import DOORAPP, ENGINES, SECRET, Served, at_once, auth, door_env, events, served
+from helpers import DOORAPP, ENGINES, SECRET, Served, at_once, auth, door_env, events, next_week, served
 
 from doorapp.app import create_app
 from doorapp.config import Config
@@ -123,9 +123,7 @@ def prepared_database(data_dir, database_url, guests):
     create_app(Config(data_dir=data_dir, secret_key=SECRET, database_url=database_url))
     org = Org.create(name="Night Owls", slug="night-owls")
     user = User.create(username="sam", password_hash="x", is_approved=True, role="SITE_ADMIN")
-    meetup = Meetup.create(
-        org=org, name="Storm", date=datetime(2026, 12, 5), platform_url="https://x/y/storm"
-    )
+    meetup = Meetup.create(org=org, name="Storm", date=next_week(), platform_url="https://x/y/storm")
     add_guests(meetup, guests)
     db.close()
     return meetup, auth(user)

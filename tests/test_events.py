@@ -5,8 +5,12 @@ from datetime import datetime, timedelta
 import pytest
 from helpers import assert_query_count
 
+from doorapp import access
 from doorapp.db import db
 from doorapp.models import AuditEvent, AuditType, Guest, Meetup, Org, audit
+
+# The evening is drawn with fixed dates: they hold on the day they were written for, whatever today is.
+pytestmark = pytest.mark.usefixtures("on_the_day")
 
 
 def log(org):
@@ -67,7 +71,7 @@ def test_guest_registration_has_no_org_and_shows_in_every_orgs_guest_list(
 ):
     other = Org.create(name="Early Birds", slug="early-birds")
     theirs = as_user(make_user("eve", org=other))
-    audit.record(AuditType.GUEST_CREATED, make_user("reg"), guest=guest)
+    audit.record(AuditType.GUEST_CREATED, access.account_caller(make_user("reg")), guest=guest)
     event("BAN", other, 1, guest=guest, reason="Loud")
     assert boss.get(log(org)).json["total"] == 0
     ours = boss.get(f"/organizations/{org.id}/events/guests/{guest.platform_user_id}")

@@ -2,11 +2,10 @@
 let in by name stays in the organization whose door let them in."""
 
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime
 
 import pytest
 import requests
-from helpers import DOORAPP, ENGINES, PASSWORD, SECRET, auth, served
+from helpers import DOORAPP, ENGINES, PASSWORD, SECRET, auth, next_week, served
 
 from doorapp import access
 from doorapp.app import create_app
@@ -26,9 +25,7 @@ def two_orgs(tmp_path, database_url):
     made = {}
     for name in ("a", "b"):
         org = Org.create(name=f"Org {name}", slug=f"org-{name}")
-        made[name] = Meetup.create(
-            org=org, name=name, date=datetime(2026, 12, 5), platform_url=f"https://x/y/{name}"
-        )
+        made[name] = Meetup.create(org=org, name=name, date=next_week(), platform_url=f"https://x/y/{name}")
     mia = User.create(username="mia", password_hash="x", is_approved=True)
     Membership.create(org=made["a"].org_id, user=mia, role="STAFF")
     Membership.create(org=made["b"].org_id, user=mia, role="ADMIN")

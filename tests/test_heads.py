@@ -7,8 +7,7 @@ import io
 from datetime import datetime
 
 import pytest
-from helpers import ENGINES, add_guest, base, entry, events
-from test_passes import make_pass, phone_of
+from helpers import ENGINES, add_guest, base, entry, events, make_pass, phone_of
 
 from doorapp.models import AuditEvent
 

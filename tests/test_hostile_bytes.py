@@ -5,12 +5,11 @@ sent and answered with its X-Request-ID."""
 import json
 import socket
 import sqlite3
-from datetime import datetime
 from urllib.parse import urlsplit
 
 import pytest
 import requests
-from helpers import DOORAPP, SECRET, auth, served
+from helpers import DOORAPP, SECRET, auth, next_week, served
 
 from doorapp.app import create_app
 from doorapp.config import Config
@@ -25,7 +24,7 @@ def door(tmp_path):
     data_dir = tmp_path / "data"
     create_app(Config(data_dir=data_dir, secret_key=SECRET))
     org = Org.create(name="Night Owls", slug="night-owls")
-    meetup = Meetup.create(org=org, name="m", date=datetime(2026, 12, 5), platform_url="https://x/y/m")
+    meetup = Meetup.create(org=org, name="m", date=next_week(), platform_url="https://x/y/m")
     MeetupGuest.create(meetup=meetup, guest=Guest.create(platform_user_id=7, username="ann"))
     headers = auth(User.create(username="sam", password_hash="x", is_approved=True, role="SITE_ADMIN"))
     db.close()

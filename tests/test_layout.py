@@ -1,8 +1,10 @@
 """The house's layout, kept true: module sizes, import directions, no import circle, every audit type in
-one version bucket. Each check is a table or a small function over `MODULES`, so another part (the
-browser app's) adds its own beside them."""
+one version bucket, no test module importing another, docs/architecture.md naming only files that exist.
+Each check is a table or a small function over `MODULES`, so another part (the browser app's) adds its own
+beside them."""
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -88,3 +90,57 @@ def test_there_is_no_import_circle():
 def test_every_audit_type_is_in_exactly_one_version_bucket():
     buckets = {moves: {t for t, event in EVENTS.items() if event.moves is moves} for moves in Moves}
     assert sorted(t for members in buckets.values() for t in members) == sorted(AuditType)
+
+
+TESTS = ROOT / "tests"
+
+
+def imported_names(path):
+    """Every module name `path` imports, as written (`from tests import test_x` as tests.test_x)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            names |= {base} | {f"{base}.{alias.name}".lstrip(".") for alias in node.names}
+    return names
+
+
+def test_no_test_module_imports_another():
+    """What tests share lives in helper modules (tests/helpers.py, tests/browser/support.py, tests/doors.py,
+    the fakes, conftest's fixtures): a test module imported by another runs its tests' imports twice and
+    ties the two together."""
+    test_modules = {path.stem for path in TESTS.rglob("test_*.py")}
+    found = {
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in TESTS.rglob("*.py")
+        for name in imported_names(path)
+        if test_modules & set(name.split("."))
+    }
+    assert found == set()
+
+
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+# where docs/architecture.md's names are written from: the repository, the package, the browser app
+NAMED_FROM = (ROOT, PACKAGE, PACKAGE / "static")
+
+
+def named_paths(text):
+    """The file and folder names in backticks (`api/auth.py`, `core/`, `.ci/run`), not URLs (`/auth/`)."""
+    names = re.findall(r"`([^`\s]+)`", text)
+    return sorted(
+        {
+            n
+            for n in names
+            if not n.startswith(("/", ".../", "#")) and re.search(r"/|\.(py|js|css|md|html)$", n)
+        }
+    )
+
+
+def test_every_file_the_architecture_page_names_exists():
+    names = named_paths(ARCHITECTURE.read_text(encoding="utf-8"))
+    story = {"api/meetup_guests.py", "models/meetup_guests.py", "access/tokens.py", "core/queue.js"}
+    assert story <= set(names)  # the check-in's story and the browser app's table are read
+    missing = [n for n in names if not any((b / n).exists() or (b / f"{n}.py").exists() for b in NAMED_FROM)]
+    assert missing == []

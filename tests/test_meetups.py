@@ -10,6 +10,9 @@ from helpers import add_guest, assert_query_count, base, entry, events
 from doorapp import access
 from doorapp.models import AuditEvent, Guest, Meetup, MeetupGuest, Org
 
+# The evening is drawn with fixed dates: they hold on the day they were written for, whatever today is.
+pytestmark = pytest.mark.usefixtures("on_the_day")
+
 WEB = "https://community.test"
 URL = f"{WEB}/night-owls/summer-social"
 

@@ -13,7 +13,8 @@ import pytest
 from openapi_spec_validator import OpenAPIV31SpecValidator
 
 from doorapp.access import public
-from doorapp.api import endpoint
+from doorapp.api import ROUTES, endpoint
+from doorapp.errors import CODES
 
 CONFIG = Path(__file__).with_name("redocly.yaml")
 REDOCLY_VERSION = "2.77.0"  # .ci/run installs this one
@@ -85,6 +86,26 @@ def test_every_json_answer_is_a_component_schema_and_no_content_is_declared_as_n
         "type": ["string", "null"],
         "format": "date-time",
     }
+
+
+def listed(response):
+    """The problem codes an answer's description lists ("... Problem: code, code")."""
+    found = re.search(r"Problem: ([a-z_, ]+)", response.get("description", ""))
+    return set(found.group(1).split(", ")) if found else set()
+
+
+def test_every_route_lists_every_refusal_of_its_rule(client):
+    """A client made from the document knows every refusal of the route's Rule, under its status
+    (tests/test_authorization.py shows that the Rule's declared refusals are what its callers get)."""
+    document = client.get("/openapi.json").json
+    for route in ROUTES:
+        template = re.sub(r"<(\w+)>", r"{\1}", route.path)
+        responses = document["paths"][template][route.method.lower()]["responses"]
+        for code in route.config["auth"].refusals:
+            assert code in listed(responses.get(str(CODES[code]), {})), (route.method, route.path, code)
+    door = document["paths"]["/organizations/{org_id}/meetups/{meetup_id}/guests"]["get"]["responses"]
+    assert {"not_org_member", "pass_not_allowed"} <= listed(door["403"])
+    assert {"pass_ended", "invalid_token", "not_authenticated"} <= listed(door["401"])
 
 
 def test_every_pattern_is_anchored_as_the_server_matches_it(client):

@@ -10,7 +10,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from helpers import ENGINES, base, phone_of
+from helpers import ENGINES, PASS_LABEL, base, make_pass, phone_of
 from webtest import TestApp
 
 from doorapp.access import issue_token
@@ -19,16 +19,8 @@ from doorapp.models import AuditEvent
 
 pytestmark = ENGINES  # on SQLite and on PostgreSQL
 
-LABEL = "Maria's phone"
+LABEL = PASS_LABEL
 WORDS = "Maria's phone (pass, made by boss)"
-
-
-def make_pass(boss, meetup, **fields):
-    reply = boss.post_json(
-        f"/organizations/{meetup.org_id}/passes", {"label": LABEL, "meetup_id": str(meetup.id), **fields}
-    )
-    assert reply.status_int == 201
-    return reply.json
 
 
 def pair(client, code, status=200):

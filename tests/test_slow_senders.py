@@ -6,12 +6,11 @@ import json
 import select
 import socket
 import time
-from datetime import datetime
 from urllib.parse import urlsplit
 
 import pytest
 import requests
-from helpers import DOORAPP, SECRET, auth, served
+from helpers import DOORAPP, SECRET, auth, next_week, served
 
 from doorapp.app import create_app
 from doorapp.config import Config
@@ -29,7 +28,7 @@ def data_dir(tmp_path):
     folder = tmp_path / "data"
     create_app(Config(data_dir=folder, secret_key=SECRET))
     org = Org.create(name="Night Owls", slug="night-owls")
-    meetup = Meetup.create(org=org, name="m", date=datetime(2026, 12, 5), platform_url="https://x/y/m")
+    meetup = Meetup.create(org=org, name="m", date=next_week(), platform_url="https://x/y/m")
     for n in range(1, 21):
         MeetupGuest.create(meetup=meetup, guest=Guest.create(platform_user_id=n, username=f"guest{n}"))
     headers = auth(User.create(username="sam", password_hash="x", is_approved=True, role="SITE_ADMIN"))

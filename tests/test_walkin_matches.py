@@ -3,8 +3,7 @@ the meetup's list (the platform's, then those this organization let in by name o
 this organization's ban marks; a door pass of the meetup may read them."""
 
 import pytest
-from helpers import ENGINES, base
-from test_passes import make_pass, phone_of
+from helpers import ENGINES, base, make_pass, phone_of
 
 from doorapp.models import Ban, Guest, MeetupGuest, Org
 

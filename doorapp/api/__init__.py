@@ -3,6 +3,7 @@
 Each module of this package serves one URL prefix and imports, of its siblings, only this one (what
 routes of several prefixes share) and shapes (the JSON of each object)."""
 
+import inspect
 import ipaddress
 import re
 import socket
@@ -74,7 +75,7 @@ def endpoint(
     platform or that open their own transactions (db.write(), db.atomic()); `errors` the problem codes
     the handler and what it calls raise (those of the Rule, path, body and query come with them; a test
     walks the handler to keep the list true); `idempotent=True` honours an Idempotency-Key header
-    (doorapp.idempotency)."""
+    (doorapp.idempotency). A handler that needs to know who is calling takes `caller` (doorapp.caller)."""
     if not isinstance(auth, Rule):
         raise TypeError(f"{method} {path}: auth= must be a Rule from doorapp.access")
     names = re.findall(r"<(\w+)>", path)
@@ -90,6 +91,10 @@ def endpoint(
     def register(handler):
         if not (handler.__doc__ or "").strip():
             raise TypeError(f"{handler.__name__} needs a docstring: it is the API summary")
+        if "user" in inspect.signature(handler).parameters:
+            raise TypeError(
+                f"{handler.__name__}: take `caller` (doorapp.caller.Caller; its account is caller.user)"
+            )
         ROUTES.append(
             Route(
                 method,

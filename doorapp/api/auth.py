@@ -28,7 +28,6 @@ from doorapp.db import utcnow, write
 from doorapp.errors import ApiError
 from doorapp.models import DoorPass, User
 from doorapp.models.accounts import RECOVERY_VALIDITY, username_as_kept
-from doorapp.models.passes import is_pass
 
 RECOVERY_MAX_FAILURES = 5
 REGISTRATIONS_PER_ADDRESS = 20  # in access.WINDOW: a venue's volunteers share one address behind its router
@@ -136,10 +135,11 @@ class PasswordChange:
     answer=Token,
     errors=("invalid_credentials", "rate_limited"),
 )
-def change_password(body, user):
+def change_password(body, caller):
     """Change your own password. Your other sessions end; the answer is a new token for this one."""
     # a stolen session guessing the password: counted on a key of the account's own, which never locks
     # its sign-in (login-user:) out
+    user = caller.user
     attempt = access.reserve_attempt(f"password-user:{user.id}", what="wrong current passwords")
     if not access.verified(attempt, user.password_hash, body.current_password):
         raise ApiError(401, "invalid_credentials", "The current password is wrong.")
@@ -167,11 +167,11 @@ def token_json(user):
 
 
 @endpoint("GET", "/auth/userinfo", auth=signed_in_or_pass, answer=shapes.User | PassHolder)
-def get_userinfo(user):
+def get_userinfo(caller):
     """The signed-in user's profile and organization memberships; for a door pass's token, `{pass: Pass}`."""
-    if is_pass(user):
-        return PassHolder({"pass": pass_of(user.org_id, user.id)})
-    return user_json(user)
+    if caller.door_pass:
+        return PassHolder({"pass": pass_of(caller.org_id, caller.door_pass.id)})
+    return user_json(caller.user)
 
 
 # `pass` is a Python keyword: the shape is declared as a call

@@ -29,7 +29,7 @@ class ExcuseIn:
     answer=GuestOutcome,
     errors=("already_excused", "meetup_not_started", "not_a_no_show", "not_found", "not_on_list"),
 )
-def excuse_no_show(org_id, meetup_id, platform_user_id, body, user):
+def excuse_no_show(org_id, meetup_id, platform_user_id, body, caller):
     """Excuse a guest who RSVP'd and did not come (NO_SHOW becomes EXCUSED_ABSENCE); a reason is required.
 
     Only once the meetup has begun or is finalized (before: 409 meetup_not_started); a later check-in of
@@ -47,7 +47,7 @@ def excuse_no_show(org_id, meetup_id, platform_user_id, body, user):
         raise ApiError(409, "already_excused", f"{entry.guest.username}'s absence is already excused.")
     audit.record(
         AuditType.NO_SHOW_EXCUSED,
-        user,
+        caller,
         org=org_id,
         meetup=meetup_id,
         guest=entry.guest_id,
@@ -75,7 +75,7 @@ class GuestsBroughtIn:
     answer=GuestOutcome,
     errors=("not_checked_in", "not_found", "not_on_list"),
 )
-def set_guests_brought(org_id, meetup_id, platform_user_id, body, user):
+def set_guests_brought(org_id, meetup_id, platform_user_id, body, caller):
     """Correct how many of an arrived guest's RSVP'd guests came with them (0 to guests_count), as the
     summary, the CSV and the door's People count them; at a finalized meetup too. GUESTS_BROUGHT_CHANGED
     keeps the number before (guests_brought_before) and after (guests_brought)."""
@@ -85,7 +85,7 @@ def set_guests_brought(org_id, meetup_id, platform_user_id, body, user):
         raise ApiError(409, "not_checked_in", f"{named(entry.guest)} is not checked in.")
     audit.record(
         AuditType.GUESTS_BROUGHT_CHANGED,
-        user,
+        caller,
         org=org_id,
         meetup=meetup_id,
         guest=entry.guest_id,

@@ -10,7 +10,6 @@ from doorapp.bodies import number, text
 from doorapp.db import get_or_404, write
 from doorapp.errors import ApiError
 from doorapp.models import AuditType, Guest, audit
-from doorapp.models.passes import caller_key
 
 
 @dataclass
@@ -61,12 +60,12 @@ def list_guests(query):
     answer=shapes.Guest,
     errors=(*platforms.ERRORS, "guest_exists", "rate_limited"),
 )
-def create_guest(body, user):
+def create_guest(body, caller):
     """Register a guest by platform username; the profile is read from the platform. Look-ups that find
     nobody are limited to 30 per 5 minutes per account or door pass (each spends the organizer's platform
     quota). A door pass may call it: the door adds walk-ins from the platform."""
     refuse_existing(Guest.get_or_none(Guest.username == body.username, ~Guest.is_local))
-    profile = looked_up(user, body.username)  # no transaction is open while the platform answers
+    profile = looked_up(caller, body.username)  # no transaction is open while the platform answers
     with write():
         refuse_existing(Guest.of_platform(profile.platform_user_id))
         guest = Guest.create(
@@ -74,14 +73,14 @@ def create_guest(body, user):
             username=profile.username,
             displayname=profile.displayname,
         )
-        audit.record(AuditType.GUEST_CREATED, user, guest=guest)
+        audit.record(AuditType.GUEST_CREATED, caller, guest=guest)
     return guest_json(guest)
 
 
-def looked_up(user, username):
+def looked_up(caller, username):
     """The platform's profile of `username`; a look-up that finds nobody counts against the account."""
     what = "look-ups of names the platform does not know"
-    attempt = access.reserve_attempt(f"lookup-user:{caller_key(user)}", limit=30, what=what)
+    attempt = access.reserve_attempt(f"lookup-user:{caller.key}", limit=30, what=what)
     try:
         profile = adapter().profile(username)
     except ApiError as error:

@@ -172,7 +172,7 @@ def new_meetup(body, preview):
         "unreadable_file",
     ),
 )
-def import_meetup(org_id, body, query, upload, user):
+def import_meetup(org_id, body, query, upload, caller):
     """Create a meetup from a guest list file (Meetup's attendee export, Luma's guest CSV, a spreadsheet).
 
     `?preview=true` answers the report, and `event`: the name, date and platform URL the meetup would get
@@ -182,7 +182,7 @@ def import_meetup(org_id, body, query, upload, user):
     sheet = sheet_of(upload, body.columns)
     create = {**found, "name": found["name"] or "", "date": found["date"] or utcnow()}
     meetup, report = store(
-        org_id, sheet, user, upload.filename, meetup_ids(), create=create, preview=query.preview
+        org_id, sheet, caller, upload.filename, meetup_ids(), create=create, preview=query.preview
     )
     if not query.preview:
         return answer(meetup, report)
@@ -202,13 +202,13 @@ def import_meetup(org_id, body, query, upload, user):
     answer=ImportAnswer,
     errors=("duplicate_meetup", "meetup_cancelled", "meetup_finalized", "not_found", "unreadable_file"),
 )
-def import_meetup_update(org_id, meetup_id, body, query, upload, user):
+def import_meetup_update(org_id, meetup_id, body, query, upload, caller):
     """Update a meetup's list from a newer file of the same event, as a sync would.
 
     Check-ins are never touched, and nothing is stored unless the whole file reads; `?preview=true` answers
     the report and stores nothing."""
     sheet = sheet_of(upload, body.columns)
     meetup, report = store(
-        org_id, sheet, user, upload.filename, meetup_ids(), meetup_id=meetup_id, preview=query.preview
+        org_id, sheet, caller, upload.filename, meetup_ids(), meetup_id=meetup_id, preview=query.preview
     )
     return answer(meetup, report)

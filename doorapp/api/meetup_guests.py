@@ -1,7 +1,9 @@
 """The door: /organizations/<org_id>/meetups/<meetup_id>/guests, the meetup's guest list (with the ETag
-doors poll), and what is done to one guest on it: walk-ins, check-ins (with the guests they brought) and
-their undo; and .../local-walkins, letting in a person who is not on the platform. (Stepping out and back
-in: api/room; what every door action shares: doorapp.door_actions.)"""
+doors poll), and what the door does to one guest on it: walk-ins, check-ins (with the guests they brought)
+and their undo; and .../local-walkins, letting in a person who is not on the platform. (An admin's
+corrections of a guest's line: api/guest_lines.py; stepping out and back in: api/room.py; what every door
+action shares: doorapp/door_actions.py.) docs/architecture.md follows a check-in from here through the
+code: change it with the path it describes."""
 
 from dataclasses import dataclass
 
@@ -138,13 +140,13 @@ def list_meetup_guests(org_id, meetup_id, query):
         "pass_not_allowed",
     ),
 )
-def add_walkin(org_id, meetup_id, platform_user_id, body, user):
+def add_walkin(org_id, meetup_id, platform_user_id, body, caller):
     """Add a guest who did not RSVP to the meetup's list as a walk-in; with `check_in`, check them in too.
 
     With `check_in`, a guest banned in this organization is refused before anything is added (409
     guest_banned) unless `force` is true, so a door that declines the override leaves no trace; so is a
     walk-in when the room is full (409 capacity_reached), unless a person says `force_capacity`."""
-    refuse_overrides(user, body)
+    refuse_overrides(caller, body)
     meetup = Meetup.open(org_id, meetup_id)
     guest = Guest.seen_by(meetup.org_id, platform_user_id)
     ban = Ban.active(meetup.org_id, guest.platform_user_id)
@@ -154,21 +156,22 @@ def add_walkin(org_id, meetup_id, platform_user_id, body, user):
     if not MeetupGuest.add_walkin(meetup.id, guest.platform_user_id, at):
         raise ApiError(409, "already_on_list", f"{named(guest)} is already on this meetup's list.")
     over = past_capacity(meetup, 1, body) if body.check_in else {}
-    return let_in(meetup, guest, user, body, at, body.check_in, forced=bool(ban and body.check_in), over=over)
+    forced = bool(ban and body.check_in)
+    return let_in(meetup, guest, caller, body, at, body.check_in, forced=forced, over=over)
 
 
-def let_in(meetup, guest, user, body, at, check_in, forced=False, over=None):
+def let_in(meetup, guest, caller, body, at, check_in, forced=False, over=None):
     """Record the walk-in just added (at `at`), and check it in when asked, as arrived then (`over`: its
     past_capacity()); the entry as the door shows it."""
     when = door_time(body)
-    audit.record(AuditType.WALKIN, user, org=meetup.org_id, meetup=meetup, guest=guest, **when)
+    audit.record(AuditType.WALKIN, caller, org=meetup.org_id, meetup=meetup, guest=guest, **when)
     entry = MeetupGuest.at_door(meetup.org_id, meetup.id, guest.platform_user_id)
     if check_in:
-        if not MeetupGuest.check_in(entry, user, at, force=bool(over)):
+        if not MeetupGuest.check_in(entry, caller, at, force=bool(over)):
             refuse_closed_or_full(meetup.org_id, meetup.id)
         audit.record(
             AuditType.CHECK_IN,
-            user,
+            caller,
             org=meetup.org_id,
             meetup=meetup,
             guest=guest,
@@ -189,19 +192,19 @@ def let_in(meetup, guest, user, body, at, check_in, forced=False, over=None):
     answer=door_shapes.MeetupGuest,
     errors=("capacity_reached", "meetup_cancelled", "meetup_finalized", "not_found", "pass_not_allowed"),
 )
-def add_local_walkin(org_id, meetup_id, body, user):
+def add_local_walkin(org_id, meetup_id, body, caller):
     """Let in a person who is not on the platform, by the name typed at the door: a walk-in, checked in
     (409 capacity_reached when the room is full, unless a person says `force_capacity`).
 
     They get a guest of their own (`is_local`, a negative id, no username) that the door list, check-in,
     undo, bans and the audit log treat like any guest; `/guests/` lookups never return them."""
-    refuse_overrides(user, body)
+    refuse_overrides(caller, body)
     meetup = Meetup.open(org_id, meetup_id)
     over = past_capacity(meetup, 1, body)
     guest = Guest.create_local(body.displayname, meetup.org_id)
     at = door_moment_or_now(body)
     MeetupGuest.add_walkin(meetup.id, guest.platform_user_id, at)
-    return let_in(meetup, guest, user, body, at, check_in=True, over=over)
+    return let_in(meetup, guest, caller, body, at, check_in=True, over=over)
 
 
 @endpoint(
@@ -222,7 +225,7 @@ def add_local_walkin(org_id, meetup_id, body, user):
         "pass_not_allowed",
     ),
 )
-def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
+def check_in_guest(org_id, meetup_id, platform_user_id, body, caller):
     """Check a guest in: records arrival time, arrival number, who let them in and how many of their
     RSVP'd guests came (`guests_brought`, 0 to guests_count; absent: all of them).
 
@@ -235,7 +238,7 @@ def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
     CHECK_IN event then records the override, which a door pass may not make (403 pass_not_allowed).
     So is a guest the room has no space for, with those they bring (409 capacity_reached, with `inside`
     and `capacity`), unless `force_capacity` with a `reason`: of two doors at the last place, one gets it."""
-    refuse_overrides(user, body)
+    refuse_overrides(caller, body)
     entry = door_entry(org_id, meetup_id, platform_user_id)
     if entry.has_arrived:
         refuse_check_in(entry)
@@ -249,7 +252,7 @@ def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
     history = MeetupGuest.history_of(org_id, entry.guest_id, entry.meetup.date)
     audit.record(
         AuditType.CHECK_IN,
-        user,
+        caller,
         org=org_id,
         meetup=meetup_id,
         guest=entry.guest_id,
@@ -258,7 +261,7 @@ def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
         **({"guests_brought": brought} if entry.guests_count else {}),
         **over,
     )
-    if not MeetupGuest.check_in(entry, user, door_moment_or_now(body), brought, force=bool(over)):
+    if not MeetupGuest.check_in(entry, caller, door_moment_or_now(body), brought, force=bool(over)):
         refuse_check_in(entry)
     return meetup_guest_json(entry, history)
 
@@ -272,7 +275,7 @@ def check_in_guest(org_id, meetup_id, platform_user_id, body, user):
     answer=door_shapes.MeetupGuest,
     errors=("meetup_cancelled", "meetup_finalized", "not_checked_in", "not_found", "not_on_list"),
 )
-def undo_check_in(org_id, meetup_id, platform_user_id, body, user):
+def undo_check_in(org_id, meetup_id, platform_user_id, body, caller):
     """Undo a check-in; the reason is required and kept in the log. The arrival number is not reused; the
     guests it brought are no longer counted (nor, when they were inside, among the people inside)."""
     entry = door_entry(org_id, meetup_id, platform_user_id)
@@ -281,7 +284,7 @@ def undo_check_in(org_id, meetup_id, platform_user_id, body, user):
         raise ApiError(409, "not_checked_in", f"{named(entry.guest)} is not checked in.")
     audit.record(
         AuditType.UNDO_CHECK_IN,
-        user,
+        caller,
         org=org_id,
         meetup=meetup_id,
         guest=entry.guest_id,

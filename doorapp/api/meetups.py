@@ -13,7 +13,7 @@ from doorapp.bodies import text
 from doorapp.db import get_or_404, iso, write
 from doorapp.errors import ApiError
 from doorapp.models import AuditType, Meetup, MeetupGuest, Org, audit, room
-from doorapp.models.passes import DoorPass, is_pass
+from doorapp.models.passes import DoorPass
 from doorapp.models.sync import apply, compare, stored, take_turn
 
 
@@ -77,7 +77,7 @@ def refuse_duplicate(org_id, url):
     answer=CreatedMeetup,
     errors=(*platforms.ERRORS, "duplicate_meetup", "meetup_cancelled", "meetup_finalized", "not_found"),
 )
-def create_meetup(org_id, body, user):
+def create_meetup(org_id, body, caller):
     """Create a meetup from an event URL on the platform (name and date come from there) and sync its RSVP
     list at once. A failed first sync keeps the meetup: `sync_error` says why (null when it worked), and
     `last_synced_at` stays null until a sync succeeds."""
@@ -90,9 +90,9 @@ def create_meetup(org_id, body, user):
         meetup = Meetup.create(
             org=org, name=(body.name or event.title)[:255], date=event.date, platform_url=url
         )
-        audit.record(AuditType.MEETUP_CREATED, user, org=org, meetup=meetup, platform_url=url)
+        audit.record(AuditType.MEETUP_CREATED, caller, org=org, meetup=meetup, platform_url=url)
     try:
-        sync(org_id, meetup.id, user, event)
+        sync(org_id, meetup.id, caller, event)
         sync_error = None
     except ApiError as error:  # the platform failed (or an admin finalized it meanwhile): nothing stored
         sync_error = SyncError(status=error.status, code=error.code, detail=error.detail)
@@ -100,12 +100,11 @@ def create_meetup(org_id, body, user):
 
 
 @endpoint("GET", "/organizations/<org_id>/meetups/", auth=door, answer=MeetupList, errors=("not_found",))
-def list_meetups(org_id, user):
+def list_meetups(org_id, caller):
     """The organization's meetups, newest date first; for a door pass, the open ones it may work."""
     get_or_404(Org, org_id, "organization")
     meetups = list(Meetup.of_org(org_id))
-    if is_pass(user):
-        meetups = [m for m in meetups if m.is_open and user.meetup_id in (None, m.id)]
+    meetups = [m for m in meetups if caller.may_work(m)]
     counts = MeetupGuest.counts([m.id for m in meetups])
     return MeetupList(total=len(meetups), meetups=[meetup_json(m, counts[str(m.id)]) for m in meetups])
 
@@ -130,12 +129,12 @@ def get_meetup(org_id, meetup_id):
     answer=SyncReport,
     errors=(*platforms.ERRORS, "meetup_cancelled", "meetup_finalized", "not_found"),
 )
-def sync_meetup(org_id, meetup_id, user):
+def sync_meetup(org_id, meetup_id, caller):
     """Synchronise the RSVP list from the platform; nothing is stored when a platform call fails."""
-    return sync(org_id, meetup_id, user)
+    return sync(org_id, meetup_id, caller)
 
 
-def sync(org_id, meetup_id, user, event=None):
+def sync(org_id, meetup_id, caller, event=None):
     """Sync the meetup's list (with `event` when the caller has just read it): all platform I/O and the
     comparison with what is stored first, with no transaction open, then one short write of what differs.
     The counts; a platform's ApiError stores nothing."""
@@ -149,7 +148,7 @@ def sync(org_id, meetup_id, user, event=None):
         take_turn(meetup)
         meetup = Meetup.open(org_id, meetup_id)
         counts = apply(meetup, plan)
-        audit.record(AuditType.MEETUP_SYNCED, user, org=meetup.org_id, meetup=meetup, **counts)
+        audit.record(AuditType.MEETUP_SYNCED, caller, org=meetup.org_id, meetup=meetup, **counts)
     return SyncReport(**counts)
 
 
@@ -163,7 +162,7 @@ def sync(org_id, meetup_id, user, event=None):
     answer=shapes.Meetup,
     errors=("already_finalized", "not_found"),
 )
-def finalize_meetup(org_id, meetup_id, user):
+def finalize_meetup(org_id, meetup_id, caller):
     """Finalize a meetup: check-ins, undos, walk-ins and syncs are refused until it is unfinalized. It
     sends everyone out (`counts.inside` 0; each arrival inside gets its `exited_at`): the night is over.
     MEETUP_FINALIZED keeps how many were `inside`."""
@@ -171,7 +170,7 @@ def finalize_meetup(org_id, meetup_id, user):
     if not Meetup.set_finalized(meetup.id, True):
         raise ApiError(409, "already_finalized", "This meetup is already finalized.")
     room.everyone_out(meetup.id)
-    audit.record(AuditType.MEETUP_FINALIZED, user, org=meetup.org_id, meetup=meetup, inside=meetup.inside)
+    audit.record(AuditType.MEETUP_FINALIZED, caller, org=meetup.org_id, meetup=meetup, inside=meetup.inside)
     return meetup_json(Meetup.get_by_id(meetup.id))
 
 
@@ -182,12 +181,12 @@ def finalize_meetup(org_id, meetup_id, user):
     answer=shapes.Meetup,
     errors=("not_finalized", "not_found"),
 )
-def unfinalize_meetup(org_id, meetup_id, user):
+def unfinalize_meetup(org_id, meetup_id, caller):
     """Reopen a finalized meetup for check-ins and syncs."""
     meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)
     if not Meetup.set_finalized(meetup.id, False):
         raise ApiError(409, "not_finalized", "This meetup is not finalized.")
-    audit.record(AuditType.MEETUP_UNFINALIZED, user, org=meetup.org_id, meetup=meetup)
+    audit.record(AuditType.MEETUP_UNFINALIZED, caller, org=meetup.org_id, meetup=meetup)
     return meetup_json(Meetup.get_by_id(meetup.id))
 
 
@@ -204,7 +203,7 @@ class CancelIn:
     answer=shapes.Meetup,
     errors=("meetup_cancelled", "meetup_has_arrivals", "not_found"),
 )
-def cancel_meetup(org_id, meetup_id, body, user):
+def cancel_meetup(org_id, meetup_id, body, caller):
     """Cancel a meetup that did not take place: its door closes and its guests get no no-show (their
     outcome is MEETUP_CANCELLED); it stays in the list and the audit log. Refused while anyone is checked
     in (undo their check-ins first)."""
@@ -214,7 +213,7 @@ def cancel_meetup(org_id, meetup_id, body, user):
     arrived = MeetupGuest.counts([meetup.id])[str(meetup.id)]["arrived"]
     if arrived or not Meetup.cancel(meetup, body.reason):
         raise ApiError(409, "meetup_has_arrivals", ARRIVALS.format(what="cancelled"))
-    audit.record(AuditType.MEETUP_CANCELLED, user, org=meetup.org_id, meetup=meetup, reason=body.reason)
+    audit.record(AuditType.MEETUP_CANCELLED, caller, org=meetup.org_id, meetup=meetup, reason=body.reason)
     return meetup_json(Meetup.get_by_id(meetup.id))
 
 
@@ -228,7 +227,7 @@ ARRIVALS = "Guests were checked in at this meetup, so it cannot be {what}."
     status=204,
     errors=("meetup_has_arrivals", "not_found"),
 )
-def delete_meetup(org_id, meetup_id, user):
+def delete_meetup(org_id, meetup_id, caller):
     """Delete a meetup created by mistake, with its guest list: only while nobody has ever been checked in
     at it (an undone check-in counts: cancel such a meetup instead). MEETUP_DELETED keeps its name, date
     and URL."""
@@ -237,4 +236,4 @@ def delete_meetup(org_id, meetup_id, user):
     if not Meetup.remove(meetup.id):
         raise ApiError(409, "meetup_has_arrivals", ARRIVALS.format(what="deleted"))
     what = {"name": meetup.name, "date": iso(meetup.date), "platform_url": meetup.platform_url or None}
-    audit.record(AuditType.MEETUP_DELETED, user, org=meetup.org_id, meetup=meetup.id, **what)
+    audit.record(AuditType.MEETUP_DELETED, caller, org=meetup.org_id, meetup=meetup.id, **what)

@@ -144,12 +144,12 @@ def list_banned_guests(org_id):
     answer=shapes.Ban,
     errors=("already_banned", "not_found"),
 )
-def ban_guest(org_id, platform_user_id, body, user):
+def ban_guest(org_id, platform_user_id, body, caller):
     """Ban a guest in this organization. A reason is required."""
     org, guest = get_or_404(Org, org_id, "organization"), Guest.seen_by(org_id, platform_user_id)
-    if not Ban.impose(org.id, guest.platform_user_id, body.reason, user):
+    if not Ban.impose(org.id, guest.platform_user_id, body.reason, caller.user):
         raise ApiError(409, "already_banned", f"{guest.username} is already banned here.")
-    audit.record(AuditType.BAN, user, org=org, guest=guest, reason=body.reason)
+    audit.record(AuditType.BAN, caller, org=org, guest=guest, reason=body.reason)
     return banned_json(Ban.of_org(org.id, guest.platform_user_id).get())
 
 
@@ -160,13 +160,13 @@ def ban_guest(org_id, platform_user_id, body, user):
     answer=shapes.Guest,
     errors=("not_banned", "not_found"),
 )
-def unban_guest(org_id, platform_user_id, user):
+def unban_guest(org_id, platform_user_id, caller):
     """Lift a guest's ban in this organization."""
     org, guest = get_or_404(Org, org_id, "organization"), Guest.seen_by(org_id, platform_user_id)
     ban = Ban.active(org.id, guest.platform_user_id)
     if ban is None or not Ban.lift(ban):
         raise ApiError(409, "not_banned", f"{guest.username} is not banned here.")
-    audit.record(AuditType.UNBAN, user, org=org, guest=guest, ban_reason=ban.reason)
+    audit.record(AuditType.UNBAN, caller, org=org, guest=guest, ban_reason=ban.reason)
     return guest_json(guest)
 
 
@@ -179,7 +179,7 @@ def unban_guest(org_id, platform_user_id, user):
     answer=shapes.Guest,
     errors=(*platforms.ERRORS, "already_on_list", "not_found"),
 )
-def link_local_guest(org_id, platform_user_id, body, user):
+def link_local_guest(org_id, platform_user_id, body, caller):
     """Link a guest let in by name (`is_local`) to their platform account, found by username.
 
     Their list entries (walk-ins, check-ins) and bans move to the platform guest, who is registered if
@@ -197,7 +197,7 @@ def link_local_guest(org_id, platform_user_id, body, user):
                 username=profile.username,
                 displayname=profile.displayname,
             )
-            audit.record(AuditType.GUEST_CREATED, user, guest=guest)
+            audit.record(AuditType.GUEST_CREATED, caller, guest=guest)
         moved = link_guest(org_id, local, guest)
         if moved is None:
             raise ApiError(
@@ -207,7 +207,7 @@ def link_local_guest(org_id, platform_user_id, body, user):
             found_local(org_id, platform_user_id)
         audit.record(
             AuditType.GUEST_LINKED,
-            user,
+            caller,
             org=org_id,
             guest=guest,
             local_id=local.platform_user_id,

@@ -68,8 +68,8 @@ def _membership(org_id, user_id):
     return membership
 
 
-def _not_self(membership, user, action):
-    if membership.user.id == user.id and user.token_role != "SITE_ADMIN":
+def _not_self(membership, caller, action):
+    if membership.user.id == caller.user.id and not caller.site_admin:
         raise ApiError(409, "cannot_modify_self", f"You cannot {action} yourself; ask another admin.")
 
 
@@ -109,7 +109,7 @@ def get_organization(org_id):
     answer=shapes.Org,
     errors=("not_found", "org_name_taken", "org_slug_taken"),
 )
-def update_organization(org_id, body, user):
+def update_organization(org_id, body, caller):
     """Rename an organization or change its slug."""
     org = get_or_404(Org, org_id, "organization")
     _check_unique(body.name, body.slug, org.id)
@@ -122,7 +122,7 @@ def update_organization(org_id, body, user):
         for key, change in changes.items():
             setattr(org, key, change["new"])
         org.save()
-        record(AuditType.ORG_UPDATED, user, org=org, changes=changes)
+        record(AuditType.ORG_UPDATED, caller, org=org, changes=changes)
     return org_json(org)
 
 
@@ -134,7 +134,7 @@ def update_organization(org_id, body, user):
     answer=shapes.Org,
     errors=("not_found",),
 )
-def update_organization_settings(org_id, body, user):
+def update_organization_settings(org_id, body, caller):
     """Change what the organization's admins decide themselves: its time zone."""
     org = get_or_404(Org, org_id, "organization")
     if body.time_zone and not valid_zone(body.time_zone):
@@ -144,7 +144,7 @@ def update_organization_settings(org_id, body, user):
     if new != org.time_zone:
         changes = {"time_zone": {"old": org.time_zone, "new": new}}
         Org.update(time_zone=new).where(Org.id == org.id).execute()
-        record(AuditType.ORG_UPDATED, user, org=org, changes=changes)
+        record(AuditType.ORG_UPDATED, caller, org=org, changes=changes)
         org.time_zone = new
     return org_json(org)
 
@@ -166,11 +166,13 @@ def list_members(org_id):
     answer=shapes.Member,
     errors=("already_member", "not_found"),
 )
-def add_member(org_id, user_id, body, user):
+def add_member(org_id, user_id, body, caller):
     """Add a user to the organization as STAFF or ADMIN."""
     org, member = get_or_404(Org, org_id, "organization"), get_or_404(User, user_id, "user")
     membership = Membership.join(org, member, body.role)
-    record(AuditType.MEMBER_ADDED, user, org=org, user_id=member.id, username=member.username, role=body.role)
+    record(
+        AuditType.MEMBER_ADDED, caller, org=org, user_id=member.id, username=member.username, role=body.role
+    )
     return member_json(membership)
 
 
@@ -182,17 +184,17 @@ def add_member(org_id, user_id, body, user):
     answer=shapes.Member,
     errors=("cannot_modify_self", "not_found"),
 )
-def change_member_role(org_id, user_id, body, user):
+def change_member_role(org_id, user_id, body, caller):
     """Change a member's role (STAFF or ADMIN)."""
     membership = _membership(org_id, user_id)
     if body.role != "ADMIN":
-        _not_self(membership, user, "demote")
+        _not_self(membership, caller, "demote")
     old, membership.role = membership.role, body.role
     membership.save()
     if old != body.role:
         record(
             AuditType.MEMBER_ROLE_CHANGED,
-            user,
+            caller,
             org=org_id,
             user_id=user_id,
             username=membership.user.username,
@@ -209,15 +211,15 @@ def change_member_role(org_id, user_id, body, user):
     status=204,
     errors=("cannot_modify_self", "not_found"),
 )
-def remove_member(org_id, user_id, user):
+def remove_member(org_id, user_id, caller):
     """Remove a user from the organization."""
     membership = _membership(org_id, user_id)
-    _not_self(membership, user, "remove")
+    _not_self(membership, caller, "remove")
     if not membership.delete_instance():  # another admin removed them meanwhile (the DELETE waited for it)
         _membership(org_id, user_id)  # 404 as after it
     record(
         AuditType.MEMBER_REMOVED,
-        user,
+        caller,
         org=org_id,
         user_id=user_id,
         username=membership.user.username,

@@ -89,16 +89,18 @@ def one_pass(org_id, pass_id):
     answer=NewPass,
     errors=("meetup_cancelled", "meetup_finalized", "not_found"),
 )
-def create_pass(org_id, body, user):
+def create_pass(org_id, body, caller):
     """Make a door pass: a phone that opens its pairing address (`pairing.url`, also as a QR code in
     `pairing.qr_svg`) works this organization's door, for the meetup (or every open meetup), until
     `ends_at`, with no account. The pairing code works once and for 10 minutes; it is shown only here."""
     get_or_404(Org, org_id, "organization")
     meetup = Meetup.open(org_id, body.meetup_id) if body.meetup_id else None
-    made, code = DoorPass.make(org_id, meetup and meetup.id, body.label, user, pass_end(meetup, body.ends_at))
+    made, code = DoorPass.make(
+        org_id, meetup and meetup.id, body.label, caller.user, pass_end(meetup, body.ends_at)
+    )
     audit.record(
         AuditType.PASS_CREATED,
-        user,
+        caller,
         org=org_id,
         meetup=meetup and meetup.id,
         pass_id=made.id,
@@ -120,17 +122,17 @@ def list_passes(org_id):
 
 
 @endpoint("DELETE", PASSES + "/<pass_id>", auth=org_admin, status=204, errors=("not_found",))
-def revoke_pass(org_id, pass_id, user):
+def revoke_pass(org_id, pass_id, caller):
     """Revoke a door pass: its phone's next request is refused (401 pass_ended), in every process. What it
     did stays in the audit log. Revoking a revoked pass changes nothing."""
     one_pass(org_id, pass_id)
-    revoked(user, org_id, DoorPass.revoke(org_id, pass_id=pass_id))
+    revoked(caller, org_id, DoorPass.revoke(org_id, pass_id=pass_id))
 
 
-def revoked(user, org_id, passes):
+def revoked(caller, org_id, passes):
     """A PASS_REVOKED event for each of the passes just revoked."""
     for door_pass in passes:
-        audit.record(AuditType.PASS_REVOKED, user, org=org_id, pass_id=door_pass.id, label=door_pass.label)
+        audit.record(AuditType.PASS_REVOKED, caller, org=org_id, pass_id=door_pass.id, label=door_pass.label)
 
 
 @endpoint(
@@ -140,9 +142,9 @@ def revoked(user, org_id, passes):
     answer=Revoked,
     errors=("not_found",),
 )
-def revoke_meetup_passes(org_id, meetup_id, user):
+def revoke_meetup_passes(org_id, meetup_id, caller):
     """Revoke every door pass made for this meetup (those for every meetup stay): `{revoked: N}`."""
     get_or_404(Meetup, meetup_id, "meetup", org=org_id)
     passes = DoorPass.revoke(org_id, meetup_id=meetup_id)
-    revoked(user, org_id, passes)
+    revoked(caller, org_id, passes)
     return Revoked(revoked=len(passes))

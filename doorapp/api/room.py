@@ -86,7 +86,7 @@ def refuse_not_arrived(entry):
         "not_on_list",
     ),
 )
-def exit_guest(org_id, meetup_id, platform_user_id, body, user):
+def exit_guest(org_id, meetup_id, platform_user_id, body, caller):
     """An arrival steps out, with the guests they brought: they leave `counts.inside`, and their row says
     so (`rsvp.inside` false) and since when (`rsvp.exited_at`, the door's time when plausible, as a
     check-in's arrival). Their arrival number and time stay. 409 not_checked_in before an arrival,
@@ -95,7 +95,8 @@ def exit_guest(org_id, meetup_id, platform_user_id, body, user):
     at = max(door_moment_or_now(body), entry.arrival_time or datetime.min)  # a clock far off: not before
     if not room.step_out(entry, at):
         refuse_step_out(entry)
-    audit.record(AuditType.EXIT, user, org=org_id, meetup=meetup_id, guest=entry.guest_id, **door_time(body))
+    when = door_time(body)
+    audit.record(AuditType.EXIT, caller, org=org_id, meetup=meetup_id, guest=entry.guest_id, **when)
     return meetup_guest_json(entry)
 
 
@@ -117,12 +118,12 @@ def exit_guest(org_id, meetup_id, platform_user_id, body, user):
         "pass_not_allowed",
     ),
 )
-def reenter_guest(org_id, meetup_id, platform_user_id, body, user):
+def reenter_guest(org_id, meetup_id, platform_user_id, body, caller):
     """An arrival who stepped out comes back in, with the guests they brought; their arrival number and
     time never change. 409 not_outside when they are in; capacity_reached (with `inside` and
     `capacity`) when the room has no space for them, unless `force_capacity` with a `reason` (a person
     with an account, never a door pass), which REENTRY records."""
-    refuse_overrides(user, body)
+    refuse_overrides(caller, body)
     entry = door_entry(org_id, meetup_id, platform_user_id)
     if not entry.has_arrived or entry.exited_at is None:
         refuse_step_in(entry)
@@ -132,9 +133,8 @@ def reenter_guest(org_id, meetup_id, platform_user_id, body, user):
         refuse_step_in(entry)
     if not Meetup.admit(entry.meetup_id, people, force=bool(over)):
         refuse_closed_or_full(org_id, meetup_id)
-    audit.record(
-        AuditType.REENTRY, user, org=org_id, meetup=meetup_id, guest=entry.guest_id, **door_time(body), **over
-    )
+    when = {**door_time(body), **over}
+    audit.record(AuditType.REENTRY, caller, org=org_id, meetup=meetup_id, guest=entry.guest_id, **when)
     return meetup_guest_json(entry)
 
 
@@ -159,7 +159,7 @@ class PeopleLeft(TypedDict):
     answer=PeopleLeft,
     errors=("meetup_cancelled", "meetup_finalized", "not_found"),
 )
-def record_people_left(org_id, meetup_id, body, user):
+def record_people_left(org_id, meetup_id, body, caller):
     """People left without being found on the list (the common case at a meetup: the door's "someone
     left"): they leave `counts.inside`, which never goes below 0. PEOPLE_LEFT keeps how many, and how many
     were inside after."""
@@ -168,7 +168,7 @@ def record_people_left(org_id, meetup_id, body, user):
     counts = MeetupGuest.counts([meetup.id])[str(meetup.id)]
     audit.record(
         AuditType.PEOPLE_LEFT,
-        user,
+        caller,
         org=org_id,
         meetup=meetup,
         people=body.people,
@@ -196,7 +196,7 @@ class MeetupChangeIn:
     answer=shapes.Meetup,
     errors=("not_found",),
 )
-def change_meetup(org_id, meetup_id, body, user):
+def change_meetup(org_id, meetup_id, body, caller):
     """Set the meetup's capacity (`counts.capacity`): the most people inside at once; null lifts it. The
     door's counter warns at 90%. A capacity under the people inside now lets nobody more in until enough
     have left."""
@@ -205,7 +205,7 @@ def change_meetup(org_id, meetup_id, body, user):
         Meetup.set_capacity(meetup.id, body.capacity)
         audit.record(
             AuditType.CAPACITY_CHANGED,
-            user,
+            caller,
             org=org_id,
             meetup=meetup,
             capacity_before=meetup.capacity,

@@ -53,10 +53,10 @@ class RecoveryCode(TypedDict):
     expires_at: MOMENT
 
 
-def _other_user(user_id, user, action):
+def _other_user(user_id, caller, action):
     """The target account; 409 when a site admin would do `action` to themselves."""
     target = get_or_404(User, user_id, "user")
-    if target.id == user.id:
+    if target.id == caller.user.id:
         raise ApiError(
             409, "cannot_modify_self", f"You cannot {action} your own account; ask another site admin."
         )
@@ -85,21 +85,23 @@ def list_pending_staff():
     answer=shapes.User,
     errors=("already_member", "cannot_modify_self", "not_found"),
 )
-def approve_staff(user_id, body, user):
+def approve_staff(user_id, body, caller):
     """Approve an account, and with `org_id` (and `role`, STAFF by default) make it a member of that
     organization in the same step; or revoke its approval ({"is_approved": false})."""
     org = _org_to_join(body)
     target = (
         get_or_404(User, user_id, "user")
         if body.is_approved
-        else _other_user(user_id, user, "revoke approval of")
+        else _other_user(user_id, caller, "revoke approval of")
     )
     target.is_approved = body.is_approved
     target.save()
     if org is not None:  # a 409 here undoes the approval too
         role = body.role or "STAFF"
         Membership.join(org, target, role)
-        record(AuditType.MEMBER_ADDED, user, org=org, user_id=target.id, username=target.username, role=role)
+        record(
+            AuditType.MEMBER_ADDED, caller, org=org, user_id=target.id, username=target.username, role=role
+        )
     return user_json(target)
 
 
@@ -132,13 +134,13 @@ def _org_to_join(body):
     answer=shapes.User,
     errors=("cannot_modify_self", "not_found"),
 )
-def change_staff_role(user_id, body, user):
+def change_staff_role(user_id, body, caller):
     """Change the global role (USER or SITE_ADMIN); it takes effect at the user's next sign-in. A
     demotion ends every session of the account at once (its tokens get 401), as a disable does."""
     target = (
         get_or_404(User, user_id, "user")
         if body.role == "SITE_ADMIN"
-        else _other_user(user_id, user, "demote")
+        else _other_user(user_id, caller, "demote")
     )
     if target.role == "SITE_ADMIN" and body.role != "SITE_ADMIN":  # the role is in its tokens: end them
         target.sessions_since = User.session_start()
@@ -155,9 +157,9 @@ def change_staff_role(user_id, body, user):
     answer=shapes.User,
     errors=("already_disabled", "cannot_modify_self", "not_found"),
 )
-def disable_staff(user_id, body, user):
+def disable_staff(user_id, body, caller):
     """Disable an account (soft delete: its history stays); its sessions end, also if it is enabled again."""
-    target = _other_user(user_id, user, "disable")
+    target = _other_user(user_id, caller, "disable")
     if target.is_disabled:
         raise ApiError(409, "already_disabled", f"{target.username} is already disabled.")
     target.is_disabled, target.disabled_at, target.disabled_reason = True, utcnow(), body.reason

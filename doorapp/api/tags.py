@@ -63,12 +63,12 @@ def list_tags(org_id):
 @endpoint(
     "POST", TAGS, auth=org_admin, body=TagIn, status=201, answer=Tag, errors=("not_found", "tag_exists")
 )
-def create_tag(org_id, body, user):
+def create_tag(org_id, body, caller):
     """Make a tag of the organization (its label unique in it, case aside), to put on guests."""
     get_or_404(Org, org_id, "organization")
     refuse_taken(org_id, body.label)
     tag = TagRow.create(org=org_id, label=body.label, color=body.color)
-    audit.record(AuditType.TAG_CREATED, user, org=org_id, tag_id=tag.id, label=tag.label, color=tag.color)
+    audit.record(AuditType.TAG_CREATED, caller, org=org_id, tag_id=tag.id, label=tag.label, color=tag.color)
     return tag_json(tag)
 
 
@@ -80,7 +80,7 @@ def create_tag(org_id, body, user):
     answer=Tag,
     errors=("not_found", "tag_exists"),
 )
-def change_tag(org_id, tag_id, body, user):
+def change_tag(org_id, tag_id, body, caller):
     """Rename or recolour a tag: every guest who has it shows the change at the door at once."""
     tag = one_tag(org_id, tag_id)
     before = {"label_before": tag.label, "color_before": tag.color}
@@ -90,20 +90,20 @@ def change_tag(org_id, tag_id, body, user):
     tag.color = body.color or tag.color
     tag.save()
     audit.record(
-        AuditType.TAG_CHANGED, user, org=org_id, tag_id=tag.id, label=tag.label, color=tag.color, **before
+        AuditType.TAG_CHANGED, caller, org=org_id, tag_id=tag.id, label=tag.label, color=tag.color, **before
     )
     return tag_json(tag)
 
 
 @endpoint("DELETE", TAGS + "/<tag_id>", auth=org_admin, status=204, errors=("not_found",))
-def delete_tag(org_id, tag_id, user):
+def delete_tag(org_id, tag_id, caller):
     """Delete a tag, and take it off every guest who had it."""
     tag = one_tag(org_id, tag_id)
     guests = GuestTag.select().where(GuestTag.tag == tag.id).count()
     tag.delete_instance()  # its GuestTag rows go with it (ON DELETE CASCADE)
     audit.record(
         AuditType.TAG_DELETED,
-        user,
+        caller,
         org=org_id,
         tag_id=tag.id,
         label=tag.label,
@@ -146,7 +146,7 @@ def get_guest_tags(org_id, platform_user_id):
 
 
 @endpoint("PUT", GUEST_TAGS, auth=org_admin, body=GuestTagsIn, answer=GuestTags, errors=("not_found",))
-def set_guest_tags(org_id, platform_user_id, body, user):
+def set_guest_tags(org_id, platform_user_id, body, caller):
     """Set the guest's tags (ids of this organization's; the ones left out come off) and note in the
     organization: every door row of theirs at its meetups shows them, and the check-in says them."""
     get_or_404(Org, org_id, "organization")
@@ -160,5 +160,5 @@ def set_guest_tags(org_id, platform_user_id, body, user):
     note = body.note or ""
     set_guest(org_id, guest.platform_user_id, wanted, note)
     labels = sorted(tags[i].label for i in wanted)
-    audit.record(AuditType.GUEST_TAGGED, user, org=org_id, guest=guest, tags=labels, note=note or None)
+    audit.record(AuditType.GUEST_TAGGED, caller, org=org_id, guest=guest, tags=labels, note=note or None)
     return guest_tags_json(org_id, guest.platform_user_id)

@@ -16,7 +16,7 @@ SAMPLE = 10  # the first rows a preview shows
 NAMED = 50  # the names a report gives of those added, of those updated and of those cancelled
 
 
-def store(org_id, sheet, user, filename, meetup_ids, meetup_id=None, create=None, preview=False):
+def store(org_id, sheet, caller, filename, meetup_ids, meetup_id=None, create=None, preview=False):
     """(the meetup, or None for a preview; the report). `create` {name, date, platform_url} makes a new
     meetup; else the org's meetup `meetup_id` is updated (404 not_found, 409 meetup_finalized)."""
     if create is None:
@@ -30,7 +30,7 @@ def store(org_id, sheet, user, filename, meetup_ids, meetup_id=None, create=None
         return None, report_of(sheet, foreseen(plan), named(plan, NAMED))
     with write():
         if create:
-            meetup = _created(org_id, target.id, create, user)
+            meetup = _created(org_id, target.id, create, caller)
         else:
             take_turn(target)
             meetup = Meetup.open(org_id, meetup_id)
@@ -38,7 +38,7 @@ def store(org_id, sheet, user, filename, meetup_ids, meetup_id=None, create=None
         report = report_of(sheet, apply(meetup, plan), named(plan, NAMED))
         counts = {k: report[k] for k in ("format", "rows", "added", "updated", "cancelled", "unchanged")}
         details = {**counts, "problems": len(sheet.problems)}
-        audit.record(AuditType.MEETUP_IMPORTED, user, org=org_id, meetup=meetup, file=filename, **details)
+        audit.record(AuditType.MEETUP_IMPORTED, caller, org=org_id, meetup=meetup, file=filename, **details)
     return Meetup.get_by_id(meetup.id), report
 
 
@@ -67,13 +67,13 @@ def _refuse_duplicate(org_id, url):
         raise ApiError(409, "duplicate_meetup", f"This organization already has a meetup for {url}.")
 
 
-def _created(org_id, meetup_id, create, user):
+def _created(org_id, meetup_id, create, caller):
     url = create.get("platform_url") or ""
     _refuse_duplicate(org_id, url)
     meetup = Meetup.create(
         id=meetup_id, org=org_id, platform_url=url, name=create["name"], date=create["date"]
     )
-    audit.record(AuditType.MEETUP_CREATED, user, org=org_id, meetup=meetup, platform_url=url or None)
+    audit.record(AuditType.MEETUP_CREATED, caller, org=org_id, meetup=meetup, platform_url=url or None)
     return meetup
 
 

@@ -9,11 +9,12 @@ from enum import StrEnum
 
 from peewee import JOIN, CharField, DateTimeField, ForeignKeyField, JSONField, TextField, UUIDField, Value, fn
 
+from doorapp.caller import Caller
 from doorapp.db import BaseModel, Prepared, utcnow
 from doorapp.models.accounts import Org, User
 from doorapp.models.guests import Guest
 from doorapp.models.meetups import door_list_changed
-from doorapp.models.passes import DoorPass, actor_ids
+from doorapp.models.passes import DoorPass
 
 
 class AuditType(StrEnum):
@@ -114,10 +115,12 @@ EVENTS = {
 }
 
 
-def record(event_type, actor, org=None, meetup=None, guest=None, reason=None, **details):
+def record(event_type, caller, org=None, meetup=None, guest=None, reason=None, **details):
     """Write one event; call it after the change, inside the same transaction. A change of door lists moves
     their version on here (door_list_changed), in that transaction: every such change writes its event.
-    `actor` is a User, a DoorPass (a phone at the door), or None."""
+    `caller`: who did it, the request's Caller (a handler's `caller`), or None for Door itself."""
+    if caller is not None and not isinstance(caller, Caller):
+        raise TypeError(f"record() takes the request's Caller (a handler's `caller`), not {caller!r}")
     event = EVENTS[event_type]
     undeclared = set(details) - set(event.details)
     assert not undeclared, f"{event_type} declares no detail {undeclared}: add it to EVENTS"
@@ -128,7 +131,7 @@ def record(event_type, actor, org=None, meetup=None, guest=None, reason=None, **
         door_list_changed(org_id=org_id)
     AuditEvent.record(
         AuditType(event_type).value,
-        actor_ids(actor),
+        caller.actor if caller else (None, None),
         org_id,
         meetup_id,
         getattr(guest, "platform_user_id", guest),
@@ -215,7 +218,7 @@ class AuditEvent(BaseModel):
 
     @classmethod
     def record(cls, event_type, actors, org_id, meetup_id, guest_id, reason, details):
-        """Write one event, from SQL text built once (every check-in writes one); `actors`: actor_ids()."""
+        """Write one event, from SQL text built once (every check-in writes one); `actors`: Caller.actor."""
         _RECORD.count(event_type, utcnow(), org_id, *actors, guest_id, meetup_id, reason, json.dumps(details))
 
     @classmethod

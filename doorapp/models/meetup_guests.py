@@ -10,7 +10,7 @@ from doorapp.db import BaseModel, Prepared, count_where, utcnow
 from doorapp.models.accounts import User
 from doorapp.models.guests import Ban, Guest
 from doorapp.models.meetups import Meetup
-from doorapp.models.passes import DoorPass, actor_ids, is_pass
+from doorapp.models.passes import DoorPass
 from doorapp.models.tags import GuestNote
 
 MAKER = User.alias("maker")  # who made the door pass that checked a guest in
@@ -135,23 +135,22 @@ class MeetupGuest(BaseModel):
         return cls.waitlisted & ~cls.has_arrived & ~cls.is_walkin & ~cls.cancelled_rsvp
 
     @classmethod
-    def check_in(cls, entry, user, at, brought=0, force=False):
-        """Mark the entry arrived `at` with the meetup's next number, by `user` (a User, or a DoorPass),
+    def check_in(cls, entry, caller, at, brought=0, force=False):
+        """Mark the entry arrived `at` with the meetup's next number, by `caller` (doorapp.caller.Caller),
         with `brought` of its guests, all of them inside; False when it already was, the meetup is closed
-        or its room has no space for them (unless `force`: the UPDATEs decide; the caller rolls back on
-        False, which returns the number)."""
+        or its room has no space for them (unless `force`: the UPDATEs decide; a False rolls back the
+        request, which returns the number)."""
         number = Meetup.next_arrival_order(entry.meetup_id, 1 + brought, force)
-        by_pass = is_pass(user)
         arrival = {
             "has_arrived": True,
             "arrival_time": at,
             "arrival_order": number,
             "guests_brought": brought,
-            "checked_in_by": None if by_pass else user,
-            "checked_in_pass": user if by_pass else None,
+            "checked_in_by": caller.user,
+            "checked_in_pass": caller.door_pass,
             "exited_at": None,
         }
-        if number is None or _ARRIVED.count(at, number, brought, *actor_ids(user), entry.id) != 1:
+        if number is None or _ARRIVED.count(at, number, brought, *caller.actor, entry.id) != 1:
             return False
         for name, value in arrival.items():  # the instance now shows the row as stored
             setattr(entry, name, value)

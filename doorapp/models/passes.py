@@ -11,7 +11,6 @@ from datetime import timedelta
 from peewee import JOIN, CharField, DateTimeField, ForeignKeyField, fn
 
 from doorapp.db import BaseModel, Prepared, db, utcnow, write
-from doorapp.errors import ApiError
 from doorapp.models.accounts import Org, User
 from doorapp.models.meetups import Meetup
 
@@ -21,25 +20,6 @@ SEEN_EVERY = timedelta(minutes=1)  # last_seen_at is written at most this often
 # Crockford's base 32 (no I, L, O, U): 16 of them are 80 random bits, and easy to read aloud if a camera fails
 ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 CODE_LENGTH = 16
-
-
-def pass_ended():
-    return ApiError(401, "pass_ended", "This door pass has ended; ask an organizer for a new one.")
-
-
-def is_pass(caller):
-    return isinstance(caller, DoorPass)
-
-
-def actor_ids(actor):
-    """(user id, door pass id) of who acted: a User (or its id), a DoorPass, or None."""
-    return (None, actor.id) if is_pass(actor) else (getattr(actor, "id", actor), None)
-
-
-def caller_key(caller):
-    """A key of the caller's own for its rate limits and Idempotency-Keys: the account's id, or
-    `pass <id>` for a door pass (no account's key has a space)."""
-    return f"pass {caller.id}" if is_pass(caller) else str(caller.id)
 
 
 def new_code():
@@ -67,8 +47,6 @@ class DoorPass(BaseModel):
 
     class Meta:
         table_name = "door_pass"
-
-    token_role, org_role = "PASS", None  # as a caller of the request chain (access.current_user)
 
     @classmethod
     def make(cls, org_id, meetup_id, label, user, ends_at):
@@ -116,11 +94,11 @@ class DoorPass(BaseModel):
 
     @classmethod
     def acting(cls, pass_id):
-        """The pass of a token while it may act, else 401 pass_ended; its last_seen_at written at most once
-        a SEEN_EVERY, and only outside a request's read snapshot (a door's poll of its list writes it)."""
+        """The pass of a token while it may act, else None; its last_seen_at written at most once a
+        SEEN_EVERY, and only outside a request's read snapshot (a door's poll of its list writes it)."""
         door_pass = cls.live(pass_id)
         if door_pass is None:
-            raise pass_ended()
+            return None
         if not db.in_transaction() and cls.needs_seen(door_pass):
             with write():
                 cls.seen(door_pass)

@@ -4,14 +4,16 @@ Generated deterministically (one seeded Random) the same way on every start: abo
 with a name of their own and a few percent sharing one (namesakes are real), with names from many scripts
 (CJK, Hangul, Arabic and Hebrew, Cyrillic, Devanagari, accents, emoji, combining marks), a few
 hostile-looking display names to exercise escaping (HTML, SQL, spreadsheet formulas), ids beyond 2**53 and
-up to the 64-bit maximum, and four events of 5, 40, 250 and 2,000 RSVPs, where every 11th RSVP is on the
+up to the 64-bit maximum, and four events of 5, 40, 250 and 2,000 RSVPs in the coming weeks (dated from the
+day the process starts, so a new install on any day has nights to come), where every 11th RSVP is on the
 waiting list and every 7th brings one or two guests. It never touches the network.
 """
 
 import random
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
 from functools import cached_property
 
+from doorapp.db import utcnow
 from doorapp.platforms import Event, Platform, Profile, Rsvp, event_not_found, user_not_found
 from doorapp.platforms.demo_names import CULTURES
 
@@ -44,12 +46,12 @@ SPECIAL = [
     Profile(1014, "formula_cr", "\r=1+2"),
 ]
 
-# (thread, title, date, number of RSVPs)
+# (thread, title, days from today, time of day in UTC, number of RSVPs)
 EVENTS = [
-    ("board-games", "Board games night", datetime(2026, 12, 3, 18, 30), 5),
-    ("book-circle", "Book circle: Borges and 村上春樹", datetime(2026, 12, 10, 19, 0), 40),
-    ("summer-social", "Summer social 🌞", datetime(2026, 12, 5, 20, 0), 250),
-    ("tech-conference", "Night Owls Tech Conference 2027", datetime(2027, 1, 16, 9, 0), 2000),
+    ("board-games", "Board games night", 5, time(18, 30), 5),
+    ("book-circle", "Book circle: Borges and 村上春樹", 12, time(19, 0), 40),
+    ("summer-social", "Summer social 🌞", 7, time(20, 0), 250),
+    ("tech-conference", "Night Owls Tech Conference", 49, time(9, 0), 2000),
 ]
 
 
@@ -93,8 +95,9 @@ class DemoPlatform(Platform):
                 username = f"{stem}{rng.randrange(10, 10000)}"
             taken.add(username)
             members.append(Profile(100000 + len(members) * 37, username, display))
-        events, ordinary = {}, members[len(SPECIAL) :]
-        for thread, title, date, size in EVENTS:
+        events, ordinary, today = {}, members[len(SPECIAL) :], utcnow().date()
+        for thread, title, days, at, size in EVENTS:
+            date = datetime.combine(today + timedelta(days=days), at)
             chosen = SPECIAL[: min(size, len(SPECIAL))] + rng.sample(ordinary, max(0, size - len(SPECIAL)))
             before = [timedelta(minutes=rng.randrange(60, 60 * 24 * 40)) for _ in chosen]  # up to 40 days
             rsvps = sorted(

@@ -30,7 +30,7 @@ def demo_evening(api, org):
         for g in api.get(f"{base}/guests").json["guests"]
         if g["guest"]["platform_user_id"] > 100000
     ]
-    start = datetime(2026, 12, 10, 18, 50)
+    start = datetime.fromisoformat(meetup["date"].removesuffix("Z")) - timedelta(minutes=10)  # 18:50
     for n, guest_id in enumerate(hostile + others[:10]):
         api.post_json(f"{base}/guests/{guest_id}/checkin", {})
         MeetupGuest.update(arrival_time=start + timedelta(minutes=4 * n)).where(
@@ -62,7 +62,7 @@ def test_finalizing_shows_the_summary_and_its_csv_opens_with_names_intact_and_in
         page.get_by_role("dialog").get_by_role("button", name="Download CSV").click()
     download = waiting.value
     assert download.url.startswith("blob:") and "token" not in download.url
-    assert download.suggested_filename == "Book-circle-Borges-and-2026-12-10.csv"
+    assert download.suggested_filename == f"Book-circle-Borges-and-{meetup['date'][:10]}.csv"
     data = open(download.path(), "rb").read()
     assert data.startswith(b"\xef\xbb\xbf")
     header, *rows = list(csv.reader(io.StringIO(data.decode("utf-8-sig"), newline="")))
