@@ -3,9 +3,10 @@
 `db` is a proxy bound by connect() to the engine DATABASE_URL names: a SQLite file (the default) or
 PostgreSQL (`postgresql://`, through psycopg 3, the optional extra `postgres`, with pooled connections).
 The models (doorapp.models, one module per aggregate) build portable SQL with peewee; what differs between
-the engines lives here: how writers are serialized (write()) and how a whole-database step such as a
-migration is made exclusive (exclusive()). Also here: Prepared (SQL text built once for hot statements),
-get_or_404, BaseModel. Timestamps are stored as naive UTC datetimes and rendered by iso().
+the engines lives here: how writers are serialized (write()), how a reader sees one moment (snapshot())
+and how a whole-database step such as a migration is made exclusive (exclusive()). Also here: Prepared
+(SQL text built once for hot statements), get_or_404, BaseModel. Timestamps are stored as naive UTC
+datetimes and rendered by iso().
 """
 
 import contextlib
@@ -207,6 +208,18 @@ def queue_on(*names):
     if not is_sqlite():
         for name in sorted(set(names)):
             db.execute_sql("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (NAMED_LOCKS, name))
+
+
+@contextmanager
+def snapshot():
+    """A read transaction that sees one moment of the database throughout: SQLite's (WAL) reads are that
+    already; PostgreSQL's READ COMMITTED reads each statement's own moment, so it runs REPEATABLE READ."""
+    if is_sqlite():
+        with db.atomic():
+            yield
+    else:
+        with db.atomic(isolation_level="REPEATABLE READ"):
+            yield
 
 
 @contextmanager

@@ -1,9 +1,13 @@
-"""The door list as doors poll it: its ETag (from the list's version), and its rendering, shared by every
-door while the ETag is current, with the caches that make a poll cheap.
+"""The door list as doors poll it: its version (the ETag's content), the whole list, and a delta since a
+version a door holds.
 
-A list of 2,000 takes tens of milliseconds to render and every door polls it every second, so a rendering
-is kept per (database, meetup) and served to every door until a change moves the version on (which change
-moves which version: models/audit.EVENTS)."""
+Every door polls its list every second. A delta (`?since=<version>`) costs what changed: the change
+record's index range after that version (models.changes, read in the same snapshot as the rows it names),
+those guests' rows, and the counts, counted once per version and shared. The whole list (a first load, a
+version too old, a list rebuilt) is rendered once per version and shared by every door, gzipped for those
+that take it. Both are kept per (database, meetup), for the version last asked; so are the deltas last
+answered, which doors polling in step ask for again and again. The guests with one tag (`?tag=`, an API
+client's question, not a door's poll) are a whole list of their own, rendered for that answer alone."""
 
 import gzip
 import io
@@ -14,26 +18,27 @@ from bottle import response
 
 from doorapp.api.door_shapes import DoorList, ListState, guest_tags, meetup_guest_json
 from doorapp.api.shapes import Counts
-from doorapp.db import db, iso, utcnow
-from doorapp.models import MeetupGuest
+from doorapp.db import db, iso
+from doorapp.models import MeetupGuest, changes
+from doorapp.models.changes import Version
 
-# (database, meetup id) -> (ETag, JSON, gzipped JSON) of the door list last rendered.
-_rendered = {}
-_rendering = threading.Lock()  # a changed list is rendered by one thread while the others wait for it
-# (database, meetup id) -> ((the org's door lists version, the hour), {guest id: history}): the list's
-# history (MeetupGuest.history) is of earlier meetups, so a check-in here leaves it alone; bans, excuses,
-# links, finalizing and cancelling in the org move the version on, and the hour brings in meetups whose
-# date has passed (only meetups that are over count no-shows). A rendering looks up only the guests it has
-# not seen (a walk-in: one row).
-_histories = {}
+_whole = {}  # (database, meetup id) -> (version text, JSON, gzipped JSON) of the whole list last rendered
+_counted = {}  # (database, meetup id) -> (version text, total, counts)
+_deltas = {}  # (database, meetup id) -> (version text, {since: (JSON, gzipped JSON)})
+_rendering = threading.Lock()  # a changed whole list is rendered by one thread while the others wait for it
 KEPT = 32  # lists kept in each cache; past it, a cache starts again
+DELTAS_KEPT = 64  # deltas kept for a list's current version
 
 
-def tag(version, only=None):
-    """The list's ETag: weak, the same for the plain and the gzipped list; of its guests with the tag
-    `only` (an id), one of their own."""
-    meetup_counter, org_counter = version
-    return f'W/"{meetup_counter}.{org_counter}{"" if only is None else f"-{only}"}"'
+def tag(version_text, only=None):
+    """The list's ETag: weak, the same for the plain and the gzipped list, and for a delta to that version;
+    of its guests with the tag `only` (an id), one of their own."""
+    return f'W/"{version_text}{"" if only is None else f"-{only}"}"'
+
+
+def current(meetup_id, list_version):
+    """The version text of Meetup.list_version()'s (number, salt, pending)."""
+    return Version(*list_version).text(meetup_id)
 
 
 def etag_matches(header, etag):
@@ -52,40 +57,79 @@ def accepts_gzip(header):
     return False
 
 
-def body(meetup, etag, accept_encoding, only=None):
-    """The door list as JSON, rendered once per ETag; gzipped (a twentieth of the size) for clients that
-    take it. `meetup` comes from Meetup.with_list_version(). Of its guests with the tag `only` (an API
-    client's question, not a door's poll), rendered for this answer alone."""
-    key = (db.database, str(meetup.id))
-    with _rendering:
-        cached = _rendered.get(key)
-        if only is not None:
-            data = render(meetup, only)
-            cached = (etag, data, gzip.compress(data, 6, mtime=0))
-        elif cached is None or cached[0] != etag:
-            data = render(meetup)
-            if len(_rendered) >= KEPT:
-                _rendered.clear()
-            cached = _rendered[key] = (etag, data, gzip.compress(data, 6, mtime=0))
+def body(meetup, since, accept_encoding, only=None):
+    """The door list's answer, sent with its ETag: a delta since the version text `since` where the change
+    record can say what changed since, else the whole list; of the guests with the tag `only` (an id), the
+    whole list of them. `meetup` comes from Meetup.with_list_version(), read in the snapshot (db.snapshot())
+    the rest is read in."""
+    now = Version(*meetup.list_version)
+    version = now.text(meetup.id)
+    held = since and only is None and Version.read(since, meetup.id)
+    changed = changes.since(meetup.id, held, now) if held else None
+    if only is not None:
+        plain, gzipped = tagged(meetup, version, only)
+    else:
+        plain, gzipped = whole(meetup, version) if changed is None else delta(meetup, version, since, changed)
+    response.set_header("ETag", tag(version, only))
     response.content_type = "application/json"
-    data = cached[1]
+    data = plain
     if accepts_gzip(accept_encoding):
         response.set_header("Content-Encoding", "gzip")
-        data = cached[2]
+        data = gzipped
     response.set_header("Content-Length", str(len(data)))
     return io.BytesIO(data)  # sent from the shared rendering as it goes out; waitress copies bytes whole
 
 
-def render(meetup, tag=None):
-    """The list's JSON text: {total, counts, meetup (its state), guests}, of the guests with the tag `tag`
-    (an id) when given; called under _rendering."""
+def whole(meetup, version):
+    """(JSON, gzipped JSON) of the whole list at `version`, rendered once per version."""
+    key = (db.database, str(meetup.id))
+    with _rendering:
+        cached = _whole.get(key)
+        if cached is None or cached[0] != version:
+            rows = list(MeetupGuest.door_list(meetup))
+            history = MeetupGuest.history(meetup.org_id, MeetupGuest.guests_of(meetup.id), meetup.date)
+            tags = guest_tags(meetup.org_id, rows)
+            data = _json(meetup, version, True, [meetup_guest_json(row, history, tags) for row in rows], [])
+            cached = _kept(_whole, key, (version, data, gzip.compress(data, 6, mtime=0)))
+    return cached[1:]
+
+
+def tagged(meetup, version, only):
+    """(JSON, gzipped JSON) of the whole list of the guests with the tag `only` (an id)."""
     rows = list(MeetupGuest.door_list(meetup))
-    history = _history(meetup, [row.guest_id for row in rows])
     tags = guest_tags(meetup.org_id, rows)
-    if tag is not None:
-        rows = [row for row in rows if any(t["id"] == tag for t in tags.get(row.guest_id, []))]
+    rows = [row for row in rows if any(tag["id"] == only for tag in tags.get(row.guest_id, []))]
+    history = MeetupGuest.history(meetup.org_id, [row.guest_id for row in rows], meetup.date) if rows else {}
     guests = [meetup_guest_json(row, history, tags) for row in rows]
-    counts = MeetupGuest.counts([meetup.id])[str(meetup.id)]
+    data = _json(meetup, version, True, guests, [], total=len(guests))
+    return data, gzip.compress(data, 6, mtime=0)
+
+
+def delta(meetup, version, since, changed):
+    """(JSON, gzipped JSON) of what changed since the version text `since`: the rows of the guests
+    `changed` names that are on the list, and `removed`, those that are not."""
+    key = (db.database, str(meetup.id))
+    kept_version, answers = _deltas.get(key, (None, {}))
+    if kept_version == version and since in answers:
+        return answers[since]
+    rows = MeetupGuest.door_rows(meetup, changed)
+    history = MeetupGuest.history(meetup.org_id, [row.guest_id for row in rows], meetup.date) if rows else {}
+    tags = guest_tags(meetup.org_id, rows)
+    removed = sorted(changed - {row.guest_id for row in rows})
+    data = _json(meetup, version, False, [meetup_guest_json(row, history, tags) for row in rows], removed)
+    answer = (data, gzip.compress(data, 6, mtime=0))
+    if kept_version != version or len(answers) >= DELTAS_KEPT:
+        answers = {}
+    answers[since] = answer
+    _kept(_deltas, key, (version, answers))
+    return answer
+
+
+def _json(meetup, version, full, guests, removed, total=None):
+    """The answer's JSON text: {version, full, total, counts, meetup (its state), guests, removed}; `total`
+    the list's, unless given (the guests with one tag)."""
+    whole_total, counts = _counts(meetup, version)
+    total = whole_total if total is None else total
     state = ListState(  # finalize, cancel and sync change the version
         is_finalized=meetup.is_finalized,
         finalized_at=iso(meetup.finalized_at),
@@ -93,24 +137,25 @@ def render(meetup, tag=None):
         cancel_reason=meetup.cancel_reason,
         last_synced_at=iso(meetup.last_synced_at),
     )
-    door_list = DoorList(total=len(guests), counts=Counts(**counts), meetup=state, guests=guests)
+    door_list = DoorList(
+        version=version, full=full, total=total, counts=counts, meetup=state, guests=guests, removed=removed
+    )
     return json.dumps(door_list).encode()
 
 
-def _history(meetup, guest_ids):
-    """{guest id: history} of the list's guests (see _histories); called under _rendering."""
-    # An earlier meetup becomes over when its date passes, which moves no version: the hour is part of it
-    hour = utcnow().replace(minute=0, second=0, microsecond=0)
-    key, version = (db.database, str(meetup.id)), (meetup.list_version[1], hour)
-    seen_version, known = _histories.get(key, (None, {}))
-    if seen_version != version:
-        known = {}
-    missing = [i for i in guest_ids if i not in known]
-    if missing:
-        wanted = missing if len(missing) <= 500 else MeetupGuest.guests_of(meetup.id)  # 500: parameter limits
-        found = MeetupGuest.history(meetup.org_id, wanted, meetup.date)
-        known.update({i: found.get(i) for i in missing})
-    if len(_histories) >= KEPT:
-        _histories.clear()
-    _histories[key] = (version, known)
-    return known
+def _counts(meetup, version):
+    """(total, Counts) of the list at `version`, counted once per version (the whole list's rows)."""
+    key = (db.database, str(meetup.id))
+    cached = _counted.get(key)
+    if cached is None or cached[0] != version:
+        counts = MeetupGuest.counts([meetup.id], with_total=True)[str(meetup.id)]
+        total = counts.pop("total")
+        cached = _kept(_counted, key, (version, total, Counts(**counts)))
+    return cached[1:]
+
+
+def _kept(cache, key, value):
+    if len(cache) >= KEPT and key not in cache:
+        cache.clear()
+    cache[key] = value
+    return value

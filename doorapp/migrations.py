@@ -13,6 +13,7 @@ from doorapp.db import BaseModel, db, exclusive, utcnow
 from doorapp.models import (
     MODELS,
     AuditEvent,
+    DoorChange,
     DoorPass,
     Guest,
     GuestNote,
@@ -26,6 +27,7 @@ from doorapp.models import (
     User,
 )
 from doorapp.models.accounts import INVISIBLE  # the code points that show as nothing
+from doorapp.models.changes import STATE
 
 
 class Migration(BaseModel):
@@ -156,6 +158,30 @@ def m0014_guests_brought():
     MeetupGuest.update(guests_brought=MeetupGuest.guests_count).where(MeetupGuest.has_arrived).execute()
 
 
+def m0015_door_list_changes():
+    """The door lists' change record (models.changes), so a door is sent what changed since the version it
+    holds; each list's version as it stands starts it (a door that holds it is sent what changes next), and
+    the org's meetups by date count those of a list's history still to begin."""
+    add_columns(Meetup, "door_list_salt")
+    db.create_tables([DoorChange])
+    db.execute(Meetup.index(Meetup.org, Meetup.date).safe(True))
+    now, started = (
+        utcnow(),
+        Meetup.select(Meetup.id, Meetup.door_list_version).where(Meetup.door_list_version > 0),
+    )
+    DoorChange.insert_many(
+        [(m.id, m.door_list_version, 0, None, STATE, now) for m in started],
+        fields=[
+            DoorChange.meetup,
+            DoorChange.version,
+            DoorChange.salt,
+            DoorChange.guest_id,
+            DoorChange.what,
+            DoorChange.at,
+        ],
+    ).execute()
+
+
 def m0017_people_in_the_room():
     """Who is inside (an arrival who stepped out, the people inside a meetup, its capacity and peak), and
     the tags and notes an org keeps on its guests. Before it nobody could step out: a meetup's arrivals
@@ -187,6 +213,7 @@ MIGRATIONS = [
     m0012_org_time_zone,
     m0013_door_passes,
     m0014_guests_brought,
+    m0015_door_list_changes,
     m0017_people_in_the_room,
 ]
 

@@ -133,6 +133,19 @@ def assert_query_count(expected):
     )
 
 
+def follow(held, answer):
+    """The door list a door holds once it applies a door-list answer as the API says a door does (replace
+    entries by platform_user_id, drop `removed`, take `total`, `counts` and `meetup` as given; a `full` one
+    replaces it all): {version, total, counts, meetup, guests: {platform_user_id: entry}}. `held`: what it
+    held before (None: nothing yet)."""
+    guests = {} if held is None or answer["full"] else dict(held["guests"])
+    guests.update((entry["guest"]["platform_user_id"], entry) for entry in answer["guests"])
+    for gone in answer["removed"]:
+        guests.pop(gone, None)
+    kept = ("version", "total", "counts", "meetup")
+    return {**{key: answer[key] for key in kept}, "guests": guests}
+
+
 def create_meetup(client, org, url, status=201):
     """POST /organizations/{org}/meetups/ from the event at `url`; the WebTest response."""
     return client.post_json(f"/organizations/{org.id}/meetups/", {"platform_url": url}, status=status)

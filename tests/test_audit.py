@@ -1,47 +1,79 @@
-"""The audit types' table (models/audit.EVENTS): every type says which door-list version it moves and its
-detail keys, and writing each one moves exactly the version it says."""
+"""The audit types' table (models/audit.EVENTS): every type says what of the door lists its change changes
+and its detail keys, and writing each one records exactly that in the door lists' change record."""
+
+from datetime import datetime, timedelta
 
 import pytest
 
 from doorapp.db import write
-from doorapp.models import AuditEvent, AuditType, Meetup
+from doorapp.models import AuditEvent, AuditType, DoorChange, Meetup, MeetupGuest
 from doorapp.models.audit import EVENTS, Moves, record
-
-
-def versions(org, meetup):
-    """(the meetup's door-list counter, its org's counter)."""
-    return Meetup.list_version(org.id, meetup.id)
 
 
 def test_every_audit_type_is_in_exactly_one_version_bucket():
     assert list(EVENTS) == list(AuditType)
     assert all(isinstance(event.moves, Moves) for event in EVENTS.values())
+    assert all(set(event.rows_of) <= set(event.details) for event in EVENTS.values())
+
+
+@pytest.fixture
+def lists(org, meetup, guest):
+    """(earlier, meetup, later, elsewhere): meetups of the org dated before and after `meetup`, and one
+    of another date with the guest on none; the guest is on the first three."""
+
+    def made(name, days, with_guest):
+        made = Meetup.create(
+            org=org,
+            name=name,
+            date=meetup.date + timedelta(days=days),
+            platform_url=f"https://x.invalid/{name}",
+        )
+        if with_guest:
+            MeetupGuest.create(meetup=made, guest=guest, rsvp_time=datetime(2026, 11, 1))
+        return made
+
+    return made("earlier", -7, True), meetup, made("later", 7, True), made("elsewhere", 14, False)
+
+
+def recorded():
+    """{(meetup name, what, guest id)} of the change record."""
+    rows = DoorChange.select(DoorChange, Meetup.name).join(Meetup)
+    return {(row.meetup.name, row.what, row.guest_id) for row in rows}
 
 
 @pytest.mark.parametrize("event_type", list(AuditType))
-def test_writing_each_audit_type_moves_the_version_its_row_names(event_type, org, meetup, guest):
-    """IN_CHANGE types are moved by their change's own UPDATE (a check-in's number, a sync), not by the
-    event: record() leaves both counters alone for them, as for NOTHING."""
-    before = versions(org, meetup)
+def test_writing_each_audit_type_records_what_its_row_names(event_type, org, lists, guest):
+    earlier, meetup, later, elsewhere = lists
     details = {key: 1 for key in EVENTS[event_type].details}
     with write():
         record(event_type, None, org=org, meetup=meetup, guest=guest, **details)
-    moved = tuple(after - earlier for after, earlier in zip(versions(org, meetup), before, strict=True))
-    expected = {Moves.MEETUP: (1, 0), Moves.ORG: (0, 1)}.get(EVENTS[event_type].moves, (0, 0))
-    assert moved == expected
+    named = [guest.platform_user_id, *(details[key] for key in EVENTS[event_type].rows_of)]
+    expected = {
+        Moves.NOTHING: set(),
+        Moves.IN_CHANGE: set(),
+        # this list and the later one, whose history this meetup is in; not the earlier one
+        Moves.GUEST: {(m.name, "row", who) for m in (meetup, later) for who in named},
+        Moves.STATE: {(meetup.name, "state", None)},
+        Moves.LIST: {(meetup.name, "list", None)},
+        Moves.ORG: {(meetup.name, "state", None), (later.name, "list", None), (elsewhere.name, "list", None)},
+    }[EVENTS[event_type].moves]
+    assert recorded() == expected
     assert AuditEvent.get().details == details
+    moved = {row.meetup_id for row in DoorChange.select()}
+    for each in lists:  # each change took its list's next version
+        assert Meetup.get_by_id(each.id).door_list_version == (1 if each.id in moved else 0)
 
 
-def test_a_detail_the_type_does_not_declare_is_refused(org):
-    with pytest.raises(AssertionError, match="declares no detail"), write():
-        record(AuditType.BAN, None, org=org, surprise=1)
-
-
-def test_the_changes_that_move_a_version_in_their_own_update_do_so(door, org, meetup, guest):
-    """CHECK_IN (the arrival counter's UPDATE) and MEETUP_SYNCED (Meetup.synced) move the meetup's list."""
-    before = versions(org, meetup)
-    door.post_json(f"/organizations/{org.id}/meetups/{meetup.id}/guests/{guest.platform_user_id}/checkin", {})
-    assert versions(org, meetup)[0] == before[0] + 1
+def test_an_event_without_a_meetup_changes_the_guests_rows_on_every_list_of_the_org(org, lists, guest):
+    """A ban: the guest's row on every list they are on, earlier ones too (their ban shows there)."""
     with write():
-        Meetup.synced(meetup.id)
-    assert versions(org, meetup)[0] == before[0] + 2
+        record(AuditType.BAN, None, org=org, guest=guest, reason="Rude")
+    assert recorded() == {(m.name, "row", guest.platform_user_id) for m in lists[:3]}
+
+
+def test_the_guests_an_event_names_in_its_details_change_too(org, lists, guest):
+    """GUEST_LINKED: the local guest, who left the lists, is named on those the platform guest is on."""
+    with write():
+        record(AuditType.GUEST_LINKED, None, org=org, guest=guest, local_id=-5, entries=3, bans=0)
+    me = guest.platform_user_id
+    assert recorded() == {(m.name, "row", who) for m in lists[:3] for who in (me, -5)}

@@ -253,14 +253,17 @@ def test_profiles_are_fetched_in_batches_of_30_with_64_bit_ids(door, org, fake):
 def test_sync_runs_a_fixed_number_of_queries(door, org, fake):
     meetup = create(door, org).json
     # nothing changed: user with membership, meetup, the list with its guests' names, then in the write
-    # transaction the meetup again, its sync time, the total, the audit event; nothing else is written
-    with assert_query_count(7):
+    # transaction the meetup again, its sync time with its list's version, that change's record, the
+    # total, the audit event; nothing else is written
+    with assert_query_count(8):
         sync(door, meetup)
     fake.set_rsvps("night-owls", "summer-social", range(1, 11))
-    with assert_query_count(10):  # and the newcomers' names, the guests' insert, the entries' insert
+    # and the newcomers' names, the guests' insert, the entries' insert; the lists the changed guests are
+    # on, their versions, the change record (models.changes)
+    with assert_query_count(14):
         sync(door, meetup)
     fake.set_rsvps("night-owls", "summer-social", [(n, "2026-11-20T10:00:00Z") for n in range(6, 400)])
-    with assert_query_count(8):  # nothing new (no profile for 11 to 399): the list, and one UPDATE cancels
+    with assert_query_count(12):  # nothing new (no profile for 11 to 399): one UPDATE cancels, and its record
         sync(door, meetup)
 
 

@@ -11,9 +11,10 @@ from helpers import DOORAPP, PASSWORD, door_env, served
 from doorapp import access
 from doorapp.app import create_app, open_database
 from doorapp.config import Config
-from doorapp.db import db, utcnow
+from doorapp.db import db, utcnow, write
 from doorapp.migrations import MIGRATIONS, Migration, m0001_initial, migrate
-from doorapp.models import Guest, Meetup, MeetupGuest, Org, User
+from doorapp.models import Guest, Meetup, MeetupGuest, Org, User, changes
+from doorapp.models.changes import Version
 
 
 def m0001_data_folder(data_dir):
@@ -114,6 +115,7 @@ def test_m0004_adds_the_attendance_columns_to_a_list_made_before_them(tmp_path):
         connection.execute("ALTER TABLE guest DROP COLUMN is_local")  # m0003's
         connection.execute("ALTER TABLE meetup DROP COLUMN door_list_version")  # m0005's
         connection.execute("ALTER TABLE org DROP COLUMN door_lists_version")
+        connection.execute("ALTER TABLE meetup DROP COLUMN door_list_salt")  # m0015's
         drop_m0017_counts(connection)
         connection.execute(
             "INSERT INTO guest (platform_user_id, username, displayname, created_at) "
@@ -227,6 +229,7 @@ def test_m0014_lets_arrivals_made_before_it_keep_all_their_guests(tmp_path):
     m0001_data_folder(tmp_path)
     with sqlite3.connect(tmp_path / "door.db") as connection:
         connection.execute("ALTER TABLE meetup_guest DROP COLUMN guests_brought")
+        connection.execute("ALTER TABLE meetup DROP COLUMN door_list_salt")  # m0015's
         drop_m0017_counts(connection)
         connection.execute(
             "INSERT INTO guest (platform_user_id, username, displayname, created_at, is_local) "
@@ -253,12 +256,50 @@ def test_m0014_lets_arrivals_made_before_it_keep_all_their_guests(tmp_path):
     assert brought == {1: 2, 2: None}
 
 
+def test_m0015_starts_each_lists_change_record_at_its_version(tmp_path):
+    """A door holding a list's version from before m0015 (its number; no salt yet) is sent what changes
+    after it as a delta, not the whole list."""
+    m0001_data_folder(tmp_path)
+    with sqlite3.connect(tmp_path / "door.db") as connection:
+        connection.execute("DROP TABLE door_change")
+        connection.execute("DROP INDEX meetup_org_id_date")
+        connection.execute("ALTER TABLE meetup DROP COLUMN door_list_salt")
+        drop_m0017_counts(connection)
+        connection.execute(
+            "INSERT INTO guest (platform_user_id, username, displayname, created_at, is_local) "
+            "VALUES (1, 'ann', 'Ann', '2020-01-01', 0)"
+        )
+        meetup = "b6a1e1de4a3f4a8e9a5e1d1e1e1e1e1e"  # as peewee stores a UUID in SQLite
+        connection.execute(
+            "INSERT INTO meetup (id, org_id, name, date, platform_url, is_finalized, created_at, "
+            "last_arrival_order, door_list_version) "
+            "SELECT ?, id, 'm', '2020-01-02', 'u', 0, '2020-01-01', 0, 7 FROM org",
+            (meetup,),
+        )
+        connection.execute(
+            "INSERT INTO meetup_guest (meetup_id, guest_id, rsvp_time, cancelled_rsvp, is_walkin, "
+            "has_arrived, guests_count, waitlisted) VALUES (?, 1, '2020-01-01', 0, 0, 0, 0, 0)",
+            (meetup,),
+        )
+    connection.close()
+    open_database(Config(data_dir=tmp_path))
+    assert "m0015_door_list_changes" in migrate()
+    held = Version(7, 0, 0)
+    assert changes.since(meetup, held, Version(7, 0, 0)) == set()
+    with write():
+        changes.rows([1], Meetup.get_by_id(meetup).org_id, meetup)
+    now = Version(*Meetup.list_version(Meetup.get_by_id(meetup).org_id, meetup))
+    db.close()
+    assert now.number == 8 and changes.since(meetup, held, now) == {1}
+
+
 def test_m0017_counts_who_is_inside_an_open_meetup_and_sends_out_a_finalized_ones(tmp_path):
     """Before m0017 nobody could step out: an open meetup's arrivals and their guests are inside, its peak
     is all of them at its last arrival; a finalized meetup had sent everyone out when it was finalized."""
     m0001_data_folder(tmp_path)
     with sqlite3.connect(tmp_path / "door.db") as connection:
         drop_m0017_counts(connection)
+        connection.execute("ALTER TABLE meetup DROP COLUMN door_list_salt")  # m0015's
         connection.execute("ALTER TABLE meetup_guest DROP COLUMN exited_at")
         connection.execute(
             "INSERT INTO guest (platform_user_id, username, displayname, created_at, is_local) "

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 import requests
-from helpers import ENGINES, at_once, auth, base, entry, events, phone_of
+from helpers import ENGINES, at_once, auth, base, entry, events, follow, phone_of
 
 from doorapp.db import iso, utcnow
 from doorapp.models import Guest, Meetup, MeetupGuest
@@ -360,3 +360,37 @@ def test_two_doors_at_the_last_place_exactly_one_gets_it(live_server, meetup, st
     assert sorted(r.status_code for r in replies) == [200] + [409] * 9
     assert Meetup.get_by_id(meetup.id).inside == 2 == heads_inside(meetup)
     assert len(events("REENTRY")) == 1
+
+
+def test_a_door_following_the_deltas_sees_exits_re_entries_people_left_and_tags(door, boss, meetup, guest):
+    """Each change of who is in, and of what the org keeps on a guest, reaches a door that holds the list
+    and asks what changed since: the rows it changed (none for a count), and the door then holds what a
+    plain GET answers."""
+    bob, carol = add(meetup, 2, "bob"), add(meetup, 3, "carol")
+    for who in (guest, bob):
+        door.post_json(f"{entry(meetup, who)}/checkin", {})
+    url = f"/organizations/{meetup.org_id}"
+    speaker = boss.post_json(f"{url}/tags", {"label": "Speaker", "color": "purple"}, status=201).json
+    steps = [
+        (lambda: door.post_json(f"{entry(meetup, guest)}/exit", {}), {guest.platform_user_id}),
+        (lambda: door.post_json(f"{entry(meetup, guest)}/reenter", {}), {guest.platform_user_id}),
+        (lambda: door.post_json(f"{base(meetup)}/left", {"people": 1}), set()),
+        (lambda: boss.patch_json(base(meetup), {"capacity": 60}), set()),
+        (lambda: boss.put_json(f"{url}/guests/3/tags", {"tags": [speaker["id"]], "note": "Talk at 9"}), {3}),
+        (lambda: boss.put_json(f"{url}/guests/2/tags", {"tags": [speaker["id"]]}), {2}),
+        (lambda: boss.patch_json(f"{url}/tags/{speaker['id']}", {"label": "Speaker tonight"}), {2, 3}),
+        (lambda: boss.delete(f"{url}/tags/{speaker['id']}", status=204), {2, 3}),
+        (lambda: boss.patch(f"{base(meetup)}/finalize"), {guest.platform_user_id, 2}),
+    ]
+    held = follow(None, door.get(f"{base(meetup)}/guests").json)
+    for act, rows in steps:
+        act()
+        delta = door.get(f"{base(meetup)}/guests", {"since": held["version"]}).json
+        assert delta["full"] is False and delta["removed"] == []
+        assert {g["guest"]["platform_user_id"] for g in delta["guests"]} == rows
+        held = follow(held, delta)
+        assert held == follow(None, door.get(f"{base(meetup)}/guests").json)
+    assert held["counts"]["inside"] == 0 and held["counts"]["capacity"] == 60
+    assert not any(g["rsvp"]["inside"] for g in held["guests"].values())
+    assert held["guests"][3]["guest"]["tags"] == [] and held["guests"][3]["guest"]["note"] == "Talk at 9"
+    assert carol.platform_user_id in held["guests"]

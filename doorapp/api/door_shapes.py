@@ -99,12 +99,22 @@ class ListState(TypedDict):
 
 
 class DoorList(TypedDict):
-    """A meetup's door list: every guest on it, its counts and its state."""
+    """A meetup's door list at one `version`: its guests, its counts and its state.
 
+    `version` is opaque (the answer's ETag is `W/"<version>"`). `full` true: `guests` is every guest on
+    the list, in RSVP order, and `removed` is empty. `full` false (an answer to `?since=<version>`):
+    `guests` holds only the entries that changed since that version and `removed` the `platform_user_id`s
+    that left the list since (a guest let in by name and then linked, say); replace entries by
+    `platform_user_id` and drop the removed ones, and the list is the whole list at `version`. `total`,
+    `counts` and `meetup` are always the whole list's."""
+
+    version: str
+    full: bool
     total: int
     counts: Counts
     meetup: ListState
     guests: list[MeetupGuest]
+    removed: list[int]
 
 
 OUTCOME_COLUMNS = tuple(GuestOutcome.__annotations__)

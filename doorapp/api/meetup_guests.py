@@ -15,7 +15,7 @@ from doorapp.actors import checker_json
 from doorapp.api import GUESTS_BROUGHT, door_shapes, endpoint, guests_brought, named
 from doorapp.api.door_shapes import meetup_guest_json
 from doorapp.bodies import number, text
-from doorapp.db import db, iso
+from doorapp.db import iso, snapshot
 from doorapp.door_actions import (
     DOOR_TIME,
     PastCapacity,
@@ -29,6 +29,7 @@ from doorapp.door_actions import (
 from doorapp.errors import ApiError
 from doorapp.models import Ban, Guest, Meetup, MeetupGuest, audit
 from doorapp.models.audit import AuditType
+from doorapp.models.changes import VERSION
 
 ENTRY = "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>"
 
@@ -60,11 +61,6 @@ class LocalWalkinIn(PastCapacity):
     door_time: str | None = DOOR_TIME
 
 
-@dataclass
-class DoorListQuery:
-    tag: int | None = number(minimum=1, default=None, doc="Only the guests with this tag (its id).")
-
-
 def refuse_check_in(entry):
     """409 already_checked_in with who let the guest in, when, and which number; or meetup_finalized or
     capacity_reached when the meetup was closed or its room filled meanwhile (a conditional UPDATE of
@@ -88,12 +84,28 @@ def refuse_banned(guest, ban):
     raise ApiError(409, "guest_banned", f"{named(guest)} is banned here: {ban.reason}", ban_reason=ban.reason)
 
 
+@dataclass
+class DoorListQuery:
+    since: str | None = text(
+        max_length=40,
+        default=None,
+        pattern=VERSION,
+        doc=(
+            "The `version` of the list the door holds: the answer is then only what changed since "
+            "(`full` false), or the whole list (`full` true) for a version it cannot say that of."
+        ),
+    )
+    tag: int | None = number(
+        minimum=1, default=None, doc="Only the guests with this tag (its id): all of them."
+    )
+
+
 @endpoint(
     "GET",
     "/organizations/<org_id>/meetups/<meetup_id>/guests",
     auth=door,
-    query=DoorListQuery,
     tx=False,
+    query=DoorListQuery,
     answer=door_shapes.DoorList,
     conditional=True,
     errors=("not_found",),
@@ -101,25 +113,28 @@ def refuse_banned(guest, ban):
 def list_meetup_guests(org_id, meetup_id, query):
     """The door list: every guest on the meetup with RSVP, check-in, in or out, ban status, the
     organization's tags and note on them, the counts, and the meetup's state (`meetup`: is_finalized,
-    finalized_at, last_synced_at). `?tag=` (a tag's id) lists only the guests with that tag.
+    finalized_at, last_synced_at), at a `version`. `?tag=` (a tag's id) lists only the guests with that tag,
+    always whole.
 
-    The answer carries an ETag; send it back in If-None-Match and an unchanged list answers 304 with
-    no body, so a door can poll every second."""
+    A door keeps the list and polls with `?since=<version>`: the answer holds only the entries that changed
+    since and the ids that left the list (`removed`), with the whole `total`, `counts` and `meetup` (`full`
+    false); or the whole list (`full` true) for a version this list never had, one older than Door keeps (at
+    least 15 minutes and the list's last 10,000 changes), or when the list was rebuilt. The answer's ETag is
+    `W/"<version>"`: sent back in If-None-Match, a list that has not changed answers 304 with no body."""
     response.set_header("Cache-Control", "private, no-cache")
     response.set_header("Vary", "Accept-Encoding")
     known = request.get_header("If-None-Match")
     version = known and Meetup.list_version(org_id, meetup_id)  # a poll's one query, outside a transaction
-    if version and doorlist.etag_matches(known, doorlist.tag(version, query.tag)):
-        response.set_header("ETag", doorlist.tag(version, query.tag))
+    current = version and doorlist.tag(doorlist.current(meetup_id, version), query.tag)
+    if current and doorlist.etag_matches(known, current):
+        response.set_header("ETag", current)
         response.status = 304
         return None
-    with db.atomic():  # the list and its version from one snapshot
+    with snapshot():  # the list, its version and what changed, from one moment
         meetup = Meetup.with_list_version(org_id, meetup_id)
         if meetup is None:
             raise ApiError(404, "not_found", f"No meetup has the id {meetup_id}.")
-        etag = doorlist.tag(meetup.list_version, query.tag)
-        response.set_header("ETag", etag)
-        return doorlist.body(meetup, etag, request.get_header("Accept-Encoding"), query.tag)
+        return doorlist.body(meetup, query.since, request.get_header("Accept-Encoding"), query.tag)
 
 
 @endpoint(

@@ -169,7 +169,7 @@ def finalize_meetup(org_id, meetup_id, caller):
     meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)
     if not Meetup.set_finalized(meetup.id, True):
         raise ApiError(409, "already_finalized", "This meetup is already finalized.")
-    room.everyone_out(meetup.id)
+    room.everyone_out(meetup.org_id, meetup.id)
     audit.record(AuditType.MEETUP_FINALIZED, caller, org=meetup.org_id, meetup=meetup, inside=meetup.inside)
     return meetup_json(Meetup.get_by_id(meetup.id))
 
@@ -233,7 +233,8 @@ def delete_meetup(org_id, meetup_id, caller):
     and URL."""
     meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)
     DoorPass.outlive(meetup.id)  # rolled back with the rest when the meetup stays
+    what = {"name": meetup.name, "date": iso(meetup.date), "platform_url": meetup.platform_url or None}
+    # recorded while the meetup's row is there: its date says which door lists it counted in
+    audit.record(AuditType.MEETUP_DELETED, caller, org=meetup.org_id, meetup=meetup.id, **what)
     if not Meetup.remove(meetup.id):
         raise ApiError(409, "meetup_has_arrivals", ARRIVALS.format(what="deleted"))
-    what = {"name": meetup.name, "date": iso(meetup.date), "platform_url": meetup.platform_url or None}
-    audit.record(AuditType.MEETUP_DELETED, caller, org=meetup.org_id, meetup=meetup.id, **what)

@@ -11,7 +11,7 @@ from doorapp.api.shapes import Tag, tag_json
 from doorapp.bodies import text
 from doorapp.db import get_or_404
 from doorapp.errors import ApiError, invalid, validation_error
-from doorapp.models import Guest, GuestNote, GuestTag, Org, audit
+from doorapp.models import Guest, GuestNote, Org, audit, changes
 from doorapp.models import Tag as TagRow
 from doorapp.models.audit import AuditType
 from doorapp.models.tags import COLOR, set_guest, tags_of
@@ -89,6 +89,7 @@ def change_tag(org_id, tag_id, body, caller):
         tag.label = body.label
     tag.color = body.color or tag.color
     tag.save()
+    changes.rows(TagRow.guests(tag.id), org_id)  # their rows, on every list of the org
     audit.record(
         AuditType.TAG_CHANGED, caller, org=org_id, tag_id=tag.id, label=tag.label, color=tag.color, **before
     )
@@ -99,7 +100,8 @@ def change_tag(org_id, tag_id, body, caller):
 def delete_tag(org_id, tag_id, caller):
     """Delete a tag, and take it off every guest who had it."""
     tag = one_tag(org_id, tag_id)
-    guests = GuestTag.select().where(GuestTag.tag == tag.id).count()
+    guests = TagRow.guests(tag.id)
+    changes.rows(guests, org_id)  # their rows, on every list of the org
     tag.delete_instance()  # its GuestTag rows go with it (ON DELETE CASCADE)
     audit.record(
         AuditType.TAG_DELETED,
@@ -108,7 +110,7 @@ def delete_tag(org_id, tag_id, caller):
         tag_id=tag.id,
         label=tag.label,
         color=tag.color,
-        guests=guests,
+        guests=len(guests),
     )
 
 

@@ -6,6 +6,7 @@
     names     the name rule of searches
     meetups   Meetup (arrival counter, finalizing), the door lists' versions
     meetup_guests  MeetupGuest (a meetup's list, check-ins and heads, history)
+    changes   DoorChange: what changed on a door list at each version (the door list's deltas)
     local_guests   a guest let in by name, linked to their platform account
     passes    DoorPass (a phone's way in to one org's door, without an account)
     room      people in the room: an arrival stepping out and back in (the count: Meetup.inside)
@@ -15,6 +16,7 @@
 
 from doorapp.models.accounts import Failure, IdempotencyKey, Membership, Org, Setting, SigningKey, User
 from doorapp.models.audit import AuditEvent, AuditType
+from doorapp.models.changes import DoorChange
 from doorapp.models.guests import Ban, Guest
 from doorapp.models.meetup_guests import MeetupGuest
 from doorapp.models.meetups import Meetup
@@ -31,6 +33,7 @@ MODELS = [
     DoorPass,
     MeetupGuest,
     AuditEvent,
+    DoorChange,
     Failure,
     Setting,
     IdempotencyKey,
@@ -45,6 +48,7 @@ __all__ = [
     "AuditEvent",
     "AuditType",
     "Ban",
+    "DoorChange",
     "DoorPass",
     "Failure",
     "Guest",

@@ -177,7 +177,7 @@ class Org(BaseModel):
     name = CharField(max_length=128, unique=True)
     slug = CharField(max_length=64, unique=True)
     created_at = DateTimeField(default=utcnow)
-    door_lists_version = IntegerField(default=0)  # +1 with each change of all its door lists (a ban, ...)
+    door_lists_version = IntegerField(default=0)  # m0007's; no longer read (models.changes replaced it)
     time_zone = CharField(max_length=64, null=True)  # IANA name for files made for people; None: the server's
 
     @classmethod

@@ -1,7 +1,10 @@
-"""The audit log: its event types, what each one records and which door-list version it moves, the
+"""The audit log: its event types, what each one records and what of the door lists it changes, the
 AuditEvent table, and record(), the one way to write an event.
 
-A new audit type is one line in AuditType and one row in EVENTS (tests walk both)."""
+A new audit type is one line in AuditType and one row in EVENTS (tests walk both). Its row's `moves` is how
+its change reaches the doors: record() writes the change record (models.changes) that the door list's
+deltas are read from, so a type that changes what a door row shows declares which rows it changes, and
+nothing else is needed for every door to be sent them."""
 
 import json
 from dataclasses import dataclass
@@ -11,9 +14,9 @@ from peewee import JOIN, CharField, DateTimeField, ForeignKeyField, JSONField, T
 
 from doorapp.caller import Caller
 from doorapp.db import BaseModel, Prepared, utcnow
+from doorapp.models import changes
 from doorapp.models.accounts import Org, User
 from doorapp.models.guests import Guest
-from doorapp.models.meetups import door_list_changed
 from doorapp.models.passes import DoorPass
 
 
@@ -52,92 +55,115 @@ class AuditType(StrEnum):
 
 
 class Moves(StrEnum):
-    """Which door-list version an event's change moves on (doors poll it: Meetup.list_version)."""
+    """What of the door lists an event's change changes: record() writes it to the change record
+    (models.changes), which the door list's version and deltas are read from."""
 
     NOTHING = "nothing"  # no door list shows what changed
-    MEETUP = "meetup"  # the meetup's own list: record() moves it
-    ORG = "org"  # every list of the org (a guest's status or history there): record() moves it
-    # the meetup's list, moved by the UPDATE of the meetup that the change makes anyway
-    # (Meetup.next_arrival_order, Meetup.synced, the count of people inside: Meetup.admit and .release):
-    # the hot path keeps its statement count
-    IN_CHANGE = "in the change's own UPDATE"
+    # the event's guest's row (and those of the guests its `rows_of` details name): on the event's meetup's
+    # list and, for their history, on the org's lists dated after it; with no meetup, on every list of the
+    # org (a ban)
+    GUEST = "the guest's rows"
+    STATE = "the meetup's counts or state"  # no row: finalized, people counted
+    LIST = "the meetup's whole list"  # rebuilt: every door reads it whole again
+    # the org's guest rows: the meetup starts or stops counting in the history (no-shows, the last meetups
+    # a mark looks at) of the org's lists dated after it, which are read whole again; and its own state
+    ORG = "the org's guest rows"
+    # a sync or an import names the rows it wrote (models.sync), a tag the rows of its guests (api/tags)
+    IN_CHANGE = "recorded by the change itself"
 
 
 @dataclass(frozen=True)
 class Event:
     moves: Moves
     details: tuple = ()  # the keys of `details` the event may carry (a reader shows any other as it comes)
+    rows_of: tuple = ()  # of those, the ones that name more guests whose rows changed (Moves.GUEST)
 
 
 DOOR_TIME = "door_time"  # when the door acted, by the device's clock (the body's door_time)
 OVER_CAPACITY = ("over_capacity", "capacity")  # let in past the meetup's capacity, which was this
 TAG = ("tag_id", "label", "color")
-# Every audit type: which version it moves and its detail keys. One row per type.
+# Every audit type: what of the door lists it changes, and its detail keys. One row per type.
 EVENTS = {
     # forced: a ban was overridden; guests_brought: of the RSVP's guests, how many came (when it had any);
     # over_capacity: a person let them in past the meetup's `capacity` (the event's reason says why)
-    AuditType.CHECK_IN: Event(Moves.IN_CHANGE, (DOOR_TIME, "forced", "guests_brought", *OVER_CAPACITY)),
-    AuditType.UNDO_CHECK_IN: Event(Moves.MEETUP, ("arrival_order", "arrival_time", DOOR_TIME)),
-    AuditType.WALKIN: Event(Moves.MEETUP, (DOOR_TIME,)),
+    AuditType.CHECK_IN: Event(Moves.GUEST, (DOOR_TIME, "forced", "guests_brought", *OVER_CAPACITY)),
+    AuditType.UNDO_CHECK_IN: Event(Moves.GUEST, ("arrival_order", "arrival_time", DOOR_TIME)),
+    AuditType.WALKIN: Event(Moves.GUEST, (DOOR_TIME,)),
     AuditType.GUEST_CREATED: Event(Moves.NOTHING),
-    AuditType.BAN: Event(Moves.ORG),
-    AuditType.UNBAN: Event(Moves.ORG, ("ban_reason",)),
-    AuditType.MEETUP_CREATED: Event(Moves.NOTHING, ("platform_url",)),
+    AuditType.BAN: Event(Moves.GUEST),
+    AuditType.UNBAN: Event(Moves.GUEST, ("ban_reason",)),
+    # a meetup dated before a list starts counting in its history (once over: dated in the past already)
+    AuditType.MEETUP_CREATED: Event(Moves.ORG, ("platform_url",)),
     AuditType.MEETUP_SYNCED: Event(Moves.IN_CHANGE, ("inserted", "updated", "cancelled", "skipped", "total")),
-    # a meetup over or not changes its guests' history on the org's other lists; finalizing sends the
-    # people `inside` out
-    AuditType.MEETUP_FINALIZED: Event(Moves.ORG, ("inside",)),
+    # finalizing a meetup still to come makes it over; the lists dated after it see that in their version
+    # (its `pending` part), and every one of them is read whole then; it sends the people `inside` out,
+    # whose rows the handler names (models.room.everyone_out)
+    AuditType.MEETUP_FINALIZED: Event(Moves.STATE, ("inside",)),
     AuditType.MEETUP_UNFINALIZED: Event(Moves.ORG),
     AuditType.MEMBER_ADDED: Event(Moves.NOTHING, ("user_id", "username", "role")),
     AuditType.MEMBER_ROLE_CHANGED: Event(Moves.NOTHING, ("user_id", "username", "old", "new")),
     AuditType.MEMBER_REMOVED: Event(Moves.NOTHING, ("user_id", "username", "role")),
     AuditType.ORG_UPDATED: Event(Moves.NOTHING, ("changes",)),  # {field: {old, new}}
-    AuditType.GUEST_LINKED: Event(Moves.ORG, ("local_id", "entries", "bans")),  # the moved counts
-    AuditType.NO_SHOW_EXCUSED: Event(Moves.ORG),
+    # the moved counts; the local guest leaves the lists the platform guest is now on
+    AuditType.GUEST_LINKED: Event(Moves.GUEST, ("local_id", "entries", "bans"), rows_of=("local_id",)),
+    AuditType.NO_SHOW_EXCUSED: Event(Moves.GUEST),  # the guest's no-shows on the org's later lists
     AuditType.MEETUP_IMPORTED: Event(
         Moves.IN_CHANGE, ("file", "format", "rows", "added", "updated", "cancelled", "unchanged", "problems")
     ),
     AuditType.MEETUP_CANCELLED: Event(Moves.ORG),  # its guests' no-shows are gone from every list
-    AuditType.MEETUP_DELETED: Event(Moves.ORG, ("name", "date", "platform_url")),  # what it was
+    # what it was; recorded before the meetup's row goes, which says which lists are dated after it
+    AuditType.MEETUP_DELETED: Event(Moves.ORG, ("name", "date", "platform_url")),
     AuditType.PASS_CREATED: Event(Moves.NOTHING, ("pass_id", "label", "ends_at")),
     AuditType.PASS_REVOKED: Event(Moves.NOTHING, ("pass_id", "label")),
     AuditType.GUESTS_BROUGHT_CHANGED: Event(
-        Moves.MEETUP, ("guests_brought_before", "guests_brought")
+        Moves.GUEST, ("guests_brought_before", "guests_brought")
     ),  # the door's People count moves
-    AuditType.EXIT: Event(Moves.IN_CHANGE, (DOOR_TIME,)),
-    AuditType.REENTRY: Event(Moves.IN_CHANGE, (DOOR_TIME, *OVER_CAPACITY)),
-    AuditType.PEOPLE_LEFT: Event(Moves.IN_CHANGE, ("people", "inside", DOOR_TIME)),  # inside: after it
-    AuditType.CAPACITY_CHANGED: Event(Moves.MEETUP, ("capacity_before", "capacity")),
-    AuditType.TAG_CREATED: Event(Moves.NOTHING, TAG),
-    AuditType.TAG_CHANGED: Event(Moves.ORG, (*TAG, "label_before", "color_before")),  # on every row with it
-    AuditType.TAG_DELETED: Event(Moves.ORG, (*TAG, "guests")),  # guests: how many had it
-    AuditType.GUEST_TAGGED: Event(Moves.ORG, ("tags", "note")),  # the labels and the note as set
+    # an arrival's row says they are out (or back): that row on the meetup's list, and its counts
+    AuditType.EXIT: Event(Moves.GUEST, (DOOR_TIME,)),
+    AuditType.REENTRY: Event(Moves.GUEST, (DOOR_TIME, *OVER_CAPACITY)),
+    AuditType.PEOPLE_LEFT: Event(Moves.STATE, ("people", "inside", DOOR_TIME)),  # inside: after it
+    AuditType.CAPACITY_CHANGED: Event(Moves.STATE, ("capacity_before", "capacity")),
+    AuditType.TAG_CREATED: Event(Moves.NOTHING, TAG),  # on nobody yet
+    # the rows of every guest with the tag, on every list of the org: the handler names them (api/tags.py)
+    AuditType.TAG_CHANGED: Event(Moves.IN_CHANGE, (*TAG, "label_before", "color_before")),
+    AuditType.TAG_DELETED: Event(Moves.IN_CHANGE, (*TAG, "guests")),  # guests: how many had it
+    # the guest's rows on every list of the org (the event has no meetup): the labels and the note as set
+    AuditType.GUEST_TAGGED: Event(Moves.GUEST, ("tags", "note")),
+}
+
+# How record() writes each Moves to the change record: (org id, meetup id, guest id, more guest ids).
+RECORD_MOVES = {
+    Moves.NOTHING: lambda org_id, meetup_id, guest_id, more: None,
+    Moves.GUEST: lambda org_id, meetup_id, guest_id, more: changes.rows([guest_id], org_id, meetup_id, more),
+    Moves.STATE: lambda org_id, meetup_id, guest_id, more: changes.state(meetup_id),
+    Moves.LIST: lambda org_id, meetup_id, guest_id, more: changes.whole([meetup_id]),
+    Moves.ORG: lambda org_id, meetup_id, guest_id, more: changes.later_lists(org_id, meetup_id),
+    Moves.IN_CHANGE: lambda org_id, meetup_id, guest_id, more: None,
 }
 
 
 def record(event_type, caller, org=None, meetup=None, guest=None, reason=None, **details):
-    """Write one event; call it after the change, inside the same transaction. A change of door lists moves
-    their version on here (door_list_changed), in that transaction: every such change writes its event.
-    `caller`: who did it, the request's Caller (a handler's `caller`), or None for Door itself."""
+    """Write one event; call it after the change, inside the same transaction. What the change did to the
+    door lists (EVENTS' `moves`) is written to their change record here, in that transaction: the doors'
+    next poll is sent it. `caller`: who did it, the request's Caller (a handler's `caller`), or None for
+    Door itself."""
     if caller is not None and not isinstance(caller, Caller):
         raise TypeError(f"record() takes the request's Caller (a handler's `caller`), not {caller!r}")
     event = EVENTS[event_type]
     undeclared = set(details) - set(event.details)
     assert not undeclared, f"{event_type} declares no detail {undeclared}: add it to EVENTS"
     org_id, meetup_id = getattr(org, "id", org), getattr(meetup, "id", meetup)
-    if event.moves is Moves.MEETUP:
-        door_list_changed(meetup_id=meetup_id)
-    elif event.moves is Moves.ORG:
-        door_list_changed(org_id=org_id)
+    guest_id = getattr(guest, "platform_user_id", guest)
     AuditEvent.record(
         AuditType(event_type).value,
         caller.actor if caller else (None, None),
         org_id,
         meetup_id,
-        getattr(guest, "platform_user_id", guest),
+        guest_id,
         reason,
         details,
     )
+    RECORD_MOVES[event.moves](org_id, meetup_id, guest_id, [details.get(key) for key in event.rows_of])
 
 
 def check_in_record(events):

@@ -45,10 +45,11 @@ class MeetupGuest(BaseModel):
         indexes = ((("meetup", "guest"), True), (("meetup", "arrival_order"), True))
 
     @classmethod
-    def counts(cls, meetup_ids):
+    def counts(cls, meetup_ids, with_total=False):
         """{meetup_id: {rsvps, cancelled, walkins, arrived, waitlisted, people, inside, capacity}} in one
         query (the door list's `counts`): `waitlisted`, those whose outcome is WAITLIST; `people`, arrivals
-        and the guests they brought; `inside`, the people inside now, and the meetup's `capacity`."""
+        and the guests they brought; `inside`, the people inside now, and the meetup's `capacity`;
+        `with_total`, `total` too: the entries."""
         total = count_where
         brought = fn.COALESCE(
             fn.SUM(Case(None, [(cls.has_arrived, fn.COALESCE(cls.guests_brought, 0))], 0)), 0
@@ -56,6 +57,7 @@ class MeetupGuest(BaseModel):
         rows = (
             Meetup.select(
                 Meetup.id,
+                *([fn.COUNT(cls.id).alias("total")] if with_total else []),
                 total(~cls.is_walkin & ~cls.cancelled_rsvp).alias("rsvps"),
                 total(cls.cancelled_rsvp).alias("cancelled"),
                 total(cls.is_walkin).alias("walkins"),
@@ -111,6 +113,16 @@ class MeetupGuest(BaseModel):
     def door_list(cls, meetup):
         """The meetup's entries by rsvp_time, with what the door shows, in one query."""
         return cls._at_the_door().where(cls.meetup == meetup.id).order_by(cls.rsvp_time, cls.id)
+
+    @classmethod
+    def door_rows(cls, meetup, guest_ids):
+        """door_list() of these guests only (those of them on the list), in chunks of 500 ids."""
+        ids = sorted(guest_ids)
+        return [
+            row
+            for i in range(0, len(ids), 500)
+            for row in cls.door_list(meetup).where(cls.guest.in_(ids[i : i + 500]))
+        ]
 
     @classmethod
     def at_door(cls, org_id, meetup_id, guest_id):
@@ -346,10 +358,3 @@ _HISTORY_OF_ONE = Prepared(
     ("uuid", "int", "datetime", "datetime"),
     lambda org_id, guest_id, before, now: MeetupGuest._history_rows(org_id, [guest_id], before, now),
 )
-
-
-def guests_renamed(guest_ids):
-    """Move on the version of every door list these guests are on (a sync, in any org, renamed them)."""
-    if guest_ids:
-        lists = MeetupGuest.select(MeetupGuest.meetup).where(MeetupGuest.guest.in_(sorted(guest_ids)))
-        Meetup.update(door_list_version=Meetup.door_list_version + 1).where(Meetup.id.in_(lists)).execute()

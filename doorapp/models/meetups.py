@@ -1,5 +1,5 @@
 """Meetups: an org's events from the platform, their arrival counter, finalizing, and the versions of the
-door lists that doors poll. (The guests on a meetup's list: meetup_guests.)"""
+door lists that doors poll. (The guests on a meetup's list: meetup_guests; what changed on it: changes.)"""
 
 import uuid
 
@@ -14,6 +14,7 @@ from peewee import (
     TextField,
     UUIDField,
     Value,
+    fn,
 )
 
 from doorapp.db import BaseModel, Prepared, get_or_404, utcnow
@@ -35,7 +36,8 @@ class Meetup(BaseModel):
     created_at = DateTimeField(default=utcnow)
     last_synced_at = DateTimeField(null=True)
     last_arrival_order = IntegerField(default=0)  # per-meetup counter: arrival numbers are never reused
-    door_list_version = IntegerField(default=0)  # +1 with each change of this meetup's door list
+    door_list_version = IntegerField(default=0)  # +1 with each change of this meetup's door list (changes)
+    door_list_salt = IntegerField(default=0)  # random, new with each version (changes.Version)
     cancelled_at = DateTimeField(null=True)  # an admin cancelled it: it did not take place, nobody missed it
     cancel_reason = TextField(null=True)
     # People in the room (models.room): how many are inside now (every door action that moves people moves
@@ -109,13 +111,6 @@ class Meetup(BaseModel):
         return cls.delete().where(cls.id == meetup_id, cls.last_arrival_order == 0).execute() == 1
 
     @classmethod
-    def synced(cls, meetup_id):
-        """Note a sync: when it was, and (MEETUP_SYNCED's change of the door list) the list's version."""
-        cls.update(last_synced_at=utcnow(), door_list_version=cls.door_list_version + 1).where(
-            cls.id == meetup_id
-        ).execute()
-
-    @classmethod
     def of_org(cls, org_id):
         """An org's meetups, newest date first."""
         return cls.select().where(cls.org == org_id).order_by(cls.date.desc(), cls.created_at.desc())
@@ -130,8 +125,7 @@ class Meetup(BaseModel):
         """Advance the meetup's arrival counter and return the new number, and count `people` in (see
         admit); None once it is finalized, or when the room has no space for them and not `force`. The
         UPDATE holds the row's write lock, so two check-ins never get the same number nor the last place,
-        and a rolled-back one leaves no gap that anybody saw. It moves the door list's version on too
-        (CHECK_IN's share of door_list_changed, in the same statement)."""
+        and a rolled-back one leaves no gap that anybody saw."""
         rows = _NEXT_ARRIVAL.rows(meetup_id, people, int(force), utcnow())
         return next((row.last_arrival_order for row in rows), None)
 
@@ -139,13 +133,12 @@ class Meetup(BaseModel):
     def admit(cls, meetup_id, people, force=False):
         """Count `people` in (a re-entry, a correction), while the meetup is open and the room has space
         for them (or `force`); False otherwise. The conditional UPDATE of the meetup's row decides: of two
-        doors at the last place exactly one gets it. It moves the door list's version and the peak on."""
+        doors at the last place exactly one gets it. It moves the peak on."""
         return _ADMIT.count(meetup_id, people, int(force), utcnow()) == 1
 
     @classmethod
     def release(cls, meetup_id, people):
-        """Count `people` out (an exit, an undo, people who left unseen), never below 0; moves the door
-        list's version on."""
+        """Count `people` out (an exit, an undo, people who left unseen), never below 0."""
         _RELEASE.count(meetup_id, people)
 
     @classmethod
@@ -171,17 +164,20 @@ class Meetup(BaseModel):
 
     @classmethod
     def list_version(cls, org_id, meetup_id):
-        """The version of the org's meetup's door list (see with_list_version), or None: a poll's answer."""
-        return _LIST_VERSION.first(org_id, meetup_id)
+        """(number, salt, pending) of the org's meetup's door list (changes.Version), or None: a poll's one
+        query."""
+        return _LIST_VERSION.first(org_id, meetup_id, utcnow())
 
     @classmethod
     def with_list_version(cls, org_id, meetup_id):
-        """The org's meetup, or None, with `list_version`: (its door list's counter, its org's counter), in
-        one query. Every change of the list moves one of them on in its own transaction (door_list_changed),
-        so the version is exact on any engine with any number of writers, and other orgs never touch it."""
-        meetup = _WITH_LIST_VERSION.first(org_id, meetup_id)
+        """The org's meetup, or None, with `list_version`: (number, salt, pending) of its door list, in one
+        query. Every change of the list takes the next number in its own transaction (models.changes), so
+        the version is exact on any engine with any number of writers, and other orgs never touch it.
+        `pending`: the org's meetups dated between now and this one that have yet to begin; one that begins
+        counts in the history marks from then on, and changes the version so."""
+        meetup = _WITH_LIST_VERSION.first(org_id, meetup_id, utcnow())
         if meetup is not None:
-            meetup.list_version = (meetup.door_list_version, meetup.door_lists_version)
+            meetup.list_version = (meetup.door_list_version, meetup.door_list_salt, meetup.pending)
         return meetup
 
     @classmethod
@@ -198,57 +194,58 @@ class Meetup(BaseModel):
 
 
 Meetup.add_index(Meetup.index(Meetup.org, Meetup.platform_url, unique=True, where=SQL("platform_url <> ''")))
+Meetup.add_index(Meetup.index(Meetup.org, Meetup.date))  # the pending part of a list's version
+
+
+def _pending(now):
+    """How many of the meetup's org's open meetups are dated from `now` to before the meetup's date: each
+    becomes over as its date passes, and the history its list shows changes then (changes.Version)."""
+    earlier = Meetup.alias("earlier")
+    return (
+        earlier.select(fn.COUNT(earlier.id))
+        .where(
+            earlier.org == Meetup.org,
+            earlier.date >= now,
+            earlier.date < Meetup.date,
+            ~earlier.is_finalized,
+            earlier.cancelled_at.is_null(),
+        )
+        .alias("pending")
+    )
+
 
 # A check-in's number, people in and out, and a door's poll: SQL text built once (see Prepared).
 _NEXT_ARRIVAL = Prepared(
     ("uuid", "int", "int", "datetime"),
     lambda meetup_id, people, force, now: (
-        Meetup.update(
-            last_arrival_order=Meetup.last_arrival_order + 1,  # a check-in changes the door list
-            door_list_version=Meetup.door_list_version + 1,
-            **Meetup.admitted(people, now),
-        )
+        Meetup.update(last_arrival_order=Meetup.last_arrival_order + 1, **Meetup.admitted(people, now))
         .where(Meetup.id == meetup_id, Meetup.still_open(), Meetup.has_room(people, force))
         .returning(Meetup.last_arrival_order)
     ),
 )
 _ADMIT = Prepared(
     ("uuid", "int", "int", "datetime"),
-    lambda meetup_id, people, force, now: Meetup.update(
-        door_list_version=Meetup.door_list_version + 1, **Meetup.admitted(people, now)
-    ).where(Meetup.id == meetup_id, Meetup.still_open(), Meetup.has_room(people, force)),
+    lambda meetup_id, people, force, now: Meetup.update(**Meetup.admitted(people, now)).where(
+        Meetup.id == meetup_id, Meetup.still_open(), Meetup.has_room(people, force)
+    ),
 )
 _RELEASE = Prepared(
     ("uuid", "int"),
     lambda meetup_id, people: Meetup.update(
-        door_list_version=Meetup.door_list_version + 1,
-        inside=Case(None, [(Meetup.inside > people, Meetup.inside - people)], 0),
+        inside=Case(None, [(Meetup.inside > people, Meetup.inside - people)], 0)
     ).where(Meetup.id == meetup_id),
 )
 _WITH_LIST_VERSION = Prepared(
-    ("uuid", "uuid"),
-    lambda org_id, meetup_id: (
-        Meetup.select(Meetup, Org.door_lists_version)
-        .join(Org)
-        .where(Meetup.id == meetup_id, Meetup.org == org_id)
-        .objects()
+    ("uuid", "uuid", "datetime"),
+    lambda org_id, meetup_id, now: (
+        Meetup.select(Meetup, _pending(now)).where(Meetup.id == meetup_id, Meetup.org == org_id).objects()
     ),
 )
 _LIST_VERSION = Prepared(
-    ("uuid", "uuid"),
-    lambda org_id, meetup_id: (
-        Meetup.select(Meetup.door_list_version, Org.door_lists_version)
-        .join(Org)
+    ("uuid", "uuid", "datetime"),
+    lambda org_id, meetup_id, now: (
+        Meetup.select(Meetup.door_list_version, Meetup.door_list_salt, _pending(now))
         .where(Meetup.id == meetup_id, Meetup.org == org_id)
         .tuples()
     ),
 )
-
-
-def door_list_changed(org_id=None, meetup_id=None):
-    """Move on the version of the meetup's door list, or of every door list of the org (a ban, an excuse:
-    they change guests' status and history on all of them); call it inside the change's transaction."""
-    if meetup_id is not None:
-        Meetup.update(door_list_version=Meetup.door_list_version + 1).where(Meetup.id == meetup_id).execute()
-    else:
-        Org.update(door_lists_version=Org.door_lists_version + 1).where(Org.id == org_id).execute()

@@ -6,6 +6,7 @@ which the conditional UPDATEs of models.meetups move. Each change here first cha
 UPDATE decides whether the guest was in, or out), then the meetup's count, in the same transaction."""
 
 from doorapp.db import Prepared, utcnow
+from doorapp.models import changes
 from doorapp.models.meetup_guests import MeetupGuest
 from doorapp.models.meetups import Meetup
 
@@ -39,13 +40,18 @@ def step_in(entry):
     return True
 
 
-def everyone_out(meetup_id):
-    """Everyone inside the meetup steps out now (it is finalized); how many entries did."""
-    return (
-        MeetupGuest.update(exited_at=utcnow())
-        .where(MeetupGuest.meetup == meetup_id, MeetupGuest.has_arrived, MeetupGuest.exited_at.is_null())
-        .execute()
-    )
+def everyone_out(org_id, meetup_id):
+    """Everyone inside the meetup steps out now (it is finalized): their rows change on its door list
+    (models.changes)."""
+    inside = MeetupGuest.has_arrived & MeetupGuest.exited_at.is_null()
+    out = [
+        guest
+        for (guest,) in MeetupGuest.select(MeetupGuest.guest)
+        .where(MeetupGuest.meetup == meetup_id, inside)
+        .tuples()
+    ]
+    MeetupGuest.update(exited_at=utcnow()).where(MeetupGuest.meetup == meetup_id, inside).execute()
+    changes.rows(out, org_id, meetup_id)
 
 
 # Door actions: SQL text built once (see Prepared).

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from heapq import nsmallest
 
 from doorapp.db import db, in_chunks, queue_on, run_prepared, utcnow
+from doorapp.models import changes
 from doorapp.models.guests import Guest
-from doorapp.models.meetup_guests import MeetupGuest, guests_renamed
+from doorapp.models.meetup_guests import MeetupGuest
 from doorapp.models.meetups import Meetup
 
 
@@ -200,15 +201,18 @@ def current(meetup, plan):
 
 def apply(meetup, plan):
     """Run the plan's writes inside the caller's write transaction, `meetup` read again in it (current()
-    first); the counts."""
+    first), and record what they changed on the door lists (models.changes): the rows of the guests it
+    renamed, on every list they are on in any org; those of the guests it added, changed or cancelled
+    here (and on the org's later lists, whose history they are); the sync's time. The counts."""
     plan = current(meetup, plan)
     run_prepared(plan.statements["guests"])
-    guests_renamed(plan.renamed)  # their names change on other meetups' lists too, in any org
+    changes.rows(plan.renamed)
     inserted = run_prepared(plan.statements["rsvps"])
     run_prepared(plan.statements["back"])
     cancelled = run_prepared(plan.statements["gone"])
     run_prepared(plan.statements["details"])
-    Meetup.synced(meetup.id)
+    changes.rows([i for ids in plan.who.values() for i in ids], meetup.org_id, meetup.id)
+    changes.state(meetup.id, last_synced_at=utcnow())  # the meetup's sync time, with its list's version
     return {
         "inserted": inserted,
         "updated": plan.counts["updated"],

@@ -35,6 +35,11 @@ class Tag(BaseModel):
         return cls.select().where(cls.org == org_id).order_by(cls.label, cls.id)
 
     @classmethod
+    def guests(cls, tag_id):
+        """The ids of the guests with the tag."""
+        return [guest for (guest,) in GuestTag.select(GuestTag.guest).where(GuestTag.tag == tag_id).tuples()]
+
+    @classmethod
     def named(cls, org_id, label, leaving_out=None):
         """The org's tag with this label, case aside ("speaker" is "Speaker"), other than `leaving_out`."""
         query = cls.select().where(cls.org == org_id)

@@ -233,6 +233,14 @@ def logged(door):
     return [m.groups() for m in (LOGGED.search(line.rstrip()) for line in list(door.log)) if m]
 
 
+# The entries the door keeps on the device for a meetup (core/kept.js): how many, or null when none is kept.
+KEPT = """async (meetupId) => {
+  const { kept } = await import("/static/core/kept.js");
+  const held = await kept(meetupId);
+  return held ? held.list.guests.length : null;
+}"""
+
+
 def wait_for(found, seconds=5):
     """found()'s first true answer within `seconds` (the log arrives through a pipe)."""
     deadline = time.monotonic() + seconds

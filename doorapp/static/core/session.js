@@ -1,10 +1,10 @@
 // Who is signed in and which organization the screens work in. The server decides permissions; these
 // facts only hide what the user cannot do.
 import { api, showAccount, tokenAccount } from "./api.js";
+import { forget } from "./kept.js";
 
 const ORG_KEY = "door_org";
 const LAST_SESSION = "door_session"; // userinfo and orgs (no token), for a door reloaded while offline
-export const LAST_LIST = "door_last_list"; // the door list seen last (door/screen.js); gone at sign-out
 
 export const session = {
   user: null, // GET /auth/userinfo
@@ -90,7 +90,7 @@ export function setOrg(id) {
 
 export function endSession() {
   localStorage.removeItem(LAST_SESSION);
-  localStorage.removeItem(LAST_LIST); // guest names and ban reasons do not outlive the session on a shared phone
+  forget(); // the door list kept (core/kept.js): guest names and ban reasons do not outlive the session
   forgetSession();
 }
 

@@ -1,8 +1,9 @@
-// The door list's state, apart from the screen that draws it: entries with their
-// search text, the filter, pending actions, and what a query finds, in which order, and whether Enter may
-// act on it; and the counts, the people inside among them. Pure: no DOM, no requests, so a test can
-// evaluate it in the page.
-import { fold, haystack, search } from "../core/search.js";
+// The door list's state, apart from the screen that draws it: the entries as Door said them, kept up to date
+// by its answers (a whole list, or a delta since the version held: apply), pending actions, and what a query
+// finds, in which order, and whether Enter may act on it, and the counts (the people inside among them). A list of 20,000 stays quick on a phone: each
+// entry's search text is folded once, and the entries are kept in search.js's order by name, so a keystroke
+// is one pass over the list and never a sort. Pure: no DOM, no requests, so a test can evaluate it in the page.
+import { byName, fold, haystack, matcher, rank } from "../core/search.js";
 
 export const FILTERS = [["all", "filter.all"], ["expected", "filter.expected"], ["waitlisted", "filter.waitlisted"],
   ["arrived", "filter.arrived"], ["banned", "filter.banned"]]; // [value, catalogue key]
@@ -57,39 +58,83 @@ function pendingRsvp(item, rsvp) {
   return { has_arrived: !undo, inside: !undo, exited_at: null, arrival_order: null, arrival_time: null, guests_brought: brought };
 }
 
+// What a query compares of an entry, folded once: its search text, its username, its name.
+const keysOf = (entry) => ({ hay: haystack(entry), user: fold(entry.guest.username),
+  name: fold(entry.guest.displayname).replace(/\s+/g, " ") });
+const sameName = (a, b) => a.guest.username === b.guest.username && a.guest.displayname === b.guest.displayname;
+
 export class DoorList {
   constructor() {
-    this.stored = []; // the entries as Door last said, with the answers to this door's own actions since
+    this.version = null; // the version of the list Door last said (its answers' `version`)
     this.counts = null; // {rsvps, cancelled, walkins, arrived, waitlisted, people, inside, capacity} as Door last said (the list's `counts`)
-    this.left = 0; // people this door counted out ("someone left") that Door's last list does not count yet
-    this.said = new Map(); // id -> the entry as Door's last list said it: what the counts are counts of
-    this.hays = [];
+    this.left = 0; // people this door counted out ("someone left") that Door's last answer does not count yet
+    this.stored = new Map(); // id -> the entry as Door last said, or as this door's own action's answer since
+    this.said = new Map(); // id -> the entry as Door's list last said it: what the counts are counts of
+    this.keys = new Map(); // id -> keysOf(entry)
+    this.order = []; // ids by name (search.js's byName); namesakes in the order Door listed them first
     this.waiting = []; // core/queue.js items not answered yet
-    this.entries = []; // what the door shows: the stored entries with the waiting actions applied
-    this.shownHays = [];
+    this.changed = new Map(); // id -> the entry as a waiting action will leave it, marked `pending`
+    this.added = []; // waiting walk-ins not on the list yet, as they will be
   }
 
-  // A door-list answer (GET .../guests) replaces everything Door said before.
+  // A door-list answer (GET .../guests): a whole one (`full`, or an answer before versions) replaces everything
+  // Door said before; a delta replaces the entries it holds and drops those `removed`.
+  apply(answer) {
+    if (answer.full !== false) return this.load(answer);
+    for (const entry of answer.guests) this.set(entry, true);
+    for (const id of answer.removed) this.drop(String(id));
+    this.counts = answer.counts;
+    this.version = answer.version;
+    this.left = 0;
+    return this.merge();
+  }
+
   load(answer) {
-    this.stored = answer.guests;
+    this.stored = new Map(answer.guests.map((e) => [idOf(e), e]));
+    this.said = new Map(this.stored);
+    this.keys = new Map(answer.guests.map((e) => [idOf(e), keysOf(e)]));
+    const at = new Map([...this.stored.keys()].map((id, i) => [id, i]));
+    this.order = [...this.stored.keys()].sort((a, b) => byName(this.stored.get(a), this.stored.get(b)) || at.get(a) - at.get(b));
     this.counts = answer.counts;
     this.left = 0;
-    this.said = new Map(this.stored.map((e) => [idOf(e), e]));
-    this.hays = this.stored.map(haystack);
+    this.version = answer.version ?? null;
     this.merge();
   }
 
   // One entry as an action's answer says it is now; a new one is added.
   put(entry) {
-    const i = this.stored.findIndex((e) => idOf(e) === idOf(entry));
-    if (i >= 0) {
-      this.stored[i] = entry;
-      this.hays[i] = haystack(entry);
-    } else {
-      this.stored.push(entry);
-      this.hays.push(haystack(entry));
-    }
+    this.set(entry, false);
     this.merge();
+  }
+
+  set(entry, said) {
+    const id = idOf(entry);
+    const before = this.stored.get(id);
+    this.stored.set(id, entry);
+    if (said) this.said.set(id, entry);
+    if (before && sameName(before, entry)) return;
+    this.keys.set(id, keysOf(entry));
+    if (before) this.order.splice(this.order.indexOf(id), 1);
+    this.order.splice(this.place(entry), 0, id);
+  }
+
+  drop(id) {
+    if (!this.stored.has(id)) return;
+    this.stored.delete(id);
+    this.said.delete(id);
+    this.keys.delete(id);
+    this.order.splice(this.order.indexOf(id), 1);
+  }
+
+  // Where an entry goes in `order`: after every entry whose name sorts before it or the same.
+  place(entry, order = this.order, entryOf = (id) => this.stored.get(id)) {
+    let low = 0, high = order.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (byName(entryOf(order[middle]), entry) <= 0) low = middle + 1;
+      else high = middle;
+    }
+    return low;
   }
 
   // Actions not answered yet (core/queue.js items): their guests show as they will be, marked `pending`.
@@ -104,24 +149,36 @@ export class DoorList {
   }
 
   merge() {
-    const changed = new Map();
-    const added = [];
+    this.changed = new Map();
+    this.added = [];
     for (const item of this.waiting) { // in the order they will go: a step out, then back in, shows back in
       if (!item.guest) continue; // people who left: counted by tally()
-      const known = item.guest.platform_user_id !== undefined && this.stored.find((e) => idOf(e) === String(item.guest.platform_user_id));
-      const base = (known && changed.get(idOf(known))) || known
+      const known = item.guest.platform_user_id !== undefined && this.stored.get(String(item.guest.platform_user_id));
+      const base = (known && this.changed.get(idOf(known))) || known
         || { guest: { is_banned: false, ban_reason: null, platform_user_id: `pending-${item.id}`, tags: [], note: null, ...item.guest },
           rsvp: { is_walkin: true, cancelled_rsvp: false, rsvp_time: item.at, checked_in_by: null } };
       const entry = { ...base, rsvp: { ...base.rsvp, ...pendingRsvp(item, base.rsvp) }, pending: PENDING[item.kind] || "checkin", pendingAt: item.at };
-      if (known) changed.set(idOf(known), entry);
-      else added.push(entry);
+      if (known) this.changed.set(idOf(known), entry);
+      else this.added.push(entry);
     }
-    this.entries = this.stored.map((e) => changed.get(idOf(e)) || e).concat(added);
-    this.shownHays = this.hays.concat(added.map(haystack));
+  }
+
+  // The entry the door shows for this id: with a waiting action applied.
+  shown(id) {
+    return this.changed.get(id) || this.stored.get(id);
+  }
+
+  // Every entry the door shows: the list's, then the waiting walk-ins.
+  get entries() {
+    return [...this.stored.keys()].map((id) => this.shown(id)).concat(this.added);
+  }
+
+  get size() {
+    return this.stored.size + this.added.length;
   }
 
   find(id) {
-    return this.entries.find((e) => idOf(e) === String(id)) || null;
+    return this.shown(String(id)) || this.added.find((e) => idOf(e) === String(id)) || null;
   }
 
   // {rsvps, arrived, people, inside, capacity, expected, waitlisted, walkins}: Door's counts with what this
@@ -161,26 +218,40 @@ export class DoorList {
   // What the door shows for `query` under `filter`: {results, target}. `target` is the entry Enter acts on
   // without asking: the exact username match, or the only result; null when the choice is not clear.
   // Order: an exact username match first (arrived or not: "already in" must show), then exact full-name
-  // matches (arrived namesakes first, so the door sees who is already in), then search.js's order. The
-  // Arrived filter lists the latest arrival first (the one an undo is most likely for).
+  // matches (arrived namesakes first, so the door sees who is already in), then search.js's order (expected,
+  // arrived, cancelled; by name within each). The Arrived filter lists the latest arrival first (the one an
+  // undo is most likely for). One pass over the entries in their order by name: no sort but the Arrived one's.
   query(query, filter = "all") {
     const keep = keeper(filter);
     const wanted = asUsername(query);
     const name = fold(query.trim()).replace(/\s+/g, " ");
-    const found = search(this.entries, this.shownHays, query).filter(keep);
-    const tier = (e) => {
-      if (wanted && fold(e.guest.username) === wanted && !e.guest.is_local) return 0;
-      if (name && fold(e.guest.displayname).replace(/\s+/g, " ") === name) return e.rsvp.has_arrived ? 1 : 2;
+    const matches = matcher(query);
+    const tier = (e, keys) => {
+      if (wanted && keys.user === wanted && !e.guest.is_local) return 0;
+      if (name && keys.name === name) return e.rsvp.has_arrived ? 1 : 2;
       return 3;
     };
-    const tiers = new Map(found.map((e) => [e, tier(e)]));
-    // Arrived: the latest first by the door's time (a check-in sent late keeps its minute), one still
-    // waiting to be sent (no time yet) on top
+    const found = [0, 1, 2, 3].map(() => [[], [], []]); // [tier][search.js's rank]
+    for (const id of this.order) {
+      const keys = this.keys.get(id);
+      if (!matches(keys.hay)) continue;
+      const entry = this.shown(id);
+      if (keep(entry)) found[tier(entry, keys)][rank(entry)].push(entry);
+    }
+    for (const entry of this.added) { // few: each goes to its place by name
+      const keys = keysOf(entry);
+      if (!matches(keys.hay) || !keep(entry)) continue;
+      const bucket = found[tier(entry, keys)][rank(entry)];
+      bucket.splice(this.place(entry, bucket, (e) => e), 0, entry);
+    }
+    // Arrived: the latest first by the door's time (a check-in sent late keeps its minute), one still waiting to
+    // be sent (no time yet) on top
     const came = (e) => (e.rsvp.arrival_time ? Date.parse(e.rsvp.arrival_time) : Infinity);
-    const latest = (a, b) => (filter === "arrived" ? came(b) - came(a) || (b.rsvp.arrival_order || 0) - (a.rsvp.arrival_order || 0) : 0);
-    const results = found.map((e, i) => [e, i])
-      .sort(([a, i], [b, j]) => tiers.get(a) - tiers.get(b) || latest(a, b) || i - j).map(([e]) => e);
-    const exact = results.length && tiers.get(results[0]) === 0 ? results[0] : null;
+    const latest = (a, b) => came(b) - came(a) || (b.rsvp.arrival_order || 0) - (a.rsvp.arrival_order || 0);
+    const tiers = found.map((ranks) => ranks.flat());
+    if (filter === "arrived") tiers.forEach((entries) => entries.sort(latest)); // stable: ties keep their order
+    const results = tiers.flat();
+    const exact = tiers[0][0] || null;
     return { results, target: exact || (results.length === 1 ? results[0] : null) };
   }
 }

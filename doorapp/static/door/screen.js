@@ -1,9 +1,10 @@
 // The door screen of one meetup (#/orgs/{org_id}/meetups/{meetup_id}): live counters, search as you type,
-// keyboard check-in, ban override, undo with a reason, walk-ins and sync. The list is polled every second
-// with If-None-Match, so a check-in, finalize, ban or sync anywhere shows here within two seconds. Check-ins,
-// walk-ins and undos go through core/queue.js: a blip delays them, never loses or doubles them. The list as
-// last seen is kept in localStorage, so the door keeps working (and reloads, where a service worker keeps
-// the shell) while the network is down.
+// keyboard check-in, ban override, undo with a reason, walk-ins and sync. The door keeps its list and polls it
+// every second by changes (`?since=` the version it holds, with If-None-Match): a check-in, finalize, ban or
+// sync anywhere shows here within two seconds, and costs this door that row, not the whole list. Check-ins,
+// walk-ins and undos go through core/queue.js: a blip delays them, never loses or doubles them. The list is
+// kept on the device (core/kept.js), so the door keeps working (and reloads, where a service worker keeps
+// the shell) while the network is down, and catches up by changes when it is back.
 //
 // This file holds the screen's state, its poll and its selection; the rest of the screen is one module per
 // concern, mixed into DoorScreen: view.js (what it draws), status.js (the status line: network, queue and
@@ -13,7 +14,8 @@
 import { api } from "../core/api.js";
 import { h } from "../core/dom.js";
 import { problemText, t } from "../core/i18n.js";
-import { doorHash, LAST_LIST as LAST, orgPath, session, setOrg } from "../core/session.js";
+import { keep, kept } from "../core/kept.js";
+import { doorHash, orgPath, session, setOrg } from "../core/session.js";
 import { actions } from "./actions.js";
 import { keyHandler } from "./keys.js";
 import { DoorList, idOf } from "./list.js";
@@ -24,16 +26,6 @@ import { walkIns } from "./walkin.js";
 
 const POLL_MS = 1000;
 
-// The meetup and its list as this device saw them last, when that was this meetup.
-function lastSeen(meetupId) {
-  try {
-    const last = JSON.parse(localStorage.getItem(LAST) || "null");
-    return last && last.meetup.id === meetupId ? last : null;
-  } catch {
-    return null;
-  }
-}
-
 // #/meetups/{meetup_id}, the door's address before it carried its org: the org is found (the current one
 // first, then the others this user can see) and the address replaced.
 export async function redirect(view, [meetupId], ctx) {
@@ -43,7 +35,8 @@ export async function redirect(view, [meetupId], ctx) {
       await api.get(orgPath(`/meetups/${meetupId}`, org));
       return ctx.redirect(doorHash(org.id, meetupId));
     } catch (error) {
-      if (error.status === 0 && lastSeen(meetupId)) return ctx.redirect(doorHash(lastSeen(meetupId).meetup.org_id, meetupId));
+      const last = error.status === 0 && await kept(meetupId);
+      if (last) return ctx.redirect(doorHash(last.meetup.org_id, meetupId));
       if (error.status !== 404 && error.status !== 403) throw error;
     }
   }
@@ -58,17 +51,18 @@ function notFound(view) {
 
 export async function screen(view, [orgId, meetupId], ctx) {
   const org = setOrg(orgId) || session.orgs.find((o) => o.id === orgId) || { id: orgId };
-  let meetup = null, last = null;
+  let meetup = null;
+  const last = kept(meetupId); // the list as this device held it, read meanwhile
   try {
     meetup = await api.get(orgPath(`/meetups/${meetupId}`, org));
   } catch (error) {
-    last = error.status === 0 ? lastSeen(meetupId) : null;
-    if (last) meetup = last.meetup;
+    const held = error.status === 0 ? await last : null;
+    if (held) meetup = held.meetup;
     else if (error.status !== 404 && error.status !== 403) throw error;
   }
   ctx.renderTop();
   if (!meetup) return notFound(view);
-  new DoorScreen(view, meetup, ctx, last || lastSeen(meetupId)).start();
+  new DoorScreen(view, meetup, ctx, await last).start();
 }
 
 class DoorScreen {
@@ -78,11 +72,9 @@ class DoorScreen {
     this.ctx = ctx;
     this.base = orgPath(`/meetups/${meetup.id}`, { id: meetup.org_id });
     this.state = new DoorList();
-    this.etag = null;
     this.loaded = false;
-    if (last) { // the list as last seen shows at once; the first poll replaces it
+    if (last) { // the list as last held shows at once; the first poll brings it up to date
       this.state.load(last.list);
-      this.etag = last.etag;
       this.loaded = true;
     }
     this.filter = "all";
@@ -127,18 +119,20 @@ class DoorScreen {
 
   // --- the list -------------------------------------------------------------------------------------
 
+  // What changed since the version this door holds (the whole list the first time, or when Door cannot say).
   async poll() {
     if (this.polling || !this.ctx.alive) return;
     this.polling = true;
     const id = ++this.fetchId;
+    const since = this.state.version;
     try {
-      const answer = await api.get(`${this.base}/guests`, { etag: this.etag });
+      const answer = await api.get(`${this.base}/guests${since ? `?since=${encodeURIComponent(since)}` : ""}`,
+        { etag: since ? `W/"${since}"` : null });
       this.pollError = null;
-      if (id < this.floor || !this.ctx.alive || answer.notModified) return;
-      this.state.load(answer.data);
-      this.etag = answer.etag;
+      if (id < this.floor || !this.ctx.alive || answer.notModified || this.state.version !== since) return;
+      this.state.apply(answer.data);
       this.loaded = true;
-      this.keep(answer.data);
+      keep(this.meetup, answer.data, since);
       this.meetupChanged(answer.data.meetup);
       this.renderChips();
       this.renderCounters();
@@ -155,15 +149,6 @@ class DoorScreen {
     }
   }
 
-  // The list as last seen, for a reload while the network is down (one meetup's list, a few hundred KB).
-  keep(list) {
-    try {
-      localStorage.setItem(LAST, JSON.stringify({ meetup: this.meetup, list, etag: this.etag }));
-    } catch {
-      // storage full: the open screen still works
-    }
-  }
-
   // Finalize, unfinalize and syncs come with the list: every door sees them with the next poll.
   meetupChanged(state) {
     if (!state) return;
@@ -173,10 +158,9 @@ class DoorScreen {
     this.renderHead();
   }
 
-  // Door changed the whole list (a sync, a newer file): read it again in full, dropping answers begun before.
+  // Door changed the list (a sync, a newer file): read what changed at once, dropping answers begun before.
   async reload() {
     this.floor = this.fetchId + 1;
-    this.etag = null;
     await this.poll();
   }
 

@@ -126,7 +126,7 @@ export const view = {
     this.search.setAttribute("aria-expanded", String(shown.length > 0));
     this.select(this.selectedId, this.chosen);
     if (!this.loaded) this.more.textContent = t("door.loading");
-    else if (!this.state.entries.length) this.more.textContent = t("door.emptyList");
+    else if (!this.state.size) this.more.textContent = t("door.emptyList");
     else if (!results.length) {
       clear(this.more, t("door.noMatch"), " ",
         this.meetup.is_finalized ? t("door.noMatchFinalized")
