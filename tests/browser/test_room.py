@@ -4,6 +4,8 @@ a host's say-so at it, a door pass stopped), a smoker who steps out and comes ba
 landing once; the organization's tags on every row, in the check-in's message and as filter chips; and two
 rows in view on a phone with the new controls, keyboard up or down."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -259,3 +261,28 @@ def test_a_long_name_and_note_stay_on_the_screen(browser, make_user, org, evenin
     box = grace.bounding_box()
     assert box["y"] + box["height"] <= KEYBOARD_UP["height"], box  # the note keeps to one line
     assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+
+
+def test_a_door_that_has_not_heard_of_the_last_place_is_told_the_room_is_full(
+    browser, make_user, org, evening, token_for, api
+):
+    """Two doors at the last place: the first takes it; the second, whose list has not caught up yet (its
+    polls held back here), is told by Door that the room is full, and a host there may still let them in."""
+    Meetup.update(capacity=2).where(Meetup.id == evening.id).execute()
+    api.post_json(f"/organizations/{org.id}/meetups/{evening.id}/guests/2010/checkin", {})
+    first = door_page(browser, make_user, org, evening, token_for, name="sam")
+    second = door_page(browser, make_user, org, evening, token_for, name="tom")
+    expect(counter(second, "inside")).to_have_text("1/2")
+    second.route(re.compile(r".*/guests\?since=.*"), lambda route: route.fulfill(status=304))
+    check_in(first, "ada_1")
+    expect(counter(first, "inside")).to_have_text("2/2")
+    check_in(second, "oliver_2")
+    dialog = second.get_by_role("dialog")
+    expect(dialog).to_contain_text("The room is full: 2 of 2")
+    dialog.get_by_role("button", name="Cancel").click()
+    assert not MeetupGuest.get(MeetupGuest.guest == 2002).has_arrived
+    check_in(second, "oliver_2")
+    dialog.get_by_label("Reason").fill("her partner is inside")
+    dialog.get_by_role("button", name="Let in anyway").click()
+    expect(second.get_by_text("✓ Oliver Nguyen (@oliver_2) checked in: #3")).to_be_visible()
+    assert Meetup.get_by_id(evening.id).inside == 3
