@@ -31,6 +31,7 @@ class PastCapacity:
     """The fields of a door action that lets people in: a person may let them in past the meetup's
     capacity, saying why."""
 
+    REQUIRED_WHEN_TRUE = {"force_capacity": "reason"}  # (bodies: the schema says it, parse() checks it)
     force_capacity: bool = False  # let them in though the room is full; needs `reason`; never a door pass
     reason: str | None = text(
         max_length=500,
@@ -86,20 +87,15 @@ def door_entry(org_id, meetup_id, platform_user_id):
 
 def refuse_overrides(caller, body):
     """403 pass_not_allowed for a caller without an account (a door pass) asking to let in a banned guest
-    (`force`) or people past the meetup's capacity (`force_capacity`): that needs a person. 422 for
-    force_capacity without a reason."""
+    (`force`) or people past the meetup's capacity (`force_capacity`): that needs a person."""
     if caller.user is None and getattr(body, "force", False):
         raise pass_not_allowed(
             f"Letting in a banned guest needs a person with an account, not a {caller.name}."
         )
-    if getattr(body, "force_capacity", False):
-        if caller.user is None:
-            raise pass_not_allowed(
-                f"Letting people in past the capacity needs a person with an account, not a {caller.name}."
-            )
-        if not body.reason:
-            message = "Say why they are let in past the meetup's capacity."
-            raise validation_error([invalid(("body", "reason"), "missing", message)])
+    if caller.user is None and getattr(body, "force_capacity", False):
+        raise pass_not_allowed(
+            f"Letting people in past the capacity needs a person with an account, not a {caller.name}."
+        )
 
 
 def past_capacity(meetup, people, body):
