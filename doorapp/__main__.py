@@ -172,6 +172,7 @@ def backup_first(config):
 def serve(config, args):
     from doorapp.backup import Checkpointer, Scheduler
     from doorapp.db import checkpoint_elsewhere
+    from doorapp.privacy import Retention
     from doorapp.server import create_server, run
 
     if args.workers < 1 or args.workers > 1 and not hasattr(os, "fork"):
@@ -182,9 +183,9 @@ def serve(config, args):
     app, stop = _app(config), threading.Event()
     checkpoint_elsewhere()
     server = create_server(app, config.host, config.port) if args.workers == 1 else listener(config)
-    chores = []
+    chores = [Retention()]  # its first pass runs as it starts, before anyone is answered
     if config.database_path:  # SQLite's own: PostgreSQL is backed up and checkpointed apart
-        chores = [Scheduler(config.database_path, config.data_dir), Checkpointer(config.database_path)]
+        chores += [Scheduler(config.database_path, config.data_dir), Checkpointer(config.database_path)]
     for chore in chores:
         chore.start()
     stop_on_signals(stop if args.workers == 1 else None)  # the workers' parent waits in os.wait()

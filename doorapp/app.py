@@ -27,6 +27,7 @@ from doorapp.api import (  # noqa: F401 (importing a module registers its routes
     passes,
     phones,
     platform,
+    privacy,
     room,
     setup,
     staff,
@@ -34,8 +35,8 @@ from doorapp.api import (  # noqa: F401 (importing a module registers its routes
     tags,
     users,
 )
-from doorapp.db import connect, database_for, db
-from doorapp.errors import ApiError, render_problem
+from doorapp.db import connect, database_for, db, drop_if_cut
+from doorapp.errors import LOGGED_SAFE, ApiError, render_problem
 from doorapp.migrations import migrate
 from doorapp.paths import private_dir, private_file
 from doorapp.plugin import ApiPlugin
@@ -71,11 +72,12 @@ def create_app(config, before_upgrade=None):
         path = request.environ.get("bottle.raw_path", "").encode(
             "latin-1", "replace"
         )  # PEP 3333's bytes-as-str
-        request.environ["door.raw_path"] = quote(path, safe="/:@!$&'()*+,;=-._~")
+        request.environ["door.raw_path"] = quote(path, safe=LOGGED_SAFE)
         if not utf8(path):  # Bottle would drop the bytes: /organizations/%FF would be /organizations/
             raise ApiError(
                 400, "bad_request", "The path is not UTF-8 text (an invalid percent-escape)."
             ).response()
+        drop_if_cut()
         with contextlib.suppress(OperationalError):  # answered per route: /health says so, others answer 503
             db.connect(reuse_if_open=True)
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from peewee import fn
 
 from doorapp import faults
+from doorapp.db import PRAGMAS
 from doorapp.models import AuditEvent, AuditType
 from doorapp.paths import private_dir, private_file
 
@@ -28,6 +29,7 @@ log = logging.getLogger("doorapp.backup")
 KEEP = 14  # automatic backups kept in <data dir>/backups
 DAILY = 24 * 60 * 60  # seconds between backups when nothing is finalized
 CHECK_EVERY = 60  # seconds between the scheduler's looks at the database
+FLUSHES = [name for name in ("fullfsync", "checkpoint_fullfsync") if name in PRAGMAS]  # macOS's (db.PRAGMAS)
 
 
 def backup(database_path, dest):
@@ -227,6 +229,8 @@ class Checkpointer(Periodic):
             return
         try:  # PASSIVE: waits for no reader or writer; what it cannot copy now, it copies next time
             with closing(sqlite3.connect(self.database_path, isolation_level=None)) as connection:
+                for pragma in FLUSHES:  # macOS: the copy reaches the disk, not only the drive's cache
+                    connection.execute(f"PRAGMA {pragma}=1")
                 connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
         except sqlite3.Error as error:  # a read-only or lost file, a full disk: /health tells it too
             if failures := faults.failed("checkpoint"):

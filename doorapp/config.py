@@ -55,7 +55,8 @@ class Config:
     )
     request_timeout: int = _setting(
         "DOOR_REQUEST_TIMEOUT",
-        "seconds a request may take to arrive whole, from its first byte (then 408)",
+        "seconds a request may take to arrive whole, from its first byte (then 408), and its answers to be"
+        " read, from the first being ready (then the connection is reset)",
         30,
     )
     connections: int = _setting(

@@ -3,14 +3,15 @@
 `db` is a proxy bound by connect() to the engine DATABASE_URL names: a SQLite file (the default) or
 PostgreSQL (`postgresql://`, through psycopg 3, the optional extra `postgres`, with pooled connections).
 The models (doorapp.models, one module per aggregate) build portable SQL with peewee; what differs between
-the engines lives here: how writers are serialized (write()), how a reader sees one moment (snapshot())
-and how a whole-database step such as a migration is made exclusive (exclusive()). Also here: Prepared
-(SQL text built once for hot statements), get_or_404, BaseModel. Timestamps are stored as naive UTC
-datetimes and rendered by iso().
+the engines lives here: how writers are serialized (write()) and how a whole-database step such as a
+migration is made exclusive (exclusive()). Also here: Prepared (SQL text built once for hot statements),
+get_or_404, BaseModel. Timestamps are stored as naive UTC datetimes and rendered by iso().
 """
 
 import contextlib
 import os
+import select
+import sys
 import threading
 import uuid
 from contextlib import contextmanager
@@ -27,15 +28,19 @@ from peewee import Case, DatabaseProxy, Model, OperationalError, SqliteDatabase,
 from doorapp import faults
 from doorapp.errors import ApiError
 
+# synchronous=full: each commit flushes the write-ahead log before it returns, so a 2xx to a write survives a
+# power cut (normal flushes at checkpoints only); on macOS, fullfsync empties the drive's cache too, for
+# commits and checkpoints. Its cost: bench/README.md, "Issue 34".
 # cache_size: 512 KiB of pages per connection (SQLite's default is 2 MiB), one per server thread. In WAL mode
 # another connection's commit empties the cache anyway, and the file's pages stay in the OS's cache: the
 # smaller one cost nothing measurable in bench/door and took 15 MB off a server's peak memory.
 PRAGMAS = {
     "journal_mode": "wal",
-    "synchronous": "normal",
+    "synchronous": "full",
     "foreign_keys": 1,
     "busy_timeout": 5000,
     "cache_size": -512,
+    **({"fullfsync": 1, "checkpoint_fullfsync": 1} if sys.platform == "darwin" else {}),
 }
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 MIGRATION_LOCK = 0x646F6F72  # pg_advisory_xact_lock key of migrations ("door")
@@ -59,6 +64,8 @@ def database_for(url, sqlite_path):
             "DATABASE_URL names PostgreSQL, but its driver is not installed: pip install 'doorapp[postgres]'."
         ) from None
     name, options = postgres_options(url)
+    # A commit returns once it is on disk, whatever the server's or database's default (a later -c wins)
+    options["options"] = f"{options.get('options', '')} -c synchronous_commit=on".strip()
     # Pooled: a connection is reused across requests; one found broken is replaced, not kept.
     return PooledPsycopg3Database(name, max_connections=32, stale_timeout=300, timeout=10, **options)
 
@@ -107,6 +114,35 @@ def drop_connection():
     if not is_sqlite() and not db.is_closed():
         with contextlib.suppress(Exception):  # closing a cut connection may fail too; it is dropped anyway
             db.manual_close()
+
+
+def close_for_good():
+    """Close this thread's connection, a pooled one too: a chore leaves none for a worker to inherit."""
+    if is_sqlite():
+        db.close()
+    elif not db.is_closed():
+        db.manual_close()
+
+
+def drop_if_cut():
+    """Before a request uses it: a PostgreSQL connection its server has closed (a restart, an
+    administrator) has something to read while idle, the server's last words and its end, so it is
+    dropped and the request takes a fresh one, and is answered instead of failing (one per server thread
+    after a restart). An idle connection that is fine has nothing to read: no round trip is made."""
+    if is_sqlite() or db.is_closed():
+        return
+    try:
+        descriptor = db.connection().fileno()
+        if hasattr(select, "poll"):
+            probe = select.poll()
+            probe.register(descriptor, select.POLLIN)
+            readable = bool(probe.poll(0))
+        else:  # Windows
+            readable = bool(select.select([descriptor], [], [], 0)[0])
+    except Exception:  # a connection already known to be broken
+        readable = True
+    if readable:
+        drop_connection()
 
 
 def utcnow():
@@ -208,18 +244,6 @@ def queue_on(*names):
     if not is_sqlite():
         for name in sorted(set(names)):
             db.execute_sql("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (NAMED_LOCKS, name))
-
-
-@contextmanager
-def snapshot():
-    """A read transaction that sees one moment of the database throughout: SQLite's (WAL) reads are that
-    already; PostgreSQL's READ COMMITTED reads each statement's own moment, so it runs REPEATABLE READ."""
-    if is_sqlite():
-        with db.atomic():
-            yield
-    else:
-        with db.atomic(isolation_level="REPEATABLE READ"):
-            yield
 
 
 @contextmanager

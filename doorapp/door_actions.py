@@ -11,7 +11,8 @@ from doorapp.api import named
 from doorapp.bodies import text
 from doorapp.db import iso, utcnow
 from doorapp.errors import ApiError, invalid, validation_error
-from doorapp.models import Guest, IdempotencyKey, Meetup, MeetupGuest
+from doorapp.models import IdempotencyKey, Meetup, MeetupGuest
+from doorapp.models.privacy import seen_here
 
 DOOR_TIME = text(
     max_length=40,
@@ -77,7 +78,7 @@ def door_entry(org_id, meetup_id, platform_user_id):
     entry = MeetupGuest.at_door(org_id, meetup_id, platform_user_id)
     if entry is None:
         Meetup.open(org_id, meetup_id)
-        guest = Guest.seen_by(org_id, platform_user_id)
+        guest = seen_here(org_id, platform_user_id)
         raise ApiError(
             404, "not_on_list", f"{named(guest)} is not on this meetup's list; add them as a walk-in."
         )

@@ -8,6 +8,7 @@ from http import HTTPStatus
 from bottle import HTTPResponse, request, response
 
 log = logging.getLogger("doorapp")
+LOGGED_SAFE = "/:@!$&'()*+,;=-._~"  # a path's characters the access log writes as they are; others %XX
 
 # Every problem code and its status; ApiError refuses any other code.
 CODES = {
@@ -59,6 +60,7 @@ CODES = {
     "not_outside": 409,
     "capacity_reached": 409,
     "tag_exists": 409,
+    "meetup_forgotten": 409,
     "request_timeout": 408,
     "body_too_large": 413,
     "unsupported_media_type": 415,
@@ -78,6 +80,7 @@ _CODE_FOR_STATUS = {
     405: "method_not_allowed",
     408: "request_timeout",
     413: "body_too_large",
+    429: "rate_limited",
     500: "internal_error",
 }
 

@@ -17,16 +17,19 @@ from bottle import response
 
 CSV = "text/csv; charset=utf-8"
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+MINUS = ("\u2212",)  # MINUS SIGN: no NFKC form, yet a spreadsheet reads it as a minus
+UNSEEN = ("Cf", "Cc", "Zs", "Mn", "Mc", "Me")  # format marks, controls, spaces, and marks with no base
 
 
 def formula_like(text):
     """True when a spreadsheet could read `text` as a formula: it starts with a tab or carriage return, or
-    its first visible character (past invisible format marks, spaces and controls: a zero-width space, a
-    byte-order or bidi mark) folds under NFKC to = + - @ (fullwidth ＝ ＋ ＠, small ﹦ included)."""
+    its first visible character (past invisible format marks, spaces, controls and combining marks that
+    have no letter to sit on: a zero-width space, a byte-order or bidi mark, a lone accent) folds under
+    NFKC to = + - @ (fullwidth ＝ ＋ ＠, small ﹦ included) or is a minus sign (−)."""
     if text.startswith(FORMULA_START):
         return True
-    visible = next((c for c in text if unicodedata.category(c) not in ("Cf", "Cc", "Zs")), "")
-    return unicodedata.normalize("NFKC", visible).startswith(FORMULA_START)
+    visible = next((c for c in text if unicodedata.category(c) not in UNSEEN), "")
+    return unicodedata.normalize("NFKC", visible).startswith(FORMULA_START) or visible in MINUS
 
 
 def cell(value):

@@ -26,9 +26,10 @@ DOC = (
 )
 
 
-def once(caller, body, act):
+def once(caller, body, act, org_id=None):
     """act() unless this caller's Idempotency-Key was answered before: then that answer. Without the
-    header, act()."""
+    header, act(). `org_id`: the org whose door acts (erasing a guest there forgets the answers that name
+    them)."""
     key = request.get_header(HEADER)
     if key is None:
         return act()
@@ -42,7 +43,7 @@ def once(caller, body, act):
         caller.user is None
     ):  # a caller without an account (a door pass): under its maker, in a space of its own
         key = f"{caller.key} {hashlib.sha256(key.encode()).hexdigest()}"
-    stored = IdempotencyKey.claim(owner, key, fingerprint)
+    stored = IdempotencyKey.claim(owner, key, fingerprint, org_id)
     if stored is not None:
         if stored.request != fingerprint:
             raise ApiError(

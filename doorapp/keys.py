@@ -10,8 +10,8 @@
 
 A token names its key (header `kid`, from the fingerprint). A token of another key makes a process read
 the key again (another machine rotated it), so the new key's tokens are good everywhere at once. Rotating
-also ends every account's sessions in the database, which every request reads: no machine honours an
-earlier token, even before it has read the new key.
+also ends every account's sessions and every door pass in the database, which every request reads: no
+machine honours an earlier token, even before it has read the new key.
 """
 
 import contextlib
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from doorapp.db import exclusive, is_sqlite, write
 from doorapp.errors import ApiError
-from doorapp.models import SigningKey, User
+from doorapp.models import AuditType, DoorPass, SigningKey, User, audit
 
 log = logging.getLogger("doorapp")
 KEY_FORM = re.compile(r"[A-Za-z0-9_-]{64}\n?")  # secrets.token_urlsafe(48): 384 random bits
@@ -129,7 +129,7 @@ def rotate(config):
             )
         write_key(Path(config.data_dir) / "secret.key", replace=True)
         with write():
-            User.end_every_session()
+            end_every_session()
         return ROTATED
     with exclusive():
         row = SigningKey.current()
@@ -140,7 +140,7 @@ def rotate(config):
             )
         secret = env or secrets.token_urlsafe(48)
         SigningKey.put(None if env else secret, fingerprint(secret))
-        User.end_every_session()
+        end_every_session()
     if env:
         return (
             f"{ROTATED} Set this DOOR_SECRET_KEY on every machine of this database and restart them: until "
@@ -152,6 +152,16 @@ def rotate(config):
             "them; until then they sign no one in."
         )
     return f"{ROTATED} The other machines of this database take the new key up by themselves."
+
+
+def end_every_session():
+    """Every account's sessions and every door pass end (in the caller's transaction): a lost phone is out
+    after one rotation, whatever signed its token, on every machine at its next request."""
+    User.end_every_session()
+    for door_pass in DoorPass.end_all():
+        audit.record(
+            AuditType.PASS_REVOKED, None, org=door_pass.org_id, pass_id=door_pass.id, label=door_pass.label
+        )
 
 
 def file_key(data_dir):

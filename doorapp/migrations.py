@@ -3,6 +3,7 @@
 Never edit a migration that has been released; add a new function at the end of MIGRATIONS.
 """
 
+import logging
 import unicodedata
 from copy import copy
 
@@ -10,11 +11,15 @@ from peewee import SQL, CharField, DateTimeField, fn
 from playhouse.migrate import SchemaMigrator
 
 from doorapp.db import BaseModel, db, exclusive, utcnow
+from doorapp.imports import local_id
+from doorapp.imports.formats import ascii_key_lost_letters, fold
 from doorapp.models import (
     MODELS,
     AuditEvent,
+    Ban,
     DoorChange,
     DoorPass,
+    Erasure,
     Guest,
     GuestNote,
     GuestTag,
@@ -28,6 +33,9 @@ from doorapp.models import (
 )
 from doorapp.models.accounts import INVISIBLE  # the code points that show as nothing
 from doorapp.models.changes import STATE
+from doorapp.models.privacy import TO_SHRED
+
+log = logging.getLogger("doorapp")
 
 
 class Migration(BaseModel):
@@ -60,9 +68,11 @@ def add_columns(model, *names):
             continue
         if not field.null:
             default = field.default
-            field.constraints = [
-                SQL("DEFAULT " + (str(default).upper() if isinstance(default, bool) else str(int(default))))
-            ]
+            if isinstance(default, str):
+                value = "'" + default.replace("'", "''") + "'"
+            else:
+                value = str(default).upper() if isinstance(default, bool) else str(int(default))
+            field.constraints = [SQL("DEFAULT " + value)]
         migrator.alter_add_column(table, field.column_name, field, allow_not_null=True).run()
 
 
@@ -182,6 +192,27 @@ def m0015_door_list_changes():
     ).execute()
 
 
+def m0016_privacy():
+    """What an organization keeps of guests, and forgetting the rest (doorapp.privacy): its privacy settings
+    and notice (bans kept 24 months where the org had no setting); a list entry may lose its guest (noting
+    one let in by name, whom the summary counts); an audit event may be shredded, and those still to
+    shred are read from an index of their own; an org remembers whom it erased; a door's stored answer
+    says which org's door it was."""
+    add_columns(Org, "keep_guests_months", "keep_bans_months", "keep_audit_details_months", "privacy_notice")
+    Org.update(keep_bans_months=24).where(Org.keep_bans_months.is_null()).execute()
+    if not next(c.null for c in db.get_columns("meetup_guest") if c.name == "guest_id"):
+        SchemaMigrator.from_database(db.obj).drop_not_null("meetup_guest", "guest_id").run()
+    add_columns(MeetupGuest, "guest_was_local")
+    add_columns(AuditEvent, "shredded")
+    db.execute(
+        AuditEvent.index(
+            AuditEvent.org, AuditEvent.timestamp, where=~AuditEvent.shredded, name=TO_SHRED
+        ).safe(True)
+    )
+    add_columns(IdempotencyKey, "org_id")
+    db.create_tables([Erasure])
+
+
 def m0017_people_in_the_room():
     """Who is inside (an arrival who stepped out, the people inside a meetup, its capacity and peak), and
     the tags and notes an org keeps on its guests. Before it nobody could step out: a meetup's arrivals
@@ -196,6 +227,43 @@ def m0017_people_in_the_room():
     Meetup.update(inside=Meetup.peak_inside).where(Meetup.still_open()).execute()
     finalized = Meetup.select(Meetup.finalized_at).where(Meetup.id == MeetupGuest.meetup, Meetup.is_finalized)
     MeetupGuest.update(exited_at=finalized).where(MeetupGuest.has_arrived).execute()
+
+
+def m0018_files_and_names():
+    """A file's names: a platform member's on the list of its meetup only (listed_name, their profile the
+    platform's), what tells a guest read from a file apart from namesakes (hint); and the guests a file
+    may have read as one (names_in_every_script)."""
+    add_columns(MeetupGuest, "listed_name")
+    add_columns(Guest, "hint")
+    names_in_every_script()
+
+
+def names_in_every_script():
+    """Until now a file's rows without an id or e-mail were told apart by their names' ASCII letters only,
+    so people whose names are in another script (田中 花子, Иван Петров, مريم حسن: no ASCII letter at all)
+    were read as one guest of their org, renamed by every file. Files read from now on tell them apart
+    (imports.formats.name_key); those already read as one cannot be: the rows a file left out as "the same
+    guest" were never stored, and which person each list meant is not known. So each such guest is
+    reported here, in the log of the upgrade, with their org, lists and ban, for an admin to check: the
+    next file of each of those meetups lists its people anew, each their own guest, and the merged guest
+    keeps the history (and the ban) it had. Nothing is changed."""
+    for guest in Guest.select().where(Guest.is_local, Guest.org.is_null(False)):
+        name = guest.displayname
+        if not ascii_key_lost_letters(name) or guest.platform_user_id != local_id(
+            guest.org_id, f"name:{fold(name)}|"
+        ):
+            continue  # every letter was in the key, or not read from a file's name alone
+        lists = MeetupGuest.select().where(MeetupGuest.guest == guest.platform_user_id).count()
+        ban = Ban.get_or_none(Ban.guest == guest.platform_user_id)
+        log.warning(
+            "Upgrade: guest %d %r of organization %r may be several people whose names a file read as one"
+            " (on %d meetup lists%s). Files read from now on keep them apart; check this guest's history.",
+            guest.platform_user_id,
+            name,
+            Org.get_by_id(guest.org_id).name,
+            lists,
+            f"; banned: {ban.reason!r}" if ban else "",
+        )
 
 
 MIGRATIONS = [
@@ -214,7 +282,9 @@ MIGRATIONS = [
     m0013_door_passes,
     m0014_guests_brought,
     m0015_door_list_changes,
+    m0016_privacy,
     m0017_people_in_the_room,
+    m0018_files_and_names,
 ]
 
 

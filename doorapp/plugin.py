@@ -82,7 +82,9 @@ def parse(config, wants_caller):
 
 def once(handler):
     """The stage of `idempotent=True` routes: an Idempotency-Key answered before answers the same again."""
-    return lambda caller, args: idempotency.once(caller, args.get("body"), lambda: handler(**args))
+    return lambda caller, args: idempotency.once(
+        caller, args.get("body"), lambda: handler(**args), args.get("org_id")
+    )
 
 
 def transact(tx, reader, prepare, act):

@@ -53,13 +53,7 @@ def zone(name):
     return zoneinfo.ZoneInfo(name) if name else None
 
 
-def valid_zone(name):
-    """Whether Door knows the IANA time zone `name` (the system's zone database)."""
-    try:
-        zoneinfo.ZoneInfo(name)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return False
-    return True
+ZONES = frozenset(zoneinfo.available_timezones())  # the IANA time zones Door knows (the system's database)
 
 
 class People:
@@ -69,8 +63,14 @@ class People:
         self.words, self.zone, self.separator = catalogue(query.lang), zone(time_zone), SEPARATORS[query.sep]
 
     def when(self, moment):
-        """A stored UTC moment as the organization's local time, to the minute ("2026-12-05 21:03")."""
-        return moment and moment.replace(tzinfo=UTC).astimezone(self.zone).strftime("%Y-%m-%d %H:%M")
+        """A stored UTC moment as the organization's local time, to the minute ("2026-12-05 21:03"); in UTC,
+        saying so, where the local time would be past the calendar's ends (year 9999 east of UTC)."""
+        if not moment:
+            return moment
+        try:
+            return moment.replace(tzinfo=UTC).astimezone(self.zone).strftime("%Y-%m-%d %H:%M")
+        except OverflowError:
+            return moment.isoformat(sep=" ", timespec="minutes") + " UTC"
 
     def outcome(self, word):
         return self.words[OUTCOME_KEYS[word]] if word in OUTCOME_KEYS else word

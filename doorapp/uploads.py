@@ -7,10 +7,12 @@ from dataclasses import dataclass
 
 from bottle import BaseRequest, MultipartError, request
 
-from doorapp.errors import ApiError, invalid, validation_error
+from doorapp.bodies import refuse_controls
+from doorapp.errors import ApiError, Invalid, invalid, validation_error
 
 MAX_UPLOAD = 5 * 1024 * 1024  # the file; the form around it may add a little
 MAX_UPLOAD_BODY = MAX_UPLOAD + 64 * 1024
+MAX_NAME = 255  # the file's name
 UPLOAD_PATH = re.compile(r"/organizations/[^/]+/meetups/(?:[^/]+/)?import")  # the routes that take one
 
 
@@ -51,4 +53,20 @@ def read_upload():
     data = part.file.read(MAX_UPLOAD + 1)
     if len(data) > MAX_UPLOAD:
         raise too_large()
-    return {k: v for k, v in fields.items() if v is not None}, Upload(part.raw_filename or "", data)
+    return {k: v for k, v in fields.items() if v is not None}, Upload(
+        file_name(part.raw_filename or ""), data
+    )
+
+
+def file_name(name):
+    """The file's name as its computer gave it, which the audit log and the answer name: a text like any
+    other (at most MAX_NAME characters, no control characters: a terminal escape would be stored as sent);
+    else 422 at `body.file`."""
+    try:
+        refuse_controls(name)
+    except Invalid as error:
+        raise validation_error([error.at(("body", "file"))]) from None
+    if len(name) > MAX_NAME:
+        message = f"The file's name must be at most {MAX_NAME} characters."
+        raise validation_error([invalid(("body", "file"), "too_long", message, max=MAX_NAME)])
+    return name

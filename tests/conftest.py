@@ -192,10 +192,17 @@ def meetup(org, guest):
 
 
 @pytest.fixture
-def live_server(app):
-    """The app served by waitress as `doorapp serve` serves it, on 127.0.0.1 (an ephemeral port) in this
-    process; yields its base URL."""
-    server = create_server(app, "127.0.0.1", 0)
+def live_port():
+    """The port of `live_server`: 0, any free one; a module whose Door must know its own address before it
+    starts (DOOR_PUBLIC_URL in its `config`) picks one (postgres.free_port)."""
+    return 0
+
+
+@pytest.fixture
+def live_server(app, live_port):
+    """The app served by waitress as `doorapp serve` serves it, on 127.0.0.1 (an ephemeral port, or
+    `live_port`) in this process; yields its base URL."""
+    server = create_server(app, "127.0.0.1", live_port)
     stop = threading.Event()
 
     def serve():  # server.run() cannot be stopped from another thread without racing its select()

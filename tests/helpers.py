@@ -25,8 +25,10 @@ from openpyxl import Workbook
 from webtest import TestApp
 
 from doorapp import access, openapi
+from doorapp.app import create_app
+from doorapp.config import Config
 from doorapp.db import db, utcnow
-from doorapp.models import AuditEvent, Guest, MeetupGuest
+from doorapp.models import AuditEvent, Guest, Meetup, MeetupGuest, Org, User
 
 # `pytestmark = ENGINES` runs a module's tests on SQLite and on the session's PostgreSQL server.
 ENGINES = pytest.mark.parametrize("engine", ["sqlite", "postgresql"], indirect=True)
@@ -56,6 +58,26 @@ def add_guest(platform_user_id, username, meetup=None, **entry_fields):
     if meetup is not None:
         MeetupGuest.create(meetup=meetup, guest=guest, **entry_fields)
     return guest
+
+
+def add_guests(meetup, ids):
+    """Guests `ids` (guest<id>), on the meetup's list."""
+    Guest.insert_many([{"platform_user_id": i, "username": f"guest{i}"} for i in ids]).execute()
+    MeetupGuest.insert_many(
+        [{"meetup": meetup.id, "guest": i, "rsvp_time": datetime(2026, 11, 1)} for i in ids]
+    ).execute()
+
+
+def prepared_database(data_dir, database_url, guests):
+    """A database (for a Door started on it later) with an org, a staff member and a meetup whose list
+    holds `guests`; the meetup and the staff's headers."""
+    create_app(Config(data_dir=data_dir, secret_key=SECRET, database_url=database_url))
+    org = Org.create(name="Night Owls", slug="night-owls")
+    user = User.create(username="sam", password_hash="x", is_approved=True, role="SITE_ADMIN")
+    meetup = Meetup.create(org=org, name="Storm", date=next_week(), platform_url="https://x/y/storm")
+    add_guests(meetup, guests)
+    db.close()
+    return meetup, auth(user)
 
 
 def base(meetup):
@@ -199,6 +221,18 @@ class Served:
         """Send `signum` and return the exit status (TimeoutExpired after 10 s)."""
         self.process.send_signal(signum)
         return self.process.wait(timeout=10)
+
+
+def children(pid):
+    """The ids of the processes whose parent is `pid` (from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(stat.parent.name))
+        except (OSError, IndexError, ValueError):
+            continue  # gone meanwhile
+    return found
 
 
 @contextmanager

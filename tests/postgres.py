@@ -12,10 +12,9 @@ import tempfile
 
 SCHEMES = ("postgresql://", "postgres://")
 BINARIES = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
-SETTINGS = (
-    "-c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off "
-    "-c max_connections=200"
-)
+# Door's durability (API: a 2xx is on disk) holds on PostgreSQL only with fsync and synchronous_commit on,
+# its defaults: the tests run with them too, as Door's users do.
+SETTINGS = "-c listen_addresses=127.0.0.1 -c max_connections=200"
 
 
 def missing():

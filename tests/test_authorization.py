@@ -110,6 +110,12 @@ SPEC_ROLES = {
     ("DELETE", "/organizations/<org_id>/tags/<tag_id>"): "org_admin",
     ("GET", "/organizations/<org_id>/guests/<platform_user_id>/tags"): "org_member",
     ("PUT", "/organizations/<org_id>/guests/<platform_user_id>/tags"): "org_admin",
+    # issue 34: data protection (how long an org keeps guests' data, its notice; one person's file, erasure)
+    ("GET", "/organizations/<org_id>/privacy"): "org_admin",
+    ("PATCH", "/organizations/<org_id>/privacy"): "org_admin",
+    ("GET", "/organizations/<org_id>/privacy/notice"): "door",
+    ("GET", "/organizations/<org_id>/guests/<platform_user_id>/export"): "org_admin",
+    ("POST", "/organizations/<org_id>/guests/<platform_user_id>/erase"): "org_admin",
 }
 
 PEOPLE = ["anonymous", "pending", "disabled", "outsider", "staff", "other_org_admin", "admin", "site_admin"]

@@ -35,7 +35,17 @@ BUILT_FROM = {
     "import.status": set(STATUSES),
     "import.problem": set(PROBLEMS),
     "import.found": set(FOUND),
-    "import.count": {"expected", "waitlisted", "not_expected", "added", "cancelled", "updated", "unchanged"},
+    "import.count": {
+        "expected",
+        "waitlisted",
+        "not_expected",
+        "added",
+        "cancelled",
+        "updated",
+        "unchanged",
+        "kept",
+        "checked_in",
+    },
     "import.role": {"id", "email", "status", "guests"},
     "import.who": set(ImportNames.__annotations__),
     # the detail keys each audit type declares (a detail an older version wrote shows as it comes)

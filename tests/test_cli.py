@@ -268,3 +268,18 @@ def test_an_unknown_database_url_is_refused_plainly(tmp_path):
     assert refused.stderr == (
         "DATABASE_URL must be sqlite:///PATH or postgresql://USER:PASSWORD@HOST:PORT/NAME.\n"
     )
+
+
+@pytest.mark.parametrize(
+    "typed", [str.lower, lambda code: code.replace("-", " "), lambda code: code.replace("-", "")]
+)
+def test_the_setup_code_is_taken_as_a_person_types_it(tmp_path, typed):
+    """In lower case, with spaces instead of dashes, or run together: the code printed, read off a screen."""
+    with served(DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path) as door:
+        setup = requests.post(
+            f"{door.url}/setup",
+            json={"code": f" {typed(door.setup_code)} ", "username": "olga", "password": PASSWORD},
+            timeout=10,
+        )
+        assert setup.status_code == 201, setup.text
+        assert door.stop() == 0

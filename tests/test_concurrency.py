@@ -11,21 +11,24 @@ from datetime import datetime
 from pathlib import Path
 
 import requests
-from helpers import DOORAPP, ENGINES, SECRET, Served, at_once, auth, door_env, events, next_week, served
+from helpers import (
+    DOORAPP,
+    ENGINES,
+    SECRET,
+    Served,
+    add_guests,
+    at_once,
+    auth,
+    children,
+    door_env,
+    events,
+    prepared_database,
+    served,
+)
 
-from doorapp.app import create_app
-from doorapp.config import Config
-from doorapp.db import db
-from doorapp.models import Ban, Guest, Meetup, MeetupGuest, Org, User
+from doorapp.models import Ban, Guest, Meetup, MeetupGuest
 
 pytestmark = ENGINES  # on SQLite and on PostgreSQL
-
-
-def add_guests(meetup, ids):
-    Guest.insert_many([{"platform_user_id": i, "username": f"guest{i}"} for i in ids]).execute()
-    MeetupGuest.insert_many(
-        [{"meetup": meetup.id, "guest": i, "rsvp_time": datetime(2026, 11, 1)} for i in ids]
-    ).execute()
 
 
 def test_twenty_doors_checking_in_one_guest_get_one_200(live_server, meetup, guest, staff):
@@ -118,17 +121,6 @@ def serving(data_dir, database_url):
     return served(DOORAPP, "serve", "--port", "0", "--data-dir", data_dir, env=settings)
 
 
-def prepared_database(data_dir, database_url, guests):
-    """A database with an org, a staff member and a meetup whose list holds `guests`; the staff's headers."""
-    create_app(Config(data_dir=data_dir, secret_key=SECRET, database_url=database_url))
-    org = Org.create(name="Night Owls", slug="night-owls")
-    user = User.create(username="sam", password_hash="x", is_approved=True, role="SITE_ADMIN")
-    meetup = Meetup.create(org=org, name="Storm", date=next_week(), platform_url="https://x/y/storm")
-    add_guests(meetup, guests)
-    db.close()
-    return meetup, auth(user)
-
-
 def test_a_server_killed_mid_storm_keeps_every_check_in_it_confirmed(tmp_path, database_url):
     data_dir, guests, threads = tmp_path / "data", range(1, 1601), 16
     meetup, headers = prepared_database(data_dir, database_url, guests)
@@ -193,18 +185,6 @@ def test_eight_admins_excusing_one_no_show_at_once_excuse_it_once(live_server, o
 
 
 # --- several worker processes on one port ---------------------------------------------------------------
-
-
-def children(pid):
-    """The ids of the processes whose parent is `pid` (from /proc)."""
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
-                found.append(int(stat.parent.name))
-        except (OSError, IndexError, ValueError):
-            continue  # gone meanwhile
-    return found
 
 
 def test_two_worker_processes_number_a_hundred_check_ins_1_to_100_and_stop_together(tmp_path, database_url):

@@ -48,6 +48,7 @@ def test_the_full_log_is_newest_first_with_whole_events(boss, boss_user, door, s
         "meetup_id": str(meetup.id),
         "reason": None,
         "details": {"forced": True},
+        "shredded": False,
     }
     assert (ban["event_type"], ban["reason"], ban["meetup_id"], ban["actor"]["username"]) == (
         "BAN",

@@ -98,6 +98,10 @@ def test_parallel_wrong_passwords_get_no_more_guesses_than_the_limit(tmp_path):
         with ThreadPoolExecutor(max_workers=20) as pool:
             codes = list(pool.map(lambda _: sign_in(door.url, "olga", WRONG).status_code, range(40)))
         assert codes.count(401) <= 10 and set(codes) <= {401, 429}, codes
+        # a 429 of the burst may be "busy checking passwords" (one hash at a time, a bounded wait) rather
+        # than the limit: one by one, the wrong passwords the limit still allows reach it
+        codes += [sign_in(door.url, "olga", WRONG).status_code for _ in range(10 - codes.count(401))]
+        assert codes.count(401) <= 10, codes
         assert sign_in(door.url, "olga").status_code == 429  # the user is locked for the window
 
 

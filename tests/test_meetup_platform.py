@@ -6,18 +6,18 @@ registering guests by member id or profile URL, health, every platform call's an
 import hashlib
 import time
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 import requests
 from fake_meetup import SCHEMA, FakeMeetup, refused
-from helpers import create_meetup, events
+from helpers import auth, create_meetup, events, meetup_csv
 
 from doorapp import platforms
 from doorapp.app import create_app
 from doorapp.errors import ApiError
-from doorapp.models import AuditEvent, Guest, Meetup, MeetupGuest
+from doorapp.models import AuditEvent, Guest, Meetup, MeetupGuest, Org
 from doorapp.platforms.meetup import QUERIES
 
 WEB = "https://www.meetup.com"
@@ -468,3 +468,53 @@ def test_rate_limited_past_the_timeout_is_a_502_that_says_so_within_it(door, org
     reply = create_meetup(door, org, SUMMER, status=502).json
     assert time.monotonic() - started < 1.5  # the timeout, not the retries' sum, bounds the call
     assert "RATE_LIMITED" in reply["detail"] and len(fake.calls("event")) >= 3  # 0.1 s, then 0.2 s apart
+
+
+def test_a_file_never_renames_a_platform_member_nor_invents_one(live_server, org, fake, make_user):
+    """A file's row for a member is their RSVP on that meetup's list, under the file's name there alone:
+    the member's profile (every org's door shows it) stays the platform's, and a member Door has not read
+    yet is no guest anyone can find."""
+    larks = Org.create(name="Day Larks", slug="day-larks")
+    theirs = {"Authorization": auth(make_user("lara", org=larks, role="ADMIN"))["Authorization"]}
+    ours = auth(make_user("sam", org=org))
+    synced = requests.post(
+        f"{live_server}/organizations/{larks.id}/meetups/",
+        json={"platform_url": SUMMER},
+        headers=theirs,
+        timeout=10,
+    )
+    assert synced.status_code == 201, synced.text
+    rows = [("DO NOT ADMIT - see Ana's ban", 11, "Yes", 0), ("Tomás Newcomer", 20000002, "Yes", 0)]
+    made = requests.post(
+        f"{live_server}/organizations/{org.id}/meetups/import",
+        data={"name": "Owls", "date": (datetime.now() + timedelta(days=3)).isoformat() + "Z"},
+        files={"file": ("attendees.csv", meetup_csv(rows))},
+        headers=ours,
+        timeout=10,
+    )
+    assert made.status_code == 201, made.text
+
+    def door_names(org_id, meetup_id, headers):
+        reply = requests.get(
+            f"{live_server}/organizations/{org_id}/meetups/{meetup_id}/guests", headers=headers, timeout=10
+        )
+        return {
+            row["guest"]["platform_user_id"]: row["guest"]["displayname"] for row in reply.json()["guests"]
+        }
+
+    assert door_names(org.id, made.json()["meetup"]["id"], ours) == {
+        11: "DO NOT ADMIT - see Ana's ban",
+        20000002: "Tomás Newcomer",
+    }
+    assert door_names(larks.id, synced.json()["id"], theirs)[11] == "Alice Ångström"
+    alice = requests.get(f"{live_server}/guests/11", headers=ours, timeout=10).json()
+    assert (alice["username"], alice["displayname"]) == ("alice", "Alice Ångström")
+    assert requests.get(f"{live_server}/guests/20000002", headers=ours, timeout=10).status_code == 404
+    found = requests.get(f"{live_server}/guests/", params={"q": "Tomás"}, headers=ours, timeout=10).json()
+    assert found["total"] == 0
+    fake.add_member(20000002, "Tomás N.", "tomas", groups=["night-owls"])  # the door looks them up: read now
+    looked_up = requests.post(
+        f"{live_server}/guests/", json={"username": "20000002"}, headers=ours, timeout=10
+    )
+    assert (looked_up.status_code, looked_up.json()["displayname"]) == (201, "Tomás N."), looked_up.text
+    assert requests.get(f"{live_server}/guests/20000002", headers=ours, timeout=10).status_code == 200

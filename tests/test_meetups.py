@@ -219,9 +219,9 @@ def test_sync_never_cancels_a_walkin_nor_touches_check_ins(door, org, fake):
     door.post(f"/organizations/{org.id}/meetups/{meetup['id']}/guests/99/add-walkin", status=201)
     arrived = door.post_json(f"/organizations/{org.id}/meetups/{meetup['id']}/guests/1/checkin", {}).json
     fake.set_rsvps("night-owls", "summer-social", [2, 3])
-    assert sync(door, meetup)["cancelled"] == 3  # 1, 4, 5; not the walk-in
+    assert sync(door, meetup)["cancelled"] == 2  # 4, 5; not the walk-in, nor 1, who has arrived
     assert entries(meetup)[99] == (False, True, False)
-    assert entries(meetup)[1] == (True, False, True)  # cancelled on the platform, but still checked in
+    assert entries(meetup)[1] == (False, False, True)  # cancelled on the platform, but here: stays in
     row = MeetupGuest.get(MeetupGuest.guest == 1)
     assert (row.arrival_order, row.checked_in_by_id) == (
         arrived["rsvp"]["arrival_order"],
@@ -252,18 +252,18 @@ def test_profiles_are_fetched_in_batches_of_30_with_64_bit_ids(door, org, fake):
 
 def test_sync_runs_a_fixed_number_of_queries(door, org, fake):
     meetup = create(door, org).json
-    # nothing changed: user with membership, meetup, the list with its guests' names, then in the write
-    # transaction the meetup again, its sync time with its list's version, that change's record, the
-    # total, the audit event; nothing else is written
-    with assert_query_count(8):
+    # nothing changed: user with membership, meetup, how long its org keeps guests, the list with its
+    # guests' names, then in the write transaction the meetup again, its sync time with its list's
+    # version, that change's record, the total, the audit event; nothing else is written
+    with assert_query_count(9):
         sync(door, meetup)
     fake.set_rsvps("night-owls", "summer-social", range(1, 11))
     # and the newcomers' names, the guests' insert, the entries' insert; the lists the changed guests are
     # on, their versions, the change record (models.changes)
-    with assert_query_count(14):
+    with assert_query_count(15):
         sync(door, meetup)
     fake.set_rsvps("night-owls", "summer-social", [(n, "2026-11-20T10:00:00Z") for n in range(6, 400)])
-    with assert_query_count(12):  # nothing new (no profile for 11 to 399): one UPDATE cancels, and its record
+    with assert_query_count(13):  # nothing new (no profile for 11 to 399): one UPDATE cancels, and its record
         sync(door, meetup)
 
 

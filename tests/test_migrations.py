@@ -6,14 +6,16 @@ import subprocess
 import uuid
 
 import requests
-from helpers import DOORAPP, PASSWORD, door_env, served
+from helpers import DOORAPP, ENGINES, PASSWORD, door_env, served
+from playhouse.migrate import SchemaMigrator
 
 from doorapp import access
 from doorapp.app import create_app, open_database
 from doorapp.config import Config
 from doorapp.db import db, utcnow, write
+from doorapp.imports import local_id
 from doorapp.migrations import MIGRATIONS, Migration, m0001_initial, migrate
-from doorapp.models import Guest, Meetup, MeetupGuest, Org, User, changes
+from doorapp.models import Ban, Erasure, Guest, Meetup, MeetupGuest, Org, User, changes
 from doorapp.models.changes import Version
 
 
@@ -110,9 +112,10 @@ def test_m0004_adds_the_attendance_columns_to_a_list_made_before_them(tmp_path):
     with the defaults, and keeps its rows."""
     m0001_data_folder(tmp_path)
     with sqlite3.connect(tmp_path / "door.db") as connection:
-        for column in ("cancelled_at", "waitlisted", "guests_count", "excused_at"):
-            connection.execute(f"ALTER TABLE meetup_guest DROP COLUMN {column}")
+        for column in ("cancelled_at", "waitlisted", "guests_count", "excused_at", "guest_was_local"):
+            connection.execute(f"ALTER TABLE meetup_guest DROP COLUMN {column}")  # m0004's, m0016's
         connection.execute("ALTER TABLE guest DROP COLUMN is_local")  # m0003's
+        connection.execute("ALTER TABLE guest DROP COLUMN hint")  # m0018's
         connection.execute("ALTER TABLE meetup DROP COLUMN door_list_version")  # m0005's
         connection.execute("ALTER TABLE org DROP COLUMN door_lists_version")
         connection.execute("ALTER TABLE meetup DROP COLUMN door_list_salt")  # m0015's
@@ -231,6 +234,8 @@ def test_m0014_lets_arrivals_made_before_it_keep_all_their_guests(tmp_path):
         connection.execute("ALTER TABLE meetup_guest DROP COLUMN guests_brought")
         connection.execute("ALTER TABLE meetup DROP COLUMN door_list_salt")  # m0015's
         drop_m0017_counts(connection)
+        connection.execute("ALTER TABLE meetup_guest DROP COLUMN guest_was_local")  # m0016's
+        connection.execute("ALTER TABLE guest DROP COLUMN hint")  # m0018's
         connection.execute(
             "INSERT INTO guest (platform_user_id, username, displayname, created_at, is_local) "
             "VALUES (1, 'ann', 'Ann', '2026-11-20', 0), (2, 'bo', 'Bo', '2026-11-20', 0)"
@@ -265,6 +270,8 @@ def test_m0015_starts_each_lists_change_record_at_its_version(tmp_path):
         connection.execute("DROP INDEX meetup_org_id_date")
         connection.execute("ALTER TABLE meetup DROP COLUMN door_list_salt")
         drop_m0017_counts(connection)
+        connection.execute("ALTER TABLE meetup_guest DROP COLUMN guest_was_local")  # m0016's
+        connection.execute("ALTER TABLE guest DROP COLUMN hint")  # m0018's
         connection.execute(
             "INSERT INTO guest (platform_user_id, username, displayname, created_at, is_local) "
             "VALUES (1, 'ann', 'Ann', '2020-01-01', 0)"
@@ -341,3 +348,75 @@ def test_m0017_counts_who_is_inside_an_open_meetup_and_sends_out_a_finalized_one
         (str(finalized), 1): "2026-11-22T01:00:00",
         (str(finalized), 2): "2026-11-22T01:00:00",
     }
+
+
+@ENGINES
+def test_m0016_lets_list_entries_lose_their_guest_and_keeps_everything_else(database_url, tmp_path):
+    """A list whose entries had to have a guest (before m0016) keeps its rows and indexes, and its entries
+    may lose their guest; organizations get the default privacy settings, bans kept 24 months."""
+    create_app(Config(data_dir=tmp_path, database_url=database_url))
+    org = Org.create(name="Night Owls", slug="night-owls")
+    meetup = Meetup.create(org=org, name="m", date=utcnow(), platform_url="https://x/y/z")
+    MeetupGuest.create(meetup=meetup, guest=Guest.create(platform_user_id=1, username="ann"))
+    SchemaMigrator.from_database(db.obj).add_not_null("meetup_guest", "guest_id").run()
+    db.execute_sql("DROP INDEX audit_event_to_shred")
+    for table, column in (
+        ("meetup_guest", "guest_was_local"),
+        ("audit_event", "shredded"),
+        ("idempotency_key", "org_id"),
+        *(("org", name) for name in ("keep_guests_months", "keep_bans_months", "keep_audit_details_months")),
+        ("org", "privacy_notice"),
+    ):
+        db.execute_sql(f"ALTER TABLE {table} DROP COLUMN {column}")
+    db.drop_tables([Erasure])
+    db.execute_sql("DELETE FROM migration WHERE name = 'm0016_privacy'")
+    indexes = {index.name for index in db.get_indexes("meetup_guest")}
+    assert migrate() == ["m0016_privacy"]
+    assert {index.name for index in db.get_indexes("meetup_guest")} == indexes
+    assert "audit_event_to_shred" in {index.name for index in db.get_indexes("audit_event")}
+    MeetupGuest.update(guest=None).execute()
+    entries = MeetupGuest.select(MeetupGuest.guest, MeetupGuest.guest_was_local).tuples()
+    assert list(entries) == [(None, None)]
+    org = Org.get_by_id(org.id)
+    assert (org.keep_guests_months, org.keep_bans_months, org.keep_audit_details_months) == (12, 24, 12)
+    assert org.privacy_notice == "" and Erasure.select().count() == 0
+    db.close()
+
+
+def test_m0018_reports_the_guests_a_file_may_have_read_as_one(tmp_path):
+    """Rows whose names have no ASCII letter shared one guest; the upgrade names each such guest, with its
+    org, lists and ban, and leaves the rest (Latin names, guests let in at the door) unmentioned."""
+    create_app(Config(data_dir=tmp_path))
+    org = Org.create(name="Night Owls", slug="night-owls")
+    meetup = Meetup.create(org=org, name="m", date=utcnow(), platform_url="")
+    merged = Guest.create(
+        platform_user_id=local_id(org.id, "name:|"),
+        username="",
+        displayname="مريم حسن",
+        is_local=True,
+        org=org,
+    )
+    latin = Guest.create(
+        platform_user_id=local_id(org.id, "name:ana garcia|"),
+        username="",
+        displayname="Ana García",
+        is_local=True,
+        org=org,
+    )
+    at_the_door = Guest.create_local("Søren Ørsted", org.id)
+    for guest in (merged, latin, at_the_door):
+        MeetupGuest.create(meetup=meetup, guest=guest)
+    Ban.create(org=org, guest=merged, reason="Shouted at the bar staff")
+    Migration.delete().where(Migration.name == "m0018_files_and_names").execute()
+    for statement in (
+        "ALTER TABLE meetup_guest DROP COLUMN listed_name",
+        "ALTER TABLE guest DROP COLUMN hint",
+    ):
+        db.execute_sql(statement)
+    db.close()
+    with served(DOORAPP, "serve", "--port", "0", "--data-dir", tmp_path) as door:
+        assert door.stop() == 0
+    reported = [line for line in door.log if "Upgrade: guest" in line]
+    assert len(reported) == 1, door.log
+    assert f"guest {merged.platform_user_id} 'مريم حسن' of organization 'Night Owls'" in reported[0]
+    assert "on 1 meetup lists; banned: 'Shouted at the bar staff'" in reported[0]

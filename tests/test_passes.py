@@ -10,12 +10,13 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
+import requests
 from helpers import ENGINES, PASS_LABEL, base, make_pass, phone_of
 from webtest import TestApp
 
 from doorapp.access import issue_token
 from doorapp.app import create_app
-from doorapp.models import AuditEvent
+from doorapp.models import AuditEvent, Membership
 
 pytestmark = ENGINES  # on SQLite and on PostgreSQL
 
@@ -42,7 +43,10 @@ def test_a_new_pass_shows_its_pairing_address_and_code_once(client, boss, meetup
     made = make_pass(boss, meetup)
     pairing = made.pop("pairing")
     assert pairing["url"] == f"http://localhost:80/#/pass/{pairing['code']}"
-    assert pairing["qr_svg"].startswith("data:image/svg+xml")
+    # Door listens only on this computer: no code a phone could not open, and how to let phones in
+    assert pairing["qr_svg"] is None
+    lan = {"command": "doorapp serve --host 0.0.0.0", "setting": "DOOR_HOST=0.0.0.0"}
+    assert pairing["open_to_lan"] == lan
     assert (
         made["label"] == LABEL
         and made["meetup_id"] == str(meetup.id)
@@ -71,6 +75,8 @@ def test_the_pairing_address_is_the_public_one_when_door_has_one(config, make_us
     )
     made = make_pass(boss, meetup)
     assert made["pairing"]["url"] == f"https://door.example.org/#/pass/{made['pairing']['code']}"
+    assert made["pairing"]["qr_svg"].startswith("data:image/svg+xml")
+    assert made["pairing"]["open_to_lan"] is None
 
 
 def test_a_pass_ends_at_most_24_hours_after_it_is_made(boss, meetup):
@@ -284,8 +290,8 @@ def test_a_pass_for_every_meetup_stops_covering_a_cancelled_one(client, boss, me
     assert [m["id"] for m in listed] == [str(meetup.id)]
     boss.patch_json(f"{base(meetup)}/cancel", {"reason": "The venue flooded."})
     assert phone.get(f"/organizations/{org.id}/meetups/").json == {"total": 0, "meetups": []}
-    refused = check_in(phone, meetup, guest)
-    assert refused.status_int == 409 and refused.json["code"] == "meetup_cancelled"
+    refused = check_in(phone, meetup, guest)  # nor reads its list
+    assert refused.status_int == 403 and refused.json["code"] == "pass_not_allowed"
     assert phone.get("/auth/userinfo").status_int == 200  # the pass itself lives on for the org's others
 
 
@@ -309,3 +315,77 @@ def test_a_pass_stays_in_its_org_and_meetup(phone, boss, meetup, org, admin):
     assert refused.status_int == 403 and refused.json["code"] == "pass_not_allowed"
     for path in (f"/organizations/{org.id}/events/", "/users/", f"/organizations/{org.id}/passes"):
         assert phone.get(path, expect_errors=True).json["code"] == "pass_not_allowed"
+
+
+# --- passes never outlive what made them (issue 37, item 7), through a real server --------------------------
+
+
+def live_phone(live_server, client, made):
+    """The headers of a phone paired with the pass `made`, through the live server."""
+    reply = requests.post(f"{live_server}/auth/pass", json={"code": made["pairing"]["code"]}, timeout=10)
+    assert reply.status_code == 200, reply.text
+    return {"Authorization": f"Bearer {reply.json()['access_token']}"}
+
+
+def door_status(live_server, meetup, headers):
+    reply = requests.get(f"{live_server}{base(meetup)}/guests", headers=headers, timeout=10)
+    return reply.status_code, reply.json().get("code") if reply.status_code >= 400 else None
+
+
+def test_unfinalizing_brings_back_no_pass_that_finalizing_ended(live_server, client, boss, meetup):
+    phone = live_phone(live_server, client, make_pass(boss, meetup))
+    assert door_status(live_server, meetup, phone) == (200, None)
+    boss.patch_json(f"{base(meetup)}/finalize", {})
+    boss.patch_json(f"{base(meetup)}/unfinalize", {})
+    assert door_status(live_server, meetup, phone) == (401, "pass_ended")
+
+
+@pytest.mark.parametrize("what", ["demoted", "removed", "disabled"])
+def test_a_pass_ends_when_its_maker_no_longer_answers_for_it(
+    live_server, client, make_user, as_user, org, meetup, admin, what
+):
+    maker, other = make_user("maya", org=org, role="ADMIN"), as_user(make_user("otto", org=org, role="ADMIN"))
+    phone = live_phone(live_server, client, make_pass(as_user(maker), meetup))
+    assert door_status(live_server, meetup, phone) == (200, None)
+    if what == "demoted":
+        other.patch_json(f"/organizations/{org.id}/members/{maker.id}", {"role": "STAFF"})
+    elif what == "removed":
+        other.delete(f"/organizations/{org.id}/members/{maker.id}", status=204)
+    else:
+        admin.patch_json(f"/staff/{maker.id}/disable", {"reason": "Left the club"})
+    assert door_status(live_server, meetup, phone) == (401, "pass_ended")
+    [listed] = other.get(f"/organizations/{org.id}/passes").json["passes"]
+    assert listed["revoked_at"] is not None  # the list says so too
+
+
+def test_a_pass_ends_when_its_maker_leaves_the_admins_by_any_way(
+    live_server, client, make_user, as_user, org, meetup
+):
+    """Even a change no route makes (a database edited by hand): each request checks its maker."""
+    maker = make_user("maya", org=org, role="ADMIN")
+    phone = live_phone(live_server, client, make_pass(as_user(maker), meetup))
+    Membership.update(role="STAFF").where(Membership.user == maker).execute()
+    assert door_status(live_server, meetup, phone) == (401, "pass_ended")
+
+
+def test_a_pass_for_every_open_meetup_reads_no_finalized_or_cancelled_list(
+    live_server, client, boss, meetup, org
+):
+    other = boss.post_json(
+        f"/organizations/{org.id}/meetups/",
+        {"platform_url": "https://demo.door.invalid/night-owls/board-games"},
+    ).json
+    made = boss.post_json(f"/organizations/{org.id}/passes", {"label": "Side entrance"}, status=201).json
+    phone = live_phone(live_server, client, made)
+    assert door_status(live_server, meetup, phone) == (200, None)
+    boss.patch_json(f"{base(meetup)}/finalize", {})
+    assert door_status(live_server, meetup, phone) == (403, "pass_not_allowed")
+    boss.patch_json(f"/organizations/{org.id}/meetups/{other['id']}/cancel", {"reason": "Flooded."})
+    cancelled = requests.get(
+        f"{live_server}/organizations/{org.id}/meetups/{other['id']}/guests", headers=phone, timeout=10
+    )
+    assert (cancelled.status_code, cancelled.json()["code"]) == (403, "pass_not_allowed")
+    matches = requests.get(
+        f"{live_server}{base(meetup)}/walkin-matches", params={"q": "ali"}, headers=phone, timeout=10
+    )
+    assert matches.status_code == 403

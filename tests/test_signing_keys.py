@@ -14,6 +14,7 @@ from helpers import DOORAPP, Served, at_once, door_env, served
 
 OTHER_KEY = "another-signing-key-that-is-long-enough-for-hs256"
 ROTATED = "Door's signing key was changed (doorapp rotate-key)"
+DEMO_EVENT = "https://demo.door.invalid/night-owls/summer-social"
 
 
 def settings(folder, database_url=None, **more):
@@ -160,3 +161,49 @@ def test_machines_that_sign_with_door_secret_key_agree_through_its_fingerprint(d
     with ExitStack() as stack:
         a = start(stack, settings(tmp_path / "a", database))
         assert userinfo(a.url, sign_in(a.url, "root")).status_code == 200
+
+
+def test_rotate_key_ends_every_door_pass_on_every_machine_at_its_next_request(database, tmp_path):
+    """A lost phone is out after one rotate-key: its pass ends with the key, on the machine that rotated
+    and on one that has not read the new key yet, and a pairing code not yet used pairs nobody."""
+    first, second = settings(tmp_path / "a", database), settings(tmp_path / "b", database)
+    with_admin(first)
+    with ExitStack() as stack:
+        a, b = start(stack, first), start(stack, second)
+        root = sign_in(a.url, "root")
+        org = requests.post(
+            f"{a.url}/organizations/", json={"name": "Owls", "slug": "owls"}, headers=root, timeout=10
+        )
+        url = f"{a.url}/organizations/{org.json()['id']}"
+        made = requests.post(
+            f"{url}/meetups/", json={"platform_url": DEMO_EVENT}, headers=root, timeout=10
+        ).json()
+        door = f"/organizations/{org.json()['id']}/meetups/{made['id']}/guests"
+        passes = [
+            requests.post(f"{url}/passes", json={"label": f"Phone {n}"}, headers=root, timeout=10)
+            for n in (1, 2)
+        ]
+        paired = requests.post(
+            f"{b.url}/auth/pass", json={"code": passes[0].json()["pairing"]["code"]}, timeout=10
+        )
+        phone = {"Authorization": f"Bearer {paired.json()['access_token']}"}
+        assert [requests.get(m.url + door, headers=phone, timeout=10).status_code for m in (a, b)] == [
+            200,
+            200,
+        ]
+        rotated = doorapp(door_env(**first), "rotate-key")
+        assert rotated.returncode == 0, rotated.stderr
+        for machine in (b, a):  # b has not read the new key: the pass's row says it ended
+            ended = requests.get(machine.url + door, headers=phone, timeout=10)
+            assert (ended.status_code, ended.json()["code"]) == (401, "pass_ended")
+        unused = requests.post(
+            f"{b.url}/auth/pass", json={"code": passes[1].json()["pairing"]["code"]}, timeout=10
+        )
+        assert (unused.status_code, unused.json()["code"]) == (403, "invalid_pass_code")
+        root = sign_in(a.url, "root")
+        listed = requests.get(f"{url}/passes", headers=root, timeout=10).json()["passes"]
+        assert all(p["revoked_at"] for p in listed)
+        audit = requests.get(
+            f"{url}/events/", params={"type": "PASS_REVOKED"}, headers=root, timeout=10
+        ).json()
+        assert sorted(e["details"]["label"] for e in audit["events"]) == ["Phone 1", "Phone 2"]

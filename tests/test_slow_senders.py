@@ -1,11 +1,14 @@
-"""Slow senders (issue 26, item 2; SECURITY.md) through a real `doorapp serve`: hundreds of connections from
+"""Slow senders and slow readers (SECURITY.md) through a real `doorapp serve`: hundreds of connections from
 one address that each drip a byte at a time never keep a door's /ping and check-ins out, in one process or
-several; a request that has not arrived whole by its deadline is answered 408 and its connection closed."""
+several; a request that has not arrived whole by its deadline is answered 408, logged, and its connection
+closed; connections that pipeline big answers and never read them neither hold the threads nor stay open
+past the send deadline."""
 
 import json
 import select
 import socket
 import time
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
@@ -100,4 +103,83 @@ def test_a_request_still_arriving_at_its_deadline_is_408_and_closed(data_dir):
         head, _, body = answer.partition(b"\r\n\r\n")
         assert head.split()[1] == b"408" and b"Content-Type: application/problem+json" in head
         assert json.loads(body)["code"] == "request_timeout"
+        assert door.stop() == 0
+    assert [line for line in door.log if line.rstrip().endswith("] - GET /ping 408")]  # the access log
+
+
+BUNDLE = b"GET /static/swagger-ui/swagger-ui-bundle.js HTTP/1.1\r\nHost: door\r\n\r\n"  # 1.7 MB
+
+
+def reader(url):
+    """A connection with a small receive buffer, as a client that reads slowly or not at all has."""
+    address = urlsplit(url)
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.settimeout(10)
+    sock.connect((address.hostname, address.port))
+    return sock
+
+
+def received(sock, limit=10**9):
+    """Everything the server sends until it closes the connection (or `limit` bytes)."""
+    answer = b""
+    try:
+        while len(answer) < limit and (chunk := sock.recv(65536)):
+            answer += chunk
+    except ConnectionResetError:
+        pass
+    return answer
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_clients_that_never_read_what_they_asked_for_never_keep_the_door_out(data_dir, workers):
+    folder, headers, checkin = data_dir
+    settings = {"DOOR_SECRET_KEY": SECRET, "DOOR_REQUEST_TIMEOUT": "30"}
+    command = (DOORAPP, "serve", "--workers", workers, "--port", "0", "--data-dir", folder)
+    with served(*command, env=settings) as door:
+        # more than each process has threads (8), whichever process the kernel hands each one to
+        stuck = [reader(door.url) for _ in range(24 * int(workers))]
+        try:
+            for sock in stuck:
+                sock.sendall(BUNDLE * 20)  # 34 MB of answers asked for in one packet, never read
+            time.sleep(1)
+            for n in range(1, 6):
+                assert requests.get(f"{door.url}/ping", timeout=5).json() == {"ping": "pong"}
+                checked_in = requests.post(door.url + checkin(n), json={}, headers=headers, timeout=5)
+                assert checked_in.status_code == 200, checked_in.text
+        finally:
+            for sock in stuck:
+                sock.close()
+        assert door.stop() == 0
+    assert not [line for line in door.log if "Traceback" in line]
+
+
+def test_an_answer_not_read_by_the_send_deadline_closes_its_connection(data_dir):
+    folder, _, _ = data_dir
+    settings = {"DOOR_SECRET_KEY": SECRET, "DOOR_REQUEST_TIMEOUT": "2"}
+    size = (Path(__file__).parents[1] / "doorapp/static/swagger-ui/swagger-ui-bundle.js").stat().st_size
+    with served(DOORAPP, "serve", "--port", "0", "--data-dir", folder, env=settings) as door:
+        with reader(door.url) as slow:
+            slow.sendall(BUNDLE * 3)
+            time.sleep(5)  # reads nothing past the deadline
+            got = received(slow)  # what the buffers held, then the server's close
+        assert 0 < len(got) < 3 * size
+        with reader(door.url) as prompt:  # one that reads gets every answer, whole
+            prompt.sendall(BUNDLE * 3)
+            assert len(received(prompt, 3 * size)) >= 3 * size
+        assert door.stop() == 0
+
+
+def test_pipelined_requests_past_the_cap_are_refused_and_the_connection_closed(data_dir):
+    folder, _, _ = data_dir
+    with served(
+        DOORAPP, "serve", "--port", "0", "--data-dir", folder, env={"DOOR_SECRET_KEY": SECRET}
+    ) as door:
+        with reader(door.url) as eager:
+            eager.sendall(b"GET /ping HTTP/1.1\r\nHost: door\r\n\r\n" * 50)
+            answers = received(eager).split(b"HTTP/1.1 ")[1:]
+        # 8 wait at most; one or two more may have been answered while the packet was being read
+        assert 8 <= len(answers) - 1 <= 12 and {a[:3] for a in answers[:-1]} == {b"200"}
+        assert answers[-1][:3] == b"429"
+        assert json.loads(answers[-1].partition(b"\r\n\r\n")[2])["code"] == "rate_limited"
         assert door.stop() == 0

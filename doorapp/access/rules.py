@@ -3,7 +3,7 @@ with, which the OpenAPI document lists for every route that declares it."""
 
 from doorapp.caller import ACCOUNT, DOOR
 from doorapp.errors import ApiError
-from doorapp.models import Membership
+from doorapp.models import Meetup, Membership
 
 # What every Rule but `public` can refuse with: the token step's 401s (no token, a bad or ended one, a door
 # pass that has ended) and an account that may not act (403).
@@ -24,7 +24,8 @@ class Rule:
     """Who may call a route, judged by enforce(caller, args) in docs/api.md's order.
 
     `admits`: the scopes of callers it lets in (doorapp.caller: ACCOUNT, DOOR); another caller is 403
-    pass_not_allowed, as is one bound to another org or meetup than the path's. A caller with an account
+    pass_not_allowed, as is one bound to another org or meetup than the path's, or to every open meetup
+    of the org when the path's is finalized or cancelled. A caller with an account
     must be approved and enabled, then pass `check(caller, args)` (None or an ApiError) unless it is a site
     admin. `refuses`: the codes this Rule's own judgement can answer (pass_not_allowed, its check's);
     `refusals` adds those of the token step and the account, which every Rule but `public` can answer.
@@ -71,6 +72,10 @@ class Rule:
             return pass_not_allowed(f"This {caller.name} is for another organization.")
         if caller.meetup_id and "meetup_id" in args and args["meetup_id"] != caller.meetup_id:
             return pass_not_allowed(f"This {caller.name} is for another meetup.")
+        if caller.org_id and not caller.meetup_id and "meetup_id" in args:  # bound to every open meetup
+            meetup = Meetup.get_or_none(Meetup.id == args["meetup_id"], Meetup.org == caller.org_id)
+            if meetup is not None and not caller.may_work(meetup):  # finalized or cancelled: not its list
+                return pass_not_allowed(f"This {caller.name} works the open meetups only.")
         return None
 
     def __repr__(self):

@@ -21,7 +21,7 @@ from doorapp.bodies import text
 from doorapp.db import iso
 from doorapp.errors import invalid, validation_error
 from doorapp.models.accounts import new_username
-from doorapp.models.audit import door_passes
+from doorapp.models.audit import AuditType, door_passes, record
 from doorapp.paths import PROG
 
 # Path ids are typed here, once; a wrong type is 422 with loc ["path", name].
@@ -322,3 +322,12 @@ def guests_brought(entry, brought):
         )
         raise validation_error([invalid(where, "too_large", msg, max=most)])
     return brought
+
+
+def passes_ended(caller, passes):
+    """A PASS_REVOKED event, by `caller`, for each of the door passes just ended (DoorPass.revoke and the
+    like: rows with their id, org and label)."""
+    for door_pass in passes:
+        record(
+            AuditType.PASS_REVOKED, caller, org=door_pass.org_id, pass_id=door_pass.id, label=door_pass.label
+        )

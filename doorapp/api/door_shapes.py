@@ -38,7 +38,13 @@ class WalkinMatch(TypedDict):
 
 
 class GuestAtDoor(WalkinMatch):
+    """The guest as this list shows them: `displayname` is the name a file gave a platform member on this
+    list, or their own; `hint`, for a guest read from a file, what tells them apart from namesakes:
+    "email:" and the first letters of their e-mail, or "id:" and the end of their id in the file ("" for
+    others)."""
+
     history: History
+    hint: str
     tags: list[Tag]  # the organization's tags on the guest, by label
     note: str | None  # the organization's short note on the guest
 
@@ -159,28 +165,34 @@ def meetup_guest_json(entry, history=None, tags=None):
         guest=GuestAtDoor(
             platform_user_id=guest.platform_user_id,
             username=guest.username,
-            displayname=guest.displayname,
+            displayname=entry.shown_name,
             is_local=guest.is_local,
             is_banned=ban is not None,
             ban_reason=ban and ban.reason,
             history=history_json(history.get(guest.platform_user_id)),
+            hint=guest.hint,
             tags=tags.get(guest.platform_user_id, []),
             note=note_of(entry),
         ),
-        rsvp=Rsvp(
-            rsvp_time=iso(entry.rsvp_time),
-            cancelled_rsvp=entry.cancelled_rsvp,
-            waitlisted=entry.waitlisted,
-            guests_count=entry.guests_count,
-            is_walkin=entry.is_walkin,
-            has_arrived=entry.has_arrived,
-            arrival_time=iso(entry.arrival_time),
-            arrival_order=entry.arrival_order,
-            guests_brought=entry.guests_brought,
-            checked_in_by=checker_json(entry),
-            inside=entry.has_arrived and entry.exited_at is None,
-            exited_at=iso(entry.exited_at),
-        ),
+        rsvp=rsvp_json(entry),
+    )
+
+
+def rsvp_json(entry):
+    """Rsvp: an entry's RSVP and arrival (an entry with its checker and door pass joined)."""
+    return Rsvp(
+        rsvp_time=iso(entry.rsvp_time),
+        cancelled_rsvp=entry.cancelled_rsvp,
+        waitlisted=entry.waitlisted,
+        guests_count=entry.guests_count,
+        is_walkin=entry.is_walkin,
+        has_arrived=entry.has_arrived,
+        arrival_time=iso(entry.arrival_time),
+        arrival_order=entry.arrival_order,
+        guests_brought=entry.guests_brought,
+        checked_in_by=checker_json(entry),
+        inside=entry.has_arrived and entry.exited_at is None,
+        exited_at=iso(entry.exited_at),
     )
 
 
@@ -195,7 +207,7 @@ def outcome_json(entry, record, tags=None):
     return GuestOutcome(
         platform_user_id=guest.platform_user_id,
         username=guest.username,
-        displayname=guest.displayname,
+        displayname=entry.shown_name,
         outcome=entry.outcome,
         guests_count=entry.guests_count,
         guests_brought=entry.guests_brought,

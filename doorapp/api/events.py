@@ -12,7 +12,8 @@ from doorapp.api.shapes import event_json
 from doorapp.bodies import moment, number
 from doorapp.db import get_or_404, iso
 from doorapp.export import CSV, csv_file
-from doorapp.models import AuditEvent, AuditType, Guest, Meetup, Org, User
+from doorapp.models import AuditEvent, AuditType, Meetup, Org, User
+from doorapp.models.privacy import seen_here
 from doorapp.spreadsheet import ExportQuery, People
 
 
@@ -96,7 +97,7 @@ def list_meetup_events(org_id, meetup_id, query):
 def list_guest_events(org_id, guest_id, query):
     """Events about one guest in the organization, plus the guest's registration; newest first, paged."""
     get_or_404(Org, org_id, "organization")
-    Guest.seen_by(org_id, guest_id)
+    seen_here(org_id, guest_id)
     return events_page(org_id, query, orgless=True, guest=guest_id)
 
 

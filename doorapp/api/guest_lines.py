@@ -10,8 +10,9 @@ from doorapp.api.door_shapes import GuestOutcome, outcome_json
 from doorapp.bodies import number, text
 from doorapp.db import get_or_404, iso
 from doorapp.errors import ApiError
-from doorapp.models import AuditEvent, Guest, Meetup, MeetupGuest, audit
+from doorapp.models import AuditEvent, Meetup, MeetupGuest, audit
 from doorapp.models.audit import AuditType, check_in_record
+from doorapp.models.privacy import seen_here
 
 ENTRY = "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>"
 
@@ -101,6 +102,6 @@ def on_list(org_id, meetup_id, platform_user_id):
     entry = MeetupGuest.at_door(org_id, meetup_id, platform_user_id)
     if entry is None:
         get_or_404(Meetup, meetup_id, "meetup", org=org_id)
-        guest = Guest.seen_by(org_id, platform_user_id)
+        guest = seen_here(org_id, platform_user_id)
         raise ApiError(404, "not_on_list", f"{named(guest)} is not on this meetup's list.")
     return entry

@@ -7,7 +7,7 @@ from doorapp.access import signed_in, signed_in_or_pass
 from doorapp.api import adapter, endpoint, shapes
 from doorapp.api.shapes import guest_json
 from doorapp.bodies import number, text
-from doorapp.db import get_or_404, write
+from doorapp.db import write
 from doorapp.errors import ApiError
 from doorapp.models import AuditType, Guest, audit
 
@@ -68,11 +68,7 @@ def create_guest(body, caller):
     profile = looked_up(caller, body.username)  # no transaction is open while the platform answers
     with write():
         refuse_existing(Guest.of_platform(profile.platform_user_id))
-        guest = Guest.create(
-            platform_user_id=profile.platform_user_id,
-            username=profile.username,
-            displayname=profile.displayname,
-        )
+        guest = Guest.register(profile)
         audit.record(AuditType.GUEST_CREATED, caller, guest=guest)
     return guest_json(guest)
 
@@ -94,7 +90,10 @@ def looked_up(caller, username):
 @endpoint("GET", "/guests/<platform_user_id>", auth=signed_in, answer=shapes.Guest, errors=("not_found",))
 def get_guest(platform_user_id):
     """A guest by platform user id."""
-    return guest_json(get_or_404(Guest, platform_user_id, "guest", is_local=False))
+    guest = Guest.of_platform(platform_user_id)
+    if guest is None:
+        raise ApiError(404, "not_found", f"No guest has the id {platform_user_id}.")
+    return guest_json(guest)
 
 
 @endpoint("GET", "/guests/by-username/<username>", auth=signed_in, answer=shapes.Guest, errors=("not_found",))

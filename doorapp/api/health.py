@@ -8,7 +8,7 @@ from bottle import response
 from doorapp import __version__, faults
 from doorapp.access import public
 from doorapp.api import adapter, endpoint
-from doorapp.db import db
+from doorapp.db import db, drop_connection
 
 
 class Pong(TypedDict):
@@ -43,12 +43,19 @@ def ping():
 
 
 def _database():
+    """The database's check. A failure drops this thread's connection and asks once more on a new one: a
+    PostgreSQL restart cuts every thread's connection, and a balancer that took the machine out on a 503
+    brings it back only on a 200."""
     started = time.perf_counter()
-    try:
-        db.connect(reuse_if_open=True)
-        db.execute_sql("SELECT 1").fetchone()
-    except Exception as error:  # any database failure is reported, never raised: this is the health check
-        return {"status": "unhealthy", "latency_ms": None, "message": type(error).__name__}
+    for attempt in (1, 2):
+        try:
+            db.connect(reuse_if_open=True)
+            db.execute_sql("SELECT 1").fetchone()
+            break
+        except Exception as error:  # any database failure is reported, never raised: this is the health check
+            drop_connection()
+            if attempt == 2:
+                return {"status": "unhealthy", "latency_ms": None, "message": type(error).__name__}
     trouble = faults.trouble()  # it answers reads, but its writes or checkpoints keep failing
     return {
         "status": "degraded" if trouble else "healthy",

@@ -2,6 +2,7 @@
 (Meetup's attendee list, Luma's guests, a spreadsheet), created or updated with a sync's semantics, or
 previewed (`?preview=true`: the same work, rolled back). The reading is doorapp.imports'."""
 
+import threading
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, NotRequired, TypedDict
@@ -18,7 +19,8 @@ from doorapp.errors import ApiError, invalid, validation_error
 from doorapp.imports import Unreadable, read
 from doorapp.imports.formats import PROBLEMS
 from doorapp.imports.store import store, to_create
-from doorapp.models import Org
+from doorapp.models import Meetup, Org
+from doorapp.models.privacy import refuse_forgotten
 
 COLUMNS_DOC = (
     "The header of the name column to use, or of the first-name and last-name columns separated by a "
@@ -45,13 +47,22 @@ class FirstRow(TypedDict):
     guests: int
 
 
+class FormulaRow(TypedDict):
+    """A row whose name a spreadsheet would run as a formula (=HYPERLINK(...)): kept as text, flagged."""
+
+    row: int
+    name: str
+
+
 class ImportNames(TypedDict):
-    """Who an import adds, updates (by the name it gives them) and cancels: at most 50 names of each, in
-    alphabetical order (the report's counts say how many in all)."""
+    """Who an import adds, updates (by the name it gives them), cancels and keeps (guests who have arrived,
+    whom the file no longer lists: never cancelled): at most 50 names of each, in alphabetical order (the
+    report's counts say how many in all)."""
 
     added: list[str]
     updated: list[str]
     cancelled: list[str]
+    kept: list[str]
 
 
 class ImportReport(TypedDict):
@@ -62,6 +73,8 @@ class ImportReport(TypedDict):
     added: int
     updated: int
     cancelled: int
+    kept: int
+    checked_in: int
     names: ImportNames
     unchanged: int
     problems: list[RowProblem]
@@ -72,6 +85,7 @@ class ImportReport(TypedDict):
     not_expected: int
     total: int
     first_rows: list[FirstRow]
+    formulas: list[FormulaRow]
 
 
 class ImportEvent(TypedDict):
@@ -120,13 +134,28 @@ class ImportForm:
 
 
 def sheet_of(upload, columns):
-    """The upload read as a guest list; 422 unreadable_file, saying what was found, when it is not one."""
+    """The upload read as a guest list, one upload at a time in this process (reading a workbook may take
+    a few seconds and 100 MB: several at once must not add up); 422 unreadable_file, saying what was found,
+    when it is not one; 503 when another upload was being read for READING_WAIT seconds."""
+    if not _reading.acquire(timeout=READING_WAIT):
+        raise ApiError(
+            503,
+            "service_unavailable",
+            "Door is reading other files; try again in a moment.",
+            {"Retry-After": "5"},
+        )
     try:
         return read(upload.data, [c for c in columns.split(",") if c.strip()] if columns else None)
     except Unreadable as error:
         raise ApiError(
             422, "unreadable_file", error.args[0], file=upload.filename, found=error.found
         ) from None
+    finally:
+        _reading.release()
+
+
+_reading = threading.Lock()
+READING_WAIT = 60
 
 
 def answer(meetup, report, **extra):
@@ -200,13 +229,22 @@ def import_meetup(org_id, body, query, upload, caller):
     media="multipart",
     tx=False,
     answer=ImportAnswer,
-    errors=("duplicate_meetup", "meetup_cancelled", "meetup_finalized", "not_found", "unreadable_file"),
+    errors=(
+        "duplicate_meetup",
+        "meetup_cancelled",
+        "meetup_finalized",
+        "meetup_forgotten",
+        "not_found",
+        "unreadable_file",
+    ),
 )
 def import_meetup_update(org_id, meetup_id, body, query, upload, caller):
     """Update a meetup's list from a newer file of the same event, as a sync would.
 
     Check-ins are never touched, and nothing is stored unless the whole file reads; `?preview=true` answers
-    the report and stores nothing."""
+    the report and stores nothing. A meetup older than the organization keeps its guests is 409
+    meetup_forgotten: the file would bring back the people retention took off its list."""
+    refuse_forgotten(Meetup.open(org_id, meetup_id))
     sheet = sheet_of(upload, body.columns)
     meetup, report = store(
         org_id, sheet, caller, upload.filename, meetup_ids(), meetup_id=meetup_id, preview=query.preview

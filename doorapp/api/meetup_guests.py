@@ -15,7 +15,7 @@ from doorapp.actors import checker_json
 from doorapp.api import GUESTS_BROUGHT, door_shapes, endpoint, guests_brought, named
 from doorapp.api.door_shapes import meetup_guest_json
 from doorapp.bodies import number, text
-from doorapp.db import iso, snapshot
+from doorapp.db import iso
 from doorapp.door_actions import (
     DOOR_TIME,
     PastCapacity,
@@ -130,7 +130,7 @@ def list_meetup_guests(org_id, meetup_id, query):
         response.set_header("ETag", current)
         response.status = 304
         return None
-    with snapshot():  # the list, its version and what changed, from one moment
+    with doorlist.snapshot():  # the list, its version and what changed, from one moment
         meetup = Meetup.with_list_version(org_id, meetup_id)
         if meetup is None:
             raise ApiError(404, "not_found", f"No meetup has the id {meetup_id}.")

@@ -7,13 +7,14 @@ from typing import TypedDict
 
 from doorapp import platforms
 from doorapp.access import door, org_admin, org_member
-from doorapp.api import adapter, endpoint, shapes
+from doorapp.api import adapter, endpoint, passes_ended, shapes
 from doorapp.api.shapes import meetup_json
 from doorapp.bodies import text
 from doorapp.db import get_or_404, iso, write
 from doorapp.errors import ApiError
 from doorapp.models import AuditType, Meetup, MeetupGuest, Org, audit, room
 from doorapp.models.passes import DoorPass
+from doorapp.models.privacy import refuse_forgotten
 from doorapp.models.sync import apply, compare, stored, take_turn
 
 
@@ -92,7 +93,7 @@ def create_meetup(org_id, body, caller):
         )
         audit.record(AuditType.MEETUP_CREATED, caller, org=org, meetup=meetup, platform_url=url)
     try:
-        sync(org_id, meetup.id, caller, event)
+        sync(meetup, caller, event)
         sync_error = None
     except ApiError as error:  # the platform failed (or an admin finalized it meanwhile): nothing stored
         sync_error = SyncError(status=error.status, code=error.code, detail=error.detail)
@@ -127,27 +128,31 @@ def get_meetup(org_id, meetup_id):
     auth=org_member,
     tx=False,
     answer=SyncReport,
-    errors=(*platforms.ERRORS, "meetup_cancelled", "meetup_finalized", "not_found"),
+    errors=(*platforms.ERRORS, "meetup_cancelled", "meetup_finalized", "meetup_forgotten", "not_found"),
 )
 def sync_meetup(org_id, meetup_id, caller):
-    """Synchronise the RSVP list from the platform; nothing is stored when a platform call fails."""
-    return sync(org_id, meetup_id, caller)
-
-
-def sync(org_id, meetup_id, caller, event=None):
-    """Sync the meetup's list (with `event` when the caller has just read it): all platform I/O and the
-    comparison with what is stored first, with no transaction open, then one short write of what differs.
-    The counts; a platform's ApiError stores nothing."""
+    """Synchronise the RSVP list from the platform; nothing is stored when a platform call fails. A meetup
+    older than its organization keeps guests is 409 meetup_forgotten (retention took them off its list)."""
     meetup = Meetup.open(org_id, meetup_id)
+    refuse_forgotten(meetup)
+    return sync(meetup, caller)
+
+
+def sync(meetup, caller, event=None):
+    """Sync the list of `meetup` (as it was read, open), with `event` when the caller has just read it: all
+    platform I/O and the comparison with what is stored first, with no transaction open, then one short
+    write of what differs. The counts; a platform's ApiError stores nothing."""
+    org_id, meetup_id = meetup.org_id, meetup.id
     event = event or adapter().event(meetup.platform_url)
     profiles = adapter().profiles([r.platform_user_id for r in event.rsvps])
-    rsvps = [(r.platform_user_id, r.joined_at, r.waitlisted, r.guests) for r in event.rsvps]
-    profiles = {i: (p.username, p.displayname, False, None) for i, p in profiles.items()}
+    rsvps = [(r.platform_user_id, r.joined_at, r.waitlisted, r.guests, None, None) for r in event.rsvps]
+    profiles = {i: (p.username, p.displayname, False, None, "") for i, p in profiles.items()}
     plan = compare(meetup, stored(meetup, profiles), rsvps, profiles, platform=True)  # before the lock
     with write():
         take_turn(meetup)
         meetup = Meetup.open(org_id, meetup_id)
         counts = apply(meetup, plan)
+        del counts["kept"], counts["checked_in"]  # arrived guests the platform no longer lists stay in
         audit.record(AuditType.MEETUP_SYNCED, caller, org=meetup.org_id, meetup=meetup, **counts)
     return SyncReport(**counts)
 
@@ -171,6 +176,7 @@ def finalize_meetup(org_id, meetup_id, caller):
         raise ApiError(409, "already_finalized", "This meetup is already finalized.")
     room.everyone_out(meetup.org_id, meetup.id)
     audit.record(AuditType.MEETUP_FINALIZED, caller, org=meetup.org_id, meetup=meetup, inside=meetup.inside)
+    passes_ended(caller, DoorPass.revoke(meetup.org_id, meetup_id=meetup.id))  # unfinalizing revives none
     return meetup_json(Meetup.get_by_id(meetup.id))
 
 
@@ -214,6 +220,7 @@ def cancel_meetup(org_id, meetup_id, body, caller):
     if arrived or not Meetup.cancel(meetup, body.reason):
         raise ApiError(409, "meetup_has_arrivals", ARRIVALS.format(what="cancelled"))
     audit.record(AuditType.MEETUP_CANCELLED, caller, org=meetup.org_id, meetup=meetup, reason=body.reason)
+    passes_ended(caller, DoorPass.revoke(meetup.org_id, meetup_id=meetup.id))
     return meetup_json(Meetup.get_by_id(meetup.id))
 
 

@@ -16,6 +16,7 @@ from doorapp.db import get_or_404, iso, write
 from doorapp.errors import ApiError
 from doorapp.models import AuditEvent, AuditType, Ban, Guest, Meetup, MeetupGuest, Org, audit
 from doorapp.models.local_guests import link_guest, local_guest
+from doorapp.models.privacy import hidden_here, seen_here
 
 
 @dataclass
@@ -104,8 +105,8 @@ def list_walkin_matches(org_id, meetup_id, query):
     time and no further pages, with what the door would see of the guest once added (name, username, a
     ban here and its reason); a guest the platform knows but Door does not is found by POST /guests/."""
     meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)
-    on_list = MeetupGuest.select(MeetupGuest.guest).where(MeetupGuest.meetup == meetup.id)
-    total, guests = Guest.search(query.q, query.limit, 0, leaving_out=on_list, org_id=meetup.org_id)
+    leaving_out = MeetupGuest.guests_of(meetup.id) | hidden_here(meetup.org_id)  # on it, or erased here
+    total, guests = Guest.search(query.q, query.limit, 0, leaving_out=leaving_out, org_id=meetup.org_id)
     bans = {
         ban.guest_id: ban.reason
         for ban in Ban.select().where(
@@ -146,7 +147,7 @@ def list_banned_guests(org_id):
 )
 def ban_guest(org_id, platform_user_id, body, caller):
     """Ban a guest in this organization. A reason is required."""
-    org, guest = get_or_404(Org, org_id, "organization"), Guest.seen_by(org_id, platform_user_id)
+    org, guest = get_or_404(Org, org_id, "organization"), seen_here(org_id, platform_user_id)
     if not Ban.impose(org.id, guest.platform_user_id, body.reason, caller.user):
         raise ApiError(409, "already_banned", f"{guest.username} is already banned here.")
     audit.record(AuditType.BAN, caller, org=org, guest=guest, reason=body.reason)
@@ -162,7 +163,7 @@ def ban_guest(org_id, platform_user_id, body, caller):
 )
 def unban_guest(org_id, platform_user_id, caller):
     """Lift a guest's ban in this organization."""
-    org, guest = get_or_404(Org, org_id, "organization"), Guest.seen_by(org_id, platform_user_id)
+    org, guest = get_or_404(Org, org_id, "organization"), seen_here(org_id, platform_user_id)
     ban = Ban.active(org.id, guest.platform_user_id)
     if ban is None or not Ban.lift(ban):
         raise ApiError(409, "not_banned", f"{guest.username} is not banned here.")
@@ -192,11 +193,7 @@ def link_local_guest(org_id, platform_user_id, body, caller):
         local = found_local(org_id, platform_user_id)
         guest = Guest.of_platform(profile.platform_user_id)
         if guest is None:
-            guest = Guest.create(
-                platform_user_id=profile.platform_user_id,
-                username=profile.username,
-                displayname=profile.displayname,
-            )
+            guest = Guest.register(profile)
             audit.record(AuditType.GUEST_CREATED, caller, guest=guest)
         moved = link_guest(org_id, local, guest)
         if moved is None:
@@ -240,7 +237,7 @@ def get_guest_history(org_id, platform_user_id):
 
     `repeat_no_show` counts no-shows at the organization's last 5 meetups only; an excused absence does not
     count, and the mark never bans anyone by itself."""
-    org, guest = get_or_404(Org, org_id, "organization"), Guest.seen_by(org_id, platform_user_id)
+    org, guest = get_or_404(Org, org_id, "organization"), seen_here(org_id, platform_user_id)
     meetups = [
         HistoryMeetup(
             meetup_id=str(e.meetup.id),

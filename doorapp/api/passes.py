@@ -8,8 +8,17 @@ from datetime import datetime, timedelta
 from typing import TypedDict
 
 from doorapp.access import org_admin
-from doorapp.api import Pass, endpoint, pass_json, pass_of, phones_address, qr_code
-from doorapp.api.shapes import MOMENT
+from doorapp.api import (
+    Pass,
+    endpoint,
+    pass_json,
+    pass_of,
+    passes_ended,
+    phone_urls,
+    phones_address,
+    qr_code,
+)
+from doorapp.api.shapes import MOMENT, OpenToLan
 from doorapp.bodies import moment, text
 from doorapp.db import get_or_404, iso, utcnow
 from doorapp.errors import invalid, validation_error
@@ -22,12 +31,15 @@ PASSES = "/organizations/<org_id>/passes"
 
 class Pairing(TypedDict):
     """How a phone joins with a new pass: the one-time code, the address with it to open (`url`), a QR
-    code of that address (an SVG data: URI) and when the code stops working."""
+    code of that address (an SVG data: URI) and when the code stops working. While only this computer
+    can open Door no phone can use the address: `qr_svg` is null, and `open_to_lan` says how to let phones
+    in (as GET /phones does)."""
 
     code: str
     url: str
     expires_at: MOMENT
-    qr_svg: str
+    qr_svg: str | None
+    open_to_lan: OpenToLan | None
 
 
 class NewPass(Pass):
@@ -67,7 +79,7 @@ def pass_end(meetup, asked):
             raise validation_error([invalid(("body", "ends_at"), "invalid", message, rule="pass_end")])
         return asked
     day = (meetup.date if meetup else now).replace(hour=0, minute=0, second=0, microsecond=0)
-    end = day + timedelta(days=1)
+    end = day + timedelta(days=1) if day < datetime.max - timedelta(days=1) else datetime.max  # 9999-12-31
     return end if now < end <= now + LONGEST else now + LONGEST
 
 
@@ -107,8 +119,11 @@ def create_pass(org_id, body, caller):
         label=made.label,
         ends_at=iso(made.ends_at),
     )
+    access = phone_urls()
     url = f"{phones_address().rstrip('/')}/#/pass/{code}"
-    pairing = Pairing(code=code, url=url, expires_at=iso(made.code_expires_at), qr_svg=qr_code(url))
+    qr = qr_code(url) if access["urls"] else None  # never a code that no phone can open
+    expires = iso(made.code_expires_at)
+    pairing = Pairing(code=code, url=url, expires_at=expires, qr_svg=qr, open_to_lan=access["open_to_lan"])
     return NewPass(**one_pass(org_id, made.id), pairing=pairing)
 
 
@@ -126,13 +141,7 @@ def revoke_pass(org_id, pass_id, caller):
     """Revoke a door pass: its phone's next request is refused (401 pass_ended), in every process. What it
     did stays in the audit log. Revoking a revoked pass changes nothing."""
     one_pass(org_id, pass_id)
-    revoked(caller, org_id, DoorPass.revoke(org_id, pass_id=pass_id))
-
-
-def revoked(caller, org_id, passes):
-    """A PASS_REVOKED event for each of the passes just revoked."""
-    for door_pass in passes:
-        audit.record(AuditType.PASS_REVOKED, caller, org=org_id, pass_id=door_pass.id, label=door_pass.label)
+    passes_ended(caller, DoorPass.revoke(org_id, pass_id=pass_id))
 
 
 @endpoint(
@@ -146,5 +155,5 @@ def revoke_meetup_passes(org_id, meetup_id, caller):
     """Revoke every door pass made for this meetup (those for every meetup stay): `{revoked: N}`."""
     get_or_404(Meetup, meetup_id, "meetup", org=org_id)
     passes = DoorPass.revoke(org_id, meetup_id=meetup_id)
-    revoked(caller, org_id, passes)
+    passes_ended(caller, passes)
     return Revoked(revoked=len(passes))

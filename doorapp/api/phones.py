@@ -8,6 +8,7 @@ from typing import TypedDict
 
 from doorapp.access import any_org_admin
 from doorapp.api import endpoint, phone_urls, qr_code
+from doorapp.api.shapes import OpenToLan
 from doorapp.paths import FROZEN, default_data_dir
 
 
@@ -21,13 +22,6 @@ class PhoneUrl(TypedDict):
 
     url: str
     qr_svg: str
-
-
-class OpenToLan(TypedDict):
-    """How to let phones in: the command that starts Door for them, or the setting."""
-
-    command: str
-    setting: str
 
 
 class Phones(TypedDict):

@@ -67,6 +67,17 @@ def get_setup():
     return Setup(needed=not User.site_admin_exists())
 
 
+def as_printed(code):
+    """The setup code as `serve` prints it (ABCD-EFGH-JKLM) from how a person typed it: any case, with spaces
+    or no dashes ("abcd efgh jklm", "ABCDEFGHJKLM")."""
+    letters = "".join(c for c in code.upper() if not c.isspace() and c != "-")
+    return (
+        "-".join(letters[i : i + 4] for i in range(0, len(letters), 4))
+        if len(letters) == 12
+        else code.strip()
+    )
+
+
 @endpoint(
     "POST",
     "/setup",
@@ -82,7 +93,7 @@ def create_first_admin(body):
     attempt = access.reserve_attempt(f"setup-addr:{client_address()}")
     if User.site_admin_exists():
         raise ApiError(409, "already_set_up", "Door is already set up; sign in instead.")
-    if not access.verified(attempt, Setting.setup_code()[0], body.code.strip().upper()):
+    if not access.verified(attempt, Setting.setup_code()[0], as_printed(body.code)):
         raise ApiError(
             403, "invalid_setup_code", "The setup code is wrong; it is printed where Door was started."
         )

@@ -139,7 +139,10 @@ class EventGuest(TypedDict):
 
 
 class AuditEvent(TypedDict):
-    """An event of the audit log; `details` depend on its type (docs/api.md)."""
+    """An event of the audit log; `details` depend on its type (docs/api.md). A `shredded` event is older
+    than its organization keeps the log's details (or about a person it erased): it keeps its type, time,
+    actor, meetup and numbers, and has lost its guest, its reason and the names and free text of its
+    details."""
 
     id: int
     event_type: AuditType
@@ -150,6 +153,7 @@ class AuditEvent(TypedDict):
     meetup_id: UUID | None
     reason: str | None
     details: dict
+    shredded: bool
 
 
 class Paged(TypedDict):
@@ -266,4 +270,13 @@ def event_json(event):
         meetup_id=event["meetup_id"] and str(event["meetup_id"]),
         reason=event["reason"],
         details=event["details"],
+        shredded=event["shredded"],
     )
+
+
+class OpenToLan(TypedDict):
+    """How to let phones in while only this computer can open Door: the command that starts it for them,
+    or the setting."""
+
+    command: str
+    setting: str

@@ -7,12 +7,12 @@ from typing import Literal, TypedDict
 
 from doorapp import access
 from doorapp.access import site_admin
-from doorapp.api import endpoint, shapes
+from doorapp.api import endpoint, passes_ended, shapes
 from doorapp.api.shapes import MOMENT, user_json, users_json
 from doorapp.bodies import text
 from doorapp.db import get_or_404, iso, utcnow, write
 from doorapp.errors import ApiError, invalid, validation_error
-from doorapp.models import Membership, Org, User
+from doorapp.models import DoorPass, Membership, Org, User
 from doorapp.models.accounts import RECOVERY_VALIDITY
 from doorapp.models.audit import AuditType, record
 
@@ -165,6 +165,7 @@ def disable_staff(user_id, body, caller):
     target.is_disabled, target.disabled_at, target.disabled_reason = True, utcnow(), body.reason
     target.sessions_since = User.session_start()
     target.save()
+    passes_ended(caller, DoorPass.revoke_made_by(target.id))  # nobody answers for them now
     return user_json(target)
 
 

@@ -75,7 +75,7 @@ def arrivals(times):
 def summary_json(meetup):
     """The summary of get_meetup_summary, in three queries (entries, check-in events, the meetup's counts)
     and one more when guests have tags."""
-    entries = list(MeetupGuest.with_guests(meetup.id))
+    entries = list(MeetupGuest.with_guests(meetup.id))  # those the org no longer keeps count, unnamed
     tags = guest_tags(meetup.org_id, entries)
     outcomes = Counter(e.outcome for e in entries)
     times = [e.arrival_time for e in entries if e.has_arrived]
@@ -95,7 +95,9 @@ def summary_json(meetup):
             cancelled=outcomes["CANCELLED"],
             waitlisted=outcomes["WAITLIST"],
             walkins=sum(e.is_walkin for e in entries),
-            local_walkins=sum(e.is_walkin and e.guest.is_local for e in entries),
+            local_walkins=sum(
+                e.is_walkin and (e.guest.is_local if e.guest_id else e.guest_was_local) for e in entries
+            ),
             forced_check_ins=kinds["forced"],
             undone_check_ins=kinds[AuditType.UNDO_CHECK_IN],
             guests_brought=brought,
@@ -108,7 +110,7 @@ def summary_json(meetup):
         peak_at=iso(meetup.peak_at),
         bar_minutes=bar_minutes,
         arrivals=bars,
-        guests=[outcome_json(e, record, tags) for e in entries],
+        guests=[outcome_json(e, record, tags) for e in entries if e.guest_id is not None],
     )
 
 
@@ -135,7 +137,8 @@ def get_meetup_summary(org_id, meetup_id):
     One rule for this and the CSV export: the same columns, each one that members see of these guests at
     the door (names, RSVPs, arrivals, who checked them in, the organization's tags and note) or that the
     counts tell (cancelled, excused, forced, undone); what is an admin's alone (ban, excuse and undo
-    reasons, the audit log) is in neither."""
+    reasons, the audit log) is in neither.
+    A guest the organization forgot (retention, an erasure) has no line and is in every count and bar."""
     return summary_json(get_or_404(Meetup, meetup_id, "meetup", org=org_id))
 
 
@@ -163,7 +166,7 @@ def export_meetup_guests(org_id, meetup_id, query):
     meetup = get_or_404(Meetup, meetup_id, "meetup", org=org_id)
     name = f"{meetup.name} {meetup.date:%Y-%m-%d}"
     record = check_in_record(AuditEvent.check_ins(meetup.org_id, meetup.id))
-    entries = list(MeetupGuest.with_guests(meetup.id))
+    entries = [e for e in MeetupGuest.with_guests(meetup.id) if e.guest_id is not None]
     tags = guest_tags(meetup.org_id, entries)
     lines = [outcome_json(entry, record, tags) for entry in entries]
     if query.style == "data":

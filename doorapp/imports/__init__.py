@@ -38,20 +38,35 @@ def guest_id(entry, meetup_ids, org_id):
     never do."""
     if entry.member_id is not None and meetup_ids:
         return entry.member_id, False
-    digest = hashlib.sha256(f"{org_id}\0{entry.key}".encode("utf-8", "surrogatepass")).digest()
-    return -1 - int.from_bytes(digest[:8], "big") % LOCAL_IDS, True
+    return local_id(org_id, entry.key), True
+
+
+def local_id(org_id, key):
+    """The id of the org's local guest who is `key` (an Entry's) in its files."""
+    digest = hashlib.sha256(f"{org_id}\0{key}".encode("utf-8", "surrogatepass")).digest()
+    return -1 - int.from_bytes(digest[:8], "big") % LOCAL_IDS
 
 
 def as_rsvps(sheet, meetup_ids, org_id):
     """(the RSVPs of the entries expected or waitlisted, the profiles of their guests), as models.sync's
-    compare() takes them. A file gives no username: a known guest keeps theirs, a new one has none."""
+    compare() takes them. A file gives no username: a known guest keeps theirs, a new one has none. A
+    platform member (a Meetup row, the `meetup` adapter running) keeps the profile the platform gave (one
+    not known yet gets an empty one, for a sync or a look-up to fill in): the file's name for them is
+    their RSVP's listed name, on this meetup's list alone, so no org's file renames anyone at another's
+    door. A row checked in by the file's own door (Luma's checked_in_at) arrives then."""
     rsvps, profiles = [], {}
     for entry in sheet.entries:
         if entry.status == NOT_EXPECTED:
             continue
         gid, local = guest_id(entry, meetup_ids, org_id)
-        profiles[gid] = (None, entry.name, local, org_id if local else None)
-        rsvps.append((gid, entry.rsvp_time, entry.status == WAITLISTED, entry.guests))
+        if local:
+            profiles[gid] = (None, entry.name, True, org_id, entry.hint)
+        else:
+            profiles[gid] = (None, None, False, None, None)
+        listed = None if local else entry.name
+        rsvps.append(
+            (gid, entry.rsvp_time, entry.status == WAITLISTED, entry.guests, listed, entry.checked_in_at)
+        )
     return rsvps, profiles
 
 

@@ -5,6 +5,7 @@ Unreadable, with a sentence that says what was found and what to upload instead.
 import csv
 import io
 import zipfile
+from xml.parsers import expat
 
 import charset_normalizer
 
@@ -13,6 +14,10 @@ MAX_ROWS = 20_000  # a meetup's list; a file with more rows is refused as a whol
 MAX_CELL = 5 * 1024 * 1024  # the csv module's per-field limit (its default, 128 KiB, fails the whole file)
 MAX_XLSX_EXPANDED = 64 * 1024 * 1024  # what an .xlsx may unpack to (a zip bomb unpacks to gigabytes)
 MAX_XLSX_RATIO = 200  # and by how much any one part may expand
+MAX_XLSX_PART = 4 * 1024 * 1024  # what any other XML part (shared strings, styles) may unpack to: openpyxl
+# reads those whole, and 45 MB of shared strings took 16 s and 375 MB
+MAX_COLUMNS = 1_000  # cells of one row of a worksheet; a row is read up to this column at most
+MAX_CELLS = (MAX_ROWS + 21) * 50  # cells of a worksheet: 20,000 rows (and a header, a title) of 50
 UPLOAD = (
     "Upload the attendee list as downloaded: Meetup's .xls or .csv, Luma's guest CSV, or a spreadsheet "
     "saved as .csv or .xlsx."
@@ -33,7 +38,7 @@ csv.field_size_limit(MAX_CELL)
 
 FOUND = (  # what an unreadable file was found to be (doorapp.imports.read adds the last two)
     *dict.fromkeys(sign[2] for sign in SIGNATURES),
-    *("empty", "not_text", "damaged", "zip", "too_large", "too_many_rows", "not_csv"),
+    *("empty", "not_text", "damaged", "zip", "too_large", "too_many_rows", "too_many_cells", "not_csv"),
     *("no_name_column", "no_such_column"),
 )
 
@@ -117,7 +122,9 @@ def _count_outside_quotes(text, separator):
 
 def xlsx_rows(data):
     """The first sheet of an .xlsx workbook, as text cells, read in openpyxl's streaming mode after the
-    archive's sizes are checked (no part may unpack past the limits)."""
+    archive's sizes are checked (no part may unpack past the limits) and its worksheets' cells counted
+    (the work of reading is bounded, not only the bytes: a sheet of 1.5 KB that declares 16,384 columns
+    took 2.8 GB and 35 s as openpyxl padded every row to its width)."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         parts = archive.infolist()
@@ -131,18 +138,89 @@ def xlsx_rows(data):
     ):
         message = "The workbook unpacks to far more than a guest list; save it as CSV and try again."
         raise Unreadable(message, "too_large")
-    if not any(p.filename.startswith("xl/worksheets/") for p in parts):
+    sheets = [p for p in parts if p.filename.startswith("xl/worksheets/") and p.filename.endswith(".xml")]
+    if not sheets:
         raise Unreadable(f"The file is a zip archive, not an .xlsx workbook. {UPLOAD}", "zip")
-    return _sheet(data)
+    for part in parts:
+        if (
+            part not in sheets
+            and part.filename.endswith((".xml", ".rels"))
+            and part.file_size > MAX_XLSX_PART
+        ):
+            message = (
+                f"The workbook's {part.filename.rsplit('/', 1)[-1]} unpacks to {part.file_size // 2**20} MB,"
+                " far more than a guest list's; save it as CSV and try again."
+            )
+            raise Unreadable(message, "too_large")
+    width = max(_width(archive, part) for part in sheets)
+    return _sheet(data, width)
 
 
-def _sheet(data):
+class _TooManyCells(Exception):
+    pass
+
+
+def _width(archive, part):
+    """How many columns to read of the worksheet `part`: up to its last cell with a value (at most
+    MAX_COLUMNS), found by a streaming parse that keeps nothing. Unreadable when a row has more than
+    MAX_COLUMNS cells, or reading it would take more than MAX_CELLS: its cells, or its rows (up to
+    MAX_ROWS) each as wide as that (openpyxl builds every row to the width asked for)."""
+    seen = {"row": 0, "cells": 0, "last": 0, "rows": 0, "column": 0, "widest": 0}
+
+    def start(name, attributes):
+        tag = name.rpartition(":")[2]
+        if tag == "row":
+            seen["row"], seen["last"] = 0, 0
+            seen["rows"] = int(attributes["r"]) if attributes.get("r", "").isdigit() else seen["rows"] + 1
+        elif tag == "c":
+            seen["row"] += 1
+            seen["cells"] += 1
+            seen["column"] = _column(attributes.get("r", "")) or seen["last"] + 1
+            seen["last"] = seen["column"]
+            if seen["row"] > MAX_COLUMNS or seen["cells"] > MAX_CELLS:
+                raise _TooManyCells
+        elif tag in ("v", "is"):  # the cell has a value
+            seen["widest"] = max(seen["widest"], min(seen["column"], MAX_COLUMNS))
+            if min(seen["rows"], MAX_ROWS + 21) * seen["widest"] > MAX_CELLS:
+                raise _TooManyCells
+
+    parser = expat.ParserCreate()
+    parser.StartElementHandler = start
+    try:
+        with archive.open(part) as source:
+            parser.ParseFile(source)
+    except _TooManyCells:
+        message = (
+            f"The workbook has a row of more than {MAX_COLUMNS:,} cells, or more than {MAX_CELLS:,} cells in"
+            " all: far more than a guest list. Save just the guest list as CSV and try again."
+        )
+        raise Unreadable(message, "too_many_cells") from None
+    except (expat.ExpatError, zipfile.BadZipFile, ValueError, EOFError):
+        raise Unreadable(
+            f"The file looks like an .xlsx workbook but is damaged. {UPLOAD}", "damaged"
+        ) from None
+    return seen["widest"]
+
+
+def _column(reference):
+    """The column number of a cell reference such as "AB12" (0 when there is none)."""
+    number = 0
+    for char in reference:
+        if not "A" <= char <= "Z":
+            break
+        number = number * 26 + ord(char) - 64
+    return number
+
+
+def _sheet(data, width):
+    """The rows of the first sheet, each read up to column `width` (_width()): by default openpyxl pads
+    every row to the width the sheet declares, which may be 16,384."""
     from openpyxl import load_workbook  # only imports pay for it
 
     try:
         book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
         rows = []
-        for values in book.worksheets[0].iter_rows(values_only=True):
+        for values in book.worksheets[0].iter_rows(max_col=max(width, 1), values_only=True):
             rows.append([v if type(v) is str else _cell_text(v) for v in values])
             if len(rows) > MAX_ROWS + 20:
                 message = f"The workbook has more than {MAX_ROWS:,} rows; a guest list has fewer."

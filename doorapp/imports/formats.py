@@ -12,6 +12,7 @@ from functools import lru_cache
 HEADER_SEARCH = 20  # rows above the header: a title, a date, blank rows
 MAX_NAME = 255
 MAX_GUESTS = 99
+HINT = 4  # characters of an e-mail or id a guest's hint shows
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 NOT_TEXT = re.compile(r"[\ufffd\ud800-\udfff]")  # what decoding could not read, a lone surrogate
 MEETUP_MEMBER = re.compile(r"(?:^user\s+|/members/)(\d{1,19})/?$")
@@ -35,7 +36,6 @@ STATUSES = {
         "n",
         "0",
         "declined",
-        "pending_approval",
         "invited",
         "not going",
         "cancelled",
@@ -55,7 +55,9 @@ class Entry:
     status: str = EXPECTED
     guests: int = 0
     rsvp_time: datetime | None = None
+    checked_in_at: datetime | None = None  # Luma's: when its own door let them in
     member_id: int | None = None  # a Meetup member's id (the `meetup` adapter's guest id)
+    hint: str = ""  # what tells namesakes apart at the door (Guest.hint): "email:lena", "id:7919"
 
 
 @dataclass
@@ -68,6 +70,7 @@ class Sheet:
 
 
 PROBLEMS = ("no_name", "not_text", "control_characters", "too_long", "unknown_status", "guests", "duplicate")
+PROBLEMS += ("far_time", "awaiting_approval")
 PROBLEMS += ("unreadable",)  # any other reason a row cannot be read
 
 
@@ -88,6 +91,23 @@ class Problem(ValueError):
 def fold(text):
     text = unicodedata.normalize("NFKD", str(text)).encode("ascii", "ignore").decode()
     return " ".join(text.lower().split())
+
+
+def name_key(name):
+    """Who a name is, for telling a file's people apart: folded as header words are (lower case, no
+    accents, single spaces: José Núñez is jose nunez, the key such names have always had) when that keeps
+    every letter; else in full, cased alike (田中 花子, Иван Петров, Søren Ørsted), so a name in any script
+    stays its own person. (fold() alone kept the ASCII letters only, and made every non-Latin name one.)"""
+    decomposed = unicodedata.normalize("NFKD", name)
+    if all(c.isascii() or unicodedata.category(c).startswith("M") for c in decomposed):
+        return fold(name)
+    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+
+
+def ascii_key_lost_letters(name):
+    """Whether the key names had before name_key() (fold()) dropped letters of `name`: rows of several
+    people with such names may have been read as one guest (migrations.m0018 reports them)."""
+    return name_key(name) != fold(name)
 
 
 def header_row(rows):
@@ -150,7 +170,7 @@ def roles_of(kind, row, cells, chosen):
         if column is not None:
             roles[role] = column
     extra = {"meetup": (("profile", "url of member profile"), ("rsvp_time", "rsvped on"))}
-    extra["luma"] = (("rsvp_time", "created_at"),)
+    extra["luma"] = (("rsvp_time", "created_at"), ("checked_in", "checked_in_at"))
     for role, header in extra.get(kind, ()):
         if header in find:
             roles[role] = find[header]
@@ -194,27 +214,51 @@ def read_row(kind, roles, row, number):
         message = f"The name is longer than {MAX_NAME} characters; this row was left out."
         raise Problem(message, "too_long", max=MAX_NAME)
     raw_status = _folded(_cell(row, roles.get("status")))
+    if raw_status == "pending_approval":
+        raise Problem("Awaiting approval on Luma; left out until it is approved.", "awaiting_approval")
     if raw_status not in STATUS_OF:
         value = _cell(row, roles["status"])[:40]
         raise Problem(f"Unknown status {value!r}; this row was left out.", "unknown_status", value=value)
     entry = Entry(number, "", name, STATUS_OF[raw_status], _guests(_cell(row, roles.get("guests"))))
-    entry.rsvp_time = _moment(_cell(row, roles.get("rsvp_time")))
+    entry.rsvp_time, entry.checked_in_at = (_when(row, roles, role) for role in ("rsvp_time", "checked_in"))
     entry.key = _key(kind, roles, row, entry)
     return entry
 
 
 def _key(kind, roles, row, entry):
+    email = _cell(row, roles.get("email")).lower()
+    own = _cell(row, roles.get("id"))
+    entry.hint = _hint(email, own)
     if kind == "meetup":
         for role in ("id", "profile"):
             found = MEETUP_MEMBER.search(_cell(row, roles.get(role)))
             if found and int(found.group(1)) < 2**63:
                 entry.member_id = int(found.group(1))
+                entry.hint = entry.hint or f"id:{str(entry.member_id)[-HINT:]}"
                 return f"meetup:{entry.member_id}"
-    own = _cell(row, roles.get("id"))
     if own and kind != "meetup":
         return f"{kind}:{own[:200]}"
-    email = _cell(row, roles.get("email")).lower()
-    return f"name:{fold(entry.name)}|{email[:200]}"
+    return f"name:{name_key(entry.name)}|{email[:200]}"
+
+
+def _hint(email, own):
+    """What tells a guest apart from namesakes at the door without showing who they are: the first
+    letters of their e-mail, else the last characters of their id in the file."""
+    local = email.partition("@")[0]
+    if local and not CONTROL.search(local):
+        return f"email:{local[:HINT]}"
+    own = own.removeprefix("user ").strip()
+    return f"id:{own[-HINT:]}" if own and not CONTROL.search(own) else ""
+
+
+def _when(row, roles, role):
+    """The moment in the row's `role` column (None without one); a Problem when it is past the calendar."""
+    moment = _moment(_cell(row, roles.get(role)))
+    if moment is FAR:
+        value = _cell(row, roles[role])[:40]
+        message = f"The time {value!r} is not of these centuries; this row was left out."
+        raise Problem(message, "far_time", value=value)
+    return moment
 
 
 def _guests(text):
@@ -232,16 +276,26 @@ def _folded(text):
     return fold(text)
 
 
+FAR = datetime.min  # a moment outside YEARS: a row is left out for it
+YEARS = range(1900, 3000)  # an RSVP's: every time zone's local time and a day's end stay in the calendar
+
+
 @lru_cache(maxsize=1024)  # an export's rows share a few hundred dates at most
 def _moment(text):
-    """Meetup's MM/DD/YYYY, or an ISO 8601 timestamp (Luma's); None for anything else."""
+    """Meetup's MM/DD/YYYY, or an ISO 8601 timestamp (Luma's), as naive UTC; None for anything else, FAR
+    for a moment outside YEARS."""
+    moment = None
     for pattern in ("%m/%d/%Y", "%m/%d/%Y %H:%M", "%Y-%m-%d %H:%M:%S"):
         try:
-            return datetime.strptime(text, pattern)
+            moment = datetime.strptime(text, pattern)
+            break
         except ValueError:
             pass
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
+    if moment is None:
+        try:
+            moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    if moment.year not in YEARS:  # before the offset is applied: year 1 less an hour is no datetime
+        return FAR
     return moment.replace(tzinfo=None) - (moment.utcoffset() or timedelta(0))

@@ -7,6 +7,7 @@ import uuid
 
 from doorapp.db import write
 from doorapp.errors import ApiError
+from doorapp.export import formula_like
 from doorapp.imports import as_rsvps, tally
 from doorapp.models import AuditType, Meetup, audit
 from doorapp.models.sync import apply, compare, current, foreseen, named, stored, take_turn
@@ -35,8 +36,9 @@ def store(org_id, sheet, caller, filename, meetup_ids, meetup_id=None, create=No
             take_turn(target)
             meetup = Meetup.open(org_id, meetup_id)
         plan = current(meetup, plan)
-        report = report_of(sheet, apply(meetup, plan), named(plan, NAMED))
+        report = report_of(sheet, apply(meetup, plan, caller), named(plan, NAMED))
         counts = {k: report[k] for k in ("format", "rows", "added", "updated", "cancelled", "unchanged")}
+        counts["checked_in"] = report["checked_in"]
         details = {**counts, "problems": len(sheet.problems)}
         audit.record(AuditType.MEETUP_IMPORTED, caller, org=org_id, meetup=meetup, file=filename, **details)
     return Meetup.get_by_id(meetup.id), report
@@ -92,6 +94,8 @@ def report_of(sheet, counts, names):
         "added": added,
         "updated": updated,
         "cancelled": cancelled,
+        "kept": counts["kept"],
+        "checked_in": counts["checked_in"],
         "names": names,
         "unchanged": max(0, len(sheet.entries) - added - updated - cancelled),
         "problems": problems,
@@ -102,5 +106,8 @@ def report_of(sheet, counts, names):
         "first_rows": [
             {"row": e.row, "name": e.name, "status": e.status, "guests": e.guests}
             for e in sheet.entries[:SAMPLE]
+        ],
+        "formulas": [{"row": e.row, "name": e.name} for e in sheet.entries if formula_like(e.name)][
+            :MAX_PROBLEMS
         ],
     }

@@ -12,6 +12,7 @@
     room      people in the room: an arrival stepping out and back in (the count: Meetup.inside)
     tags      Tag, GuestTag, GuestNote (what an org's door rows say of a guest before anyone asks)
     audit     AuditType, what each type records and moves (EVENTS), AuditEvent, record()
+    privacy   what an org keeps of guests, forgetting the rest (retention, erasure), Erasure
 """
 
 from doorapp.models.accounts import Failure, IdempotencyKey, Membership, Org, Setting, SigningKey, User
@@ -21,6 +22,7 @@ from doorapp.models.guests import Ban, Guest
 from doorapp.models.meetup_guests import MeetupGuest
 from doorapp.models.meetups import Meetup
 from doorapp.models.passes import DoorPass
+from doorapp.models.privacy import Erasure
 from doorapp.models.tags import GuestNote, GuestTag, Tag
 
 MODELS = [
@@ -41,6 +43,7 @@ MODELS = [
     Tag,
     GuestTag,
     GuestNote,
+    Erasure,
 ]
 
 __all__ = [
@@ -50,6 +53,7 @@ __all__ = [
     "Ban",
     "DoorChange",
     "DoorPass",
+    "Erasure",
     "Failure",
     "Guest",
     "GuestNote",

@@ -179,6 +179,13 @@ class Org(BaseModel):
     created_at = DateTimeField(default=utcnow)
     door_lists_version = IntegerField(default=0)  # m0007's; no longer read (models.changes replaced it)
     time_zone = CharField(max_length=64, null=True)  # IANA name for files made for people; None: the server's
+    # How long it keeps what it knows of guests (doorapp.privacy applies it): their entries on the lists of
+    # its meetups, their bans (None: until lifted), the names and free text of its audit log; and the
+    # notice it shows at its door and to a door pass's phone
+    keep_guests_months = IntegerField(default=12)
+    keep_bans_months = IntegerField(null=True, default=24)
+    keep_audit_details_months = IntegerField(default=12)
+    privacy_notice = TextField(default="")
 
     @classmethod
     def taken(cls, field, value, org_id=None):
@@ -303,6 +310,7 @@ class IdempotencyKey(BaseModel):
 
     RETENTION = timedelta(hours=24)
     user = ForeignKeyField(User, on_delete="CASCADE", index=False)
+    org_id = UUIDField(null=True)  # the org whose door acted: erasing a guest there forgets its answers too
     key = CharField(max_length=255)
     request = CharField(max_length=64)  # sha256 of method, path and body: a reused key is told apart
     status = IntegerField(null=True)
@@ -313,12 +321,12 @@ class IdempotencyKey(BaseModel):
         indexes = ((("user", "key"), True),)
 
     @classmethod
-    def claim(cls, user, key, request):
-        """Take the key for this request: None when it is new (or expired), else the stored row. The
-        unique index decides: a concurrent claim of the same key waits for the first one's transaction,
-        then finds its answer."""
+    def claim(cls, user, key, request, org_id=None):
+        """Take the key for this request (of the org `org_id`'s door): None when it is new (or expired),
+        else the stored row. The unique index decides: a concurrent claim of the same key waits for the
+        first one's transaction, then finds its answer."""
         cls.delete().where(cls.created_at < utcnow() - cls.RETENTION).execute()
-        row = {"user": user, "key": key, "request": request}
+        row = {"user": user, "key": key, "request": request, "org_id": org_id}
         if cls.insert(**row).on_conflict_ignore().as_rowcount().execute() == 1:
             return None
         return cls.get(cls.user == user, cls.key == key)

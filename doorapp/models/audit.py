@@ -10,7 +10,19 @@ import json
 from dataclasses import dataclass
 from enum import StrEnum
 
-from peewee import JOIN, CharField, DateTimeField, ForeignKeyField, JSONField, TextField, UUIDField, Value, fn
+from peewee import (
+    JOIN,
+    SQL,
+    BooleanField,
+    CharField,
+    DateTimeField,
+    ForeignKeyField,
+    JSONField,
+    TextField,
+    UUIDField,
+    Value,
+    fn,
+)
 
 from doorapp.caller import Caller
 from doorapp.db import BaseModel, Prepared, utcnow
@@ -52,6 +64,9 @@ class AuditType(StrEnum):
     TAG_CHANGED = "TAG_CHANGED"  # an admin renamed or recoloured a tag
     TAG_DELETED = "TAG_DELETED"  # an admin deleted a tag (and took it off every guest)
     GUEST_TAGGED = "GUEST_TAGGED"  # an admin set a guest's tags and note in the org
+    BAN_EXPIRED = "BAN_EXPIRED"  # a ban older than the org keeps bans ended by itself (no actor)
+    GUEST_ERASED = "GUEST_ERASED"  # an admin erased what the org held of one person (it names no one)
+    RETENTION_APPLIED = "RETENTION_APPLIED"  # Door forgot what the org keeps no longer (no actor)
 
 
 class Moves(StrEnum):
@@ -66,7 +81,8 @@ class Moves(StrEnum):
     STATE = "the meetup's counts or state"  # no row: finalized, people counted
     LIST = "the meetup's whole list"  # rebuilt: every door reads it whole again
     # the org's guest rows: the meetup starts or stops counting in the history (no-shows, the last meetups
-    # a mark looks at) of the org's lists dated after it, which are read whole again; and its own state
+    # a mark looks at) of the org's lists dated after it, which are read whole again, and its own state
+    # changes; with no meetup, every list of the org is read whole again
     ORG = "the org's guest rows"
     # a sync or an import names the rows it wrote (models.sync), a tag the rows of its guests (api/tags)
     IN_CHANGE = "recorded by the change itself"
@@ -77,6 +93,7 @@ class Event:
     moves: Moves
     details: tuple = ()  # the keys of `details` the event may carry (a reader shows any other as it comes)
     rows_of: tuple = ()  # of those, the ones that name more guests whose rows changed (Moves.GUEST)
+    private: tuple = ()  # of those, the ones with names or free text: shredding takes them away
 
 
 DOOR_TIME = "door_time"  # when the door acted, by the device's clock (the body's door_time)
@@ -91,7 +108,7 @@ EVENTS = {
     AuditType.WALKIN: Event(Moves.GUEST, (DOOR_TIME,)),
     AuditType.GUEST_CREATED: Event(Moves.NOTHING),
     AuditType.BAN: Event(Moves.GUEST),
-    AuditType.UNBAN: Event(Moves.GUEST, ("ban_reason",)),
+    AuditType.UNBAN: Event(Moves.GUEST, ("ban_reason",), private=("ban_reason",)),
     # a meetup dated before a list starts counting in its history (once over: dated in the past already)
     AuditType.MEETUP_CREATED: Event(Moves.ORG, ("platform_url",)),
     AuditType.MEETUP_SYNCED: Event(Moves.IN_CHANGE, ("inserted", "updated", "cancelled", "skipped", "total")),
@@ -100,21 +117,28 @@ EVENTS = {
     # whose rows the handler names (models.room.everyone_out)
     AuditType.MEETUP_FINALIZED: Event(Moves.STATE, ("inside",)),
     AuditType.MEETUP_UNFINALIZED: Event(Moves.ORG),
-    AuditType.MEMBER_ADDED: Event(Moves.NOTHING, ("user_id", "username", "role")),
-    AuditType.MEMBER_ROLE_CHANGED: Event(Moves.NOTHING, ("user_id", "username", "old", "new")),
-    AuditType.MEMBER_REMOVED: Event(Moves.NOTHING, ("user_id", "username", "role")),
-    AuditType.ORG_UPDATED: Event(Moves.NOTHING, ("changes",)),  # {field: {old, new}}
-    # the moved counts; the local guest leaves the lists the platform guest is now on
-    AuditType.GUEST_LINKED: Event(Moves.GUEST, ("local_id", "entries", "bans"), rows_of=("local_id",)),
+    AuditType.MEMBER_ADDED: Event(Moves.NOTHING, ("user_id", "username", "role"), private=("username",)),
+    AuditType.MEMBER_ROLE_CHANGED: Event(
+        Moves.NOTHING, ("user_id", "username", "old", "new"), private=("username",)
+    ),
+    AuditType.MEMBER_REMOVED: Event(Moves.NOTHING, ("user_id", "username", "role"), private=("username",)),
+    AuditType.ORG_UPDATED: Event(Moves.NOTHING, ("changes",), private=("changes",)),  # {field: {old, new}}
+    # the moved counts; local_id: the guest let in by name who was linked, who leaves the lists the platform
+    # guest is now on
+    AuditType.GUEST_LINKED: Event(
+        Moves.GUEST, ("local_id", "entries", "bans"), rows_of=("local_id",), private=("local_id",)
+    ),
     AuditType.NO_SHOW_EXCUSED: Event(Moves.GUEST),  # the guest's no-shows on the org's later lists
     AuditType.MEETUP_IMPORTED: Event(
-        Moves.IN_CHANGE, ("file", "format", "rows", "added", "updated", "cancelled", "unchanged", "problems")
+        Moves.IN_CHANGE,
+        ("file", "format", "rows", "added", "updated", "cancelled", "unchanged", "problems", "checked_in"),
+        private=("file",),
     ),
     AuditType.MEETUP_CANCELLED: Event(Moves.ORG),  # its guests' no-shows are gone from every list
     # what it was; recorded before the meetup's row goes, which says which lists are dated after it
-    AuditType.MEETUP_DELETED: Event(Moves.ORG, ("name", "date", "platform_url")),
-    AuditType.PASS_CREATED: Event(Moves.NOTHING, ("pass_id", "label", "ends_at")),
-    AuditType.PASS_REVOKED: Event(Moves.NOTHING, ("pass_id", "label")),
+    AuditType.MEETUP_DELETED: Event(Moves.ORG, ("name", "date", "platform_url"), private=("name",)),
+    AuditType.PASS_CREATED: Event(Moves.NOTHING, ("pass_id", "label", "ends_at"), private=("label",)),
+    AuditType.PASS_REVOKED: Event(Moves.NOTHING, ("pass_id", "label"), private=("label",)),
     AuditType.GUESTS_BROUGHT_CHANGED: Event(
         Moves.GUEST, ("guests_brought_before", "guests_brought")
     ),  # the door's People count moves
@@ -129,6 +153,13 @@ EVENTS = {
     AuditType.TAG_DELETED: Event(Moves.IN_CHANGE, (*TAG, "guests")),  # guests: how many had it
     # the guest's rows on every list of the org (the event has no meetup): the labels and the note as set
     AuditType.GUEST_TAGGED: Event(Moves.GUEST, ("tags", "note")),
+    AuditType.BAN_EXPIRED: Event(Moves.GUEST, ("banned_at",)),  # the guest's; the ban's reason is gone
+    # how many entries, bans and events of the person the org held (all gone now); it names no one, so the
+    # erasure names their rows itself, before they go (models.privacy.erase)
+    AuditType.GUEST_ERASED: Event(Moves.IN_CHANGE, ("entries", "bans", "events")),
+    # what it forgot: entries that lost their guest, guests deleted, bans ended, events shredded; each batch
+    # names the rows it takes (models.privacy.forget_some), each ended ban is its own BAN_EXPIRED
+    AuditType.RETENTION_APPLIED: Event(Moves.IN_CHANGE, ("entries", "guests_deleted", "bans", "events")),
 }
 
 # How record() writes each Moves to the change record: (org id, meetup id, guest id, more guest ids).
@@ -178,7 +209,8 @@ def check_in_record(events):
 
 
 class AuditEvent(BaseModel):
-    """Written in the same transaction as its action; never updated or deleted."""
+    """Written in the same transaction as its action; never changed afterwards but shredded (its guest,
+    reason and private details taken away: doorapp.models.privacy), never deleted but with its org."""
 
     event_type = CharField(max_length=32, index=True)
     timestamp = DateTimeField(default=utcnow)
@@ -189,6 +221,8 @@ class AuditEvent(BaseModel):
     meetup_id = UUIDField(null=True)
     reason = TextField(null=True)
     details = JSONField(default=dict)
+    # its guest, reason and the names and free text of its details are gone (retention, an erasure)
+    shredded = BooleanField(default=False, constraints=[SQL("DEFAULT FALSE")])  # a bulk load may leave it out
 
     class Meta:
         # One index per way the log is read (newest first within each); the rowid ends every index, so
@@ -251,8 +285,8 @@ class AuditEvent(BaseModel):
     def with_people(cls, query):
         """A log() query's events as dicts with their actor's and guest's names joined: id, event_type,
         timestamp, org, actor, actor_username, guest, guest_username, guest_displayname, meetup_id, reason,
-        details, and of a door pass that acted: actor_pass, pass_label, pass_maker, pass_maker_username
-        (dicts: turning 50 joined rows into objects was most of a page's time)."""
+        details, shredded, and of a door pass that acted: actor_pass, pass_label, pass_maker,
+        pass_maker_username (dicts: turning 50 joined rows into objects was most of a page's time)."""
         maker = User.alias("maker")
         names = (
             User.username.alias("actor_username"),
@@ -274,6 +308,7 @@ class AuditEvent(BaseModel):
                 cls.meetup_id,
                 cls.reason,
                 cls.details,
+                cls.shredded,
                 *names,
             )
             .join_from(cls, User, JOIN.LEFT_OUTER, on=User.id == cls.actor)

@@ -80,6 +80,10 @@ def _key(meetup_id):
     return int(str(meetup_id).replace("-", "")[:8], 16) & 0x7FFFFFFF
 
 
+def _salt():
+    return secrets.randbelow(2**31)
+
+
 # --- recording changes (inside the change's write transaction) -----------------------------------------
 
 
@@ -93,21 +97,18 @@ def rows(guest_ids, org_id=None, meetup_id=None, also=()):
     also = sorted({int(i) for i in also if i is not None} - set(guest_ids))
     if len(guest_ids) == 1 and not also:  # a door action's: two statements, their SQL built once
         scope = [value for value in (org_id, meetup_id) if value is not None]
-        bump = _BUMP_ONE[org_id is not None, meetup_id is not None]
-        bumped = bump.rows(secrets.randbelow(2**31), guest_ids[0], *scope)
-        return _write([(m, n, s, guest_ids[0], ROW) for m, n, s in bumped])
-    lists = {}
+        bumped = _BUMP_ONE[org_id is not None, meetup_id is not None].rows(_salt(), guest_ids[0], *scope)
+        _write([(m, n, s, guest_ids[0], ROW) for m, n, s in bumped])
+        return
+    lists = {}  # meetup id -> the guests whose rows changed on its list
     for sql, params in in_chunks(lambda ids: _lists_of(ids, org_id, meetup_id), [(i,) for i in guest_ids]):
         for meetup, guest in db.execute_sql(sql, params):
             lists.setdefault(Meetup.id.python_value(meetup), list(also)).append(guest)
-    if lists:
-        _write(
-            [
-                (m, n, s, guest, ROW) if len(lists[m]) <= MAX_ROWS else (m, n, s, None, LIST)
-                for m, n, s in _bump(lists)
-                for guest in (lists[m] if len(lists[m]) <= MAX_ROWS else [None])
-            ]
-        )
+    changed = []
+    for m, n, s in _bump(lists) if lists else []:
+        many = len(lists[m]) > MAX_ROWS
+        changed += [(m, n, s, None, LIST)] if many else [(m, n, s, guest, ROW) for guest in lists[m]]
+    _write(changed)
 
 
 def state(meetup_id, **fields):
@@ -126,7 +127,10 @@ def later_lists(org_id, meetup_id):
     """The meetup started or stopped counting in the history of the org's lists dated after it (created,
     cancelled, reopened, deleted: the no-shows and the last meetups a mark looks at change, for any of
     their guests): those lists are read whole again, and the meetup's own state changed. Call it while the
-    meetup's row is there."""
+    meetup's row is there. With no meetup: every list of the org is read whole again."""
+    if meetup_id is None:
+        whole([m for (m,) in Meetup.select(Meetup.id).where(Meetup.org == org_id).tuples()])
+        return
     meetup = Meetup.get_or_none(Meetup.id == meetup_id)
     if meetup is None:
         return
@@ -153,7 +157,7 @@ def _bump(meetup_ids, **fields):
     """Take the next version of each of these lists (and set these `fields` of theirs): [(meetup id,
     number, salt)]; the rows stay locked to the commit (see the module's docstring). One salt serves the
     statement: Version.text mixes each meetup's id into it."""
-    salt = secrets.randbelow(2**31)
+    salt = _salt()
     bumped = (
         Meetup.update(door_list_version=Meetup.door_list_version + 1, door_list_salt=salt, **fields)
         .where(Meetup.id.in_(sorted(str(m) for m in meetup_ids)))
@@ -168,12 +172,14 @@ def _write(changes):
     """Insert [(meetup id, number, salt, guest id or None, what)]; prune a list's old changes now and then."""
     now = utcnow()
     values = [(Meetup.id.db_value(m), n, s, guest, what, now) for m, n, s, guest, what in changes]
+    if not values:
+        return
     if len(values) == 1:
         _INSERT.count(*values[0])
     else:
         for sql, params in in_chunks(lambda chunk: DoorChange.insert_many(chunk, fields=FIELDS), values):
             db.execute_sql(sql, params)
-    for m, n, *_ in changes:
+    for m, n in {(m, n) for m, n, *_ in changes}:
         if n % PRUNE_EVERY == 0:
             DoorChange.delete().where(
                 DoorChange.meetup == m, DoorChange.version < n - KEEP_CHANGES, DoorChange.at < now - KEEP_FOR

@@ -18,6 +18,9 @@ class Guest(BaseModel):
     is_local = BooleanField(default=False)  # let in by a name typed at the door: not on the platform
     # A guest let in by name belongs to the org whose door let them in; None for platform guests.
     org = ForeignKeyField(Org, null=True, on_delete="CASCADE")
+    # A guest read from a file: what tells them apart from namesakes, "email:<its first letters>" or
+    # "id:<the last characters of their id in the file>"; "" for others.
+    hint = CharField(max_length=64, default="")
 
     @classmethod
     def search(cls, q, limit, offset, leaving_out=None, org_id=None):
@@ -25,7 +28,7 @@ class Guest(BaseModel):
         a query of ids not wanted; with `org_id`, the guests let in by name at that org's door (or read from
         its files) too, after the platform's. A name matches as at the door (name_filter), so the filter runs
         here over (id, username, displayname) rows: 10,000 guests take some 30 ms."""
-        seen = ~cls.is_local if org_id is None else (~cls.is_local | (cls.org == org_id))
+        seen = cls.known() if org_id is None else (cls.known() | (cls.is_local & (cls.org == org_id)))
         query = (
             cls.select()
             .where(seen)
@@ -48,9 +51,28 @@ class Guest(BaseModel):
         return len(ids), [rows[i] for i in shown]
 
     @classmethod
+    def known(cls):
+        """The condition of a platform guest whose profile Door has read (every platform profile has a
+        username): not a member a file listed before any sync or look-up read them (their profile is
+        empty, their name on that list alone: MeetupGuest.listed_name)."""
+        return ~cls.is_local & (cls.username != "")
+
+    @classmethod
     def of_platform(cls, platform_user_id):
-        """The platform guest with this id, or None (local guests are not the platform's)."""
-        return cls.get_or_none(cls.platform_user_id == platform_user_id, ~cls.is_local)
+        """The platform guest with this id whose profile Door has read, or None (local guests are not the
+        platform's)."""
+        return cls.get_or_none(cls.platform_user_id == platform_user_id, cls.known())
+
+    @classmethod
+    def register(cls, profile):
+        """The platform guest of `profile` (a platform Profile): filled in where a file had listed the
+        member before (an empty profile), else created. Two at once: one fills or creates it, the other's
+        INSERT breaks the unique key (db.decided runs that request again, and it finds the guest)."""
+        names = {"username": profile.username, "displayname": profile.displayname}
+        empty = (cls.platform_user_id == profile.platform_user_id) & ~cls.is_local & (cls.username == "")
+        if cls.update(**names).where(empty).execute() != 1:
+            cls.create(platform_user_id=profile.platform_user_id, **names)
+        return cls.get_by_id(profile.platform_user_id)
 
     @classmethod
     def seen_by(cls, org_id, platform_user_id):
@@ -76,17 +98,17 @@ class Guest(BaseModel):
 
     @classmethod
     def upsert(cls, rows):
-        """The insert of guests [(platform_user_id, username, displayname, is_local, org_id, created_at)]
-        that refreshes known ones' names (a known guest stays local or not, and in its org)."""
-        fields = [cls.platform_user_id, cls.username, cls.displayname, cls.is_local, cls.org, cls.created_at]
-        return cls.insert_many(rows, fields=fields).on_conflict(
-            conflict_target=[cls.platform_user_id], preserve=[cls.username, cls.displayname]
+        """The insert of guests [(platform_user_id, username, displayname, hint, is_local, org_id,
+        created_at)] that refreshes known ones' names (a known guest stays local or not, and in its org)."""
+        fields = [cls.platform_user_id, cls.username, cls.displayname, cls.hint, cls.is_local, cls.org]
+        return cls.insert_many(rows, fields=[*fields, cls.created_at]).on_conflict(
+            conflict_target=[cls.platform_user_id], preserve=[cls.username, cls.displayname, cls.hint]
         )
 
     @classmethod
     def names_of(cls, ids):
-        """The query of (platform_user_id, username, displayname) of the known guests among `ids`."""
-        return cls.select(cls.platform_user_id, cls.username, cls.displayname).where(
+        """The query of (platform_user_id, username, displayname, hint) of the known guests among `ids`."""
+        return cls.select(cls.platform_user_id, cls.username, cls.displayname, cls.hint).where(
             cls.platform_user_id.in_(ids)
         )
 

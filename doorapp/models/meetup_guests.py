@@ -4,7 +4,7 @@ out and back in: models.room; what a sync or an import writes: models.sync.)"""
 
 from datetime import datetime
 
-from peewee import JOIN, BooleanField, Case, DateTimeField, ForeignKeyField, IntegerField, fn
+from peewee import JOIN, BooleanField, Case, CharField, DateTimeField, ForeignKeyField, IntegerField, fn
 
 from doorapp.db import BaseModel, Prepared, count_where, utcnow
 from doorapp.models.accounts import User
@@ -23,7 +23,8 @@ class MeetupGuest(BaseModel):
     """A guest on a meetup's list: an RSVP from the platform or a walk-in, and its check-in state."""
 
     meetup = ForeignKeyField(Meetup, backref="entries", on_delete="CASCADE")
-    guest = ForeignKeyField(Guest)
+    guest = ForeignKeyField(Guest, null=True)  # None once the org forgot who it was (models.privacy)
+    guest_was_local = BooleanField(null=True)  # then: whether they had been let in by name (counted)
     rsvp_time = DateTimeField(default=utcnow)
     cancelled_rsvp = BooleanField(default=False)
     cancelled_at = DateTimeField(null=True)  # when a sync found the RSVP gone
@@ -39,6 +40,8 @@ class MeetupGuest(BaseModel):
     checked_in_by = ForeignKeyField(User, null=True)
     checked_in_pass = ForeignKeyField(DoorPass, null=True, index=False)  # a phone with a door pass did
     exited_at = DateTimeField(null=True)  # an arrival who stepped out, since when (models.room)
+    # The name a file gave a platform member on this list: shown here, never written to their profile
+    listed_name = CharField(max_length=255, null=True)
 
     class Meta:
         # (meetup, rsvp_time), for the door list's order, is added by migrations.m0002_door_list_order
@@ -49,7 +52,7 @@ class MeetupGuest(BaseModel):
         """{meetup_id: {rsvps, cancelled, walkins, arrived, waitlisted, people, inside, capacity}} in one
         query (the door list's `counts`): `waitlisted`, those whose outcome is WAITLIST; `people`, arrivals
         and the guests they brought; `inside`, the people inside now, and the meetup's `capacity`;
-        `with_total`, `total` too: the entries."""
+        `with_total`, `total` too: the entries with a guest (the door list's rows)."""
         total = count_where
         brought = fn.COALESCE(
             fn.SUM(Case(None, [(cls.has_arrived, fn.COALESCE(cls.guests_brought, 0))], 0)), 0
@@ -57,7 +60,7 @@ class MeetupGuest(BaseModel):
         rows = (
             Meetup.select(
                 Meetup.id,
-                *([fn.COUNT(cls.id).alias("total")] if with_total else []),
+                *([fn.COUNT(cls.guest).alias("total")] if with_total else []),
                 total(~cls.is_walkin & ~cls.cancelled_rsvp).alias("rsvps"),
                 total(cls.cancelled_rsvp).alias("cancelled"),
                 total(cls.is_walkin).alias("walkins"),
@@ -93,6 +96,7 @@ class MeetupGuest(BaseModel):
                 Guest.username,
                 Guest.displayname,
                 Guest.is_local,
+                Guest.hint,
                 Ban.id,
                 Ban.reason,
                 User.id,
@@ -113,16 +117,6 @@ class MeetupGuest(BaseModel):
     def door_list(cls, meetup):
         """The meetup's entries by rsvp_time, with what the door shows, in one query."""
         return cls._at_the_door().where(cls.meetup == meetup.id).order_by(cls.rsvp_time, cls.id)
-
-    @classmethod
-    def door_rows(cls, meetup, guest_ids):
-        """door_list() of these guests only (those of them on the list), in chunks of 500 ids."""
-        ids = sorted(guest_ids)
-        return [
-            row
-            for i in range(0, len(ids), 500)
-            for row in cls.door_list(meetup).where(cls.guest.in_(ids[i : i + 500]))
-        ]
 
     @classmethod
     def at_door(cls, org_id, meetup_id, guest_id):
@@ -205,6 +199,11 @@ class MeetupGuest(BaseModel):
         return correct.where(cls.id == entry.id, cls.has_arrived).execute() == 1
 
     @property
+    def shown_name(self):
+        """The name the list shows: the one its file gave a platform member, else the guest's own."""
+        return self.listed_name or self.guest.displayname
+
+    @property
     def outcome(self):
         """Meetup's attendance words where they exist (ATTENDED, NO_SHOW, EXCUSED_ABSENCE), Door's own for
         the rest (WALK_IN, CANCELLED, WAITLIST, NOT_CHECKED_IN: a walk-in whose check-in was undone, and,
@@ -238,12 +237,13 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def with_guests(cls, meetup_id):
-        """The meetup's entries with their guests, checkers and GuestNote (`guest_note`) joined, arrivals
-        first by when they came (the door's time), then the rest in RSVP order."""
+        """The meetup's entries with their guests (None: forgotten, still counted), checkers and GuestNote
+        (`guest_note`) joined, arrivals first by when they came (the door's time), then the rest in RSVP
+        order."""
         arrived_first = Case(None, [(cls.has_arrived, 0)], 1)
         query = (
             cls.select(cls, Guest, User.id, User.username, Meetup, GuestNote.note)
-            .join(Guest)
+            .join(Guest, JOIN.LEFT_OUTER)
             .switch(cls)
             .join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by)
             .switch(cls)
@@ -291,14 +291,18 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def guests_of(cls, meetup_id):
-        return cls.select(cls.guest).where(cls.meetup == meetup_id)
+        return cls.select(cls.guest).where(cls.meetup == meetup_id, cls.guest.is_null(False))
 
     @classmethod
     def of_guest(cls, org_id, guest_id):
-        """The guest's entries at the org's meetups, newest meetup first, with the meetups joined."""
+        """The guest's entries at the org's meetups, newest meetup first, meetups and checkers joined."""
         return (
-            cls.select(cls, Meetup)
-            .join(Meetup)
+            _with_pass(
+                cls.select(cls, Meetup, User.id, User.username)
+                .join(Meetup)
+                .switch(cls)
+                .join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by)
+            )
             .where(cls.guest == guest_id, Meetup.org == org_id)
             .order_by(Meetup.date.desc())
         )

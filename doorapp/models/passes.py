@@ -1,7 +1,8 @@
 """Door passes: a phone's narrow, short-lived way in to one organization's door, without an account. A
 pass is made by an org admin with a one-time pairing code (kept as its SHA-256), exchanged once for a
-pass token; revoking it, its end time or its meetup's finalizing, cancelling or deletion end it for
-every process at once, since each request of the token reads its row."""
+pass token; revoking it, its end time, its meetup's finalizing, cancelling or deletion, its maker's
+leaving the org's admins or being disabled, and `rotate-key` end it for every process at once, since
+each request of the token reads its row."""
 
 import hashlib
 import hmac
@@ -11,7 +12,7 @@ from datetime import timedelta
 from peewee import JOIN, CharField, DateTimeField, ForeignKeyField, fn
 
 from doorapp.db import BaseModel, Prepared, db, utcnow, write
-from doorapp.models.accounts import Org, User
+from doorapp.models.accounts import Membership, Org, User
 from doorapp.models.meetups import Meetup
 
 CODE_VALIDITY = timedelta(minutes=10)  # a pairing code's life
@@ -123,11 +124,33 @@ class DoorPass(BaseModel):
         (those ended before are left as they were)."""
         where = [cls.org == org_id, cls.revoked_at.is_null()]
         where += [cls.id == pass_id] if pass_id is not None else [cls.meetup == meetup_id]
-        live = list(cls.select(cls.id, cls.label).where(*where).order_by(cls.id))
+        live = list(cls.select(cls.id, cls.org, cls.label).where(*where).order_by(cls.id))
         ended = cls.update(revoked_at=utcnow()).where(
             cls.id.in_([p.id for p in live]), cls.revoked_at.is_null()
         )
         ended.execute()
+        return live
+
+    @classmethod
+    def revoke_made_by(cls, user_id, org_id=None):
+        """End now every pass the user made (in the org `org_id`, when given) that has not ended yet: they
+        no longer administer it, or their account was disabled. The passes it ended."""
+        where = [cls.created_by == user_id, cls.revoked_at.is_null(), cls.ends_at > utcnow()]
+        if org_id is not None:
+            where.append(cls.org == org_id)
+        live = list(cls.select(cls.id, cls.org, cls.label).where(*where).order_by(cls.id))
+        cls.update(revoked_at=utcnow()).where(
+            cls.id.in_([p.id for p in live]), cls.revoked_at.is_null()
+        ).execute()
+        return live
+
+    @classmethod
+    def end_all(cls):
+        """End every pass not ended yet, of every org, now (the signing key changed): the passes it ended.
+        Each request of a pass reads its row, so every machine refuses them at their next request."""
+        now = utcnow()
+        live = list(cls.select(cls.id, cls.org, cls.label).where(cls.revoked_at.is_null(), cls.ends_at > now))
+        cls.update(revoked_at=now).where(cls.id.in_([p.id for p in live]), cls.revoked_at.is_null()).execute()
         return live
 
     @classmethod
@@ -139,6 +162,9 @@ class DoorPass(BaseModel):
         ).execute()
 
 
+_ADMIN_OF_ITS_ORG = Membership.select().where(
+    Membership.user == DoorPass.created_by, Membership.org == DoorPass.org, Membership.role == "ADMIN"
+)
 _LIVE = Prepared(
     ("int", "datetime"),
     lambda pass_id, now: (
@@ -163,6 +189,9 @@ _LIVE = Prepared(
             DoorPass.ends_at > now,
             # finalizing or cancelling its meetup ends it; deleting it deletes the pass (on_delete CASCADE)
             DoorPass.meetup.is_null() | Meetup.still_open(),
+            # its maker still answers for it: enabled, and an admin of its org (or a site admin)
+            ~User.is_disabled,
+            (User.role == "SITE_ADMIN") | fn.EXISTS(_ADMIN_OF_ITS_ORG),
         )
     ),
 )

@@ -16,6 +16,7 @@ import * as members from "./screens/members.js";
 import * as orgs from "./screens/orgs.js";
 import * as passes from "./screens/passes.js";
 import * as phones from "./screens/phones.js";
+import * as privacy from "./screens/privacy.js";
 import * as staff from "./screens/staff.js";
 import * as summary from "./screens/summary.js";
 import * as tags from "./screens/tags.js";
@@ -39,6 +40,7 @@ const ROUTES = [
   [/^members$/, members.list, "org"],
   [/^audit$/, audit.list, "org"],
   [/^tags$/, tags.screen, "org"],
+  [/^privacy$/, privacy.screen, "org"],
   [/^staff$/, staff.list],
   [/^orgs$/, orgs.list],
   [/^phones$/, phones.screen],
@@ -174,16 +176,21 @@ function renderTop() {
       session.orgs.map((o) => h("option", { value: o.id, selected: o.id === session.org?.id }, o.name)))
     : null;
   const links = [];
+  if (session.org) links.push(navLink("#/meetups", t("nav.meetups")));
+  // Phones early: on a phone the tabs are one row that scrolls, and a lost phone's pass is revoked there
+  if (isSiteAdmin() || session.orgs.some((o) => o.role === "ADMIN")) links.push(navLink("#/phones", t("nav.phones")));
   if (session.org) {
-    links.push(navLink("#/meetups", t("nav.meetups")), navLink("#/bans", t("nav.bans")));
-    if (isOrgAdmin()) links.push(navLink("#/members", t("nav.members")), navLink("#/tags", t("nav.tags")), navLink("#/audit", t("nav.audit")));
+    links.push(navLink("#/bans", t("nav.bans")));
+    if (isOrgAdmin()) {
+      links.push(navLink("#/members", t("nav.members")), navLink("#/tags", t("nav.tags")),
+        navLink("#/audit", t("nav.audit")), navLink("#/privacy", t("nav.privacy")));
+    }
   }
   if (isSiteAdmin()) {
     const staffLink = navLink("#/staff", t("nav.staff"));
     links.push(staffLink, navLink("#/orgs", t("nav.orgs")));
     showPending(staffLink);
   }
-  if (isSiteAdmin() || session.orgs.some((o) => o.role === "ADMIN")) links.push(navLink("#/phones", t("nav.phones")));
   clear(top,
     h("div", { class: "bar" },
       h("a", { class: "brand", href: "#/" }, t("app.title")),
@@ -193,6 +200,7 @@ function renderTop() {
         languageSwitch(),
         h("button", { class: "secondary small", type: "button", onclick: () => leave(t("top.signedOut")) }, t("top.signOut")))),
     h("nav", { class: "tabs", "aria-label": t("nav.label") }, links));
+  top.querySelector(".tabs .active")?.scrollIntoView({ block: "nearest", inline: "nearest" }); // a phone's row scrolls
 }
 
 // How many accounts wait for approval, as a count on the Staff tab (site admins).

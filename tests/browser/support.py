@@ -4,6 +4,7 @@ in its own processes (`helpers.served`)."""
 
 import re
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import requests
@@ -66,6 +67,7 @@ def no_english(page, known=()):
     page.wait_for_timeout(50)  # a toast or a re-render just started settles
     assert english_left(page, known) == [], page.url
     wide = page.evaluate("""() => [...document.querySelectorAll("body *")]
+      .filter((e) => !e.closest("nav.tabs")) // on a phone the tabs are one row that scrolls sideways
       .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
       .map((e) => `${e.tagName}.${e.className}: ${e.textContent.slice(0, 40)}`)""")
     assert wide == [], f"{page.url}: {wide}"
@@ -79,7 +81,16 @@ class Browser:
         self.chromium, self.base_url = chromium, base_url
         self.contexts, self.problems = [], []
 
-    def page(self, token=None, viewport=DESKTOP, path="/", permissions=(), locale="en-US", touch=False):
+    def page(
+        self,
+        token=None,
+        viewport=DESKTOP,
+        path="/",
+        permissions=(),
+        locale="en-US",
+        touch=False,
+        timezone="UTC",
+    ):
         storage = {"cookies": [], "origins": []}
         if token:
             stored = [{"name": "auth_token", "value": token}]
@@ -90,7 +101,7 @@ class Browser:
             storage_state=storage,
             service_workers="block",
             permissions=list(permissions),
-            timezone_id="UTC",
+            timezone_id=timezone,
             locale=locale,
             has_touch=touch,
         )
@@ -248,3 +259,9 @@ def wait_for(found, seconds=5):
         time.sleep(0.05)
     assert answer, "not found in the log in time"
     return answer
+
+
+def open_to_phones(config, port):
+    """`config` of a Door that phones can open, at 127.0.0.1:`port` (DOOR_PUBLIC_URL): its door passes'
+    pairing addresses have a QR code (a Door only this computer can open shows none)."""
+    return replace(config, public_url=f"http://127.0.0.1:{port}/")

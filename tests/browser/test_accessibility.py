@@ -18,12 +18,24 @@ from pathlib import Path
 import pytest
 from helpers import meetup_xls
 from playwright.sync_api import expect
+from postgres import free_port
 
-from browser.support import DESKTOP, PHONE, counter
+from browser.support import DESKTOP, PHONE, counter, open_to_phones
 from doorapp.api.setup import issue_setup_code
 from doorapp.models import Ban, GuestNote, GuestTag, Meetup, MeetupGuest, Membership, Org, Tag
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def live_port():
+    return free_port()
+
+
+@pytest.fixture
+def config(config, live_port):
+    return open_to_phones(config, live_port)  # its passes have QR codes
+
 
 AXE_VERSION = "4.14.1"
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
@@ -142,6 +154,9 @@ def test_axe_finds_nothing_on_any_screen_and_every_phone_target_is_44_px(
         tag = Tag.create(org=org, label=label, color=color)
         GuestTag.create(org=org, guest=guest, tag=tag)
         GuestNote.create(org=org, guest=guest, note=note)
+    Org.update(privacy_notice="We keep your name 12 months.\nAsk us to see or erase it.").where(
+        Org.id == org.id
+    ).execute()  # shown on the door and before a door pass's door
     MeetupGuest.update(waitlisted=True, guests_count=2).where(
         (MeetupGuest.meetup == meetup) & (MeetupGuest.guest == 2003)
     ).execute()
@@ -166,6 +181,11 @@ def test_axe_finds_nothing_on_any_screen_and_every_phone_target_is_44_px(
     expect(page.locator("dialog[open] input[type=checkbox]").first).to_be_visible()
     audit.check(page, "guest page, tags and note dialog")
     page.keyboard.press("Escape")
+    expect(page.locator("dialog[open]")).to_have_count(0)
+    page.locator(".panel .actions button.danger").click()  # Erase...: what goes, and why
+    expect(page.locator("dialog[open]")).to_be_visible()
+    audit.check(page, "guest page, erase dialog")
+    page.keyboard.press("Escape")
     for hash_, ready, screen in [
         ("bans", ".row.banned", "bans"),
         ("tags", "[data-tag]", "tags"),
@@ -173,6 +193,7 @@ def test_axe_finds_nothing_on_any_screen_and_every_phone_target_is_44_px(
         ("staff", "[data-user]", "staff admin, one waiting"),
         ("orgs", "h1", "organizations"),
         ("audit", ".row", "audit log"),
+        ("privacy", "textarea[name=notice]", "privacy"),
         ("phones", "h1", "phones"),
         ("account", "h1", "account"),
         ("pass-ended", ".pass-ended", "pass ended, signed in"),
@@ -185,7 +206,10 @@ def test_axe_finds_nothing_on_any_screen_and_every_phone_target_is_44_px(
     expect(page.locator("tr[data-pass]")).to_be_visible()
     audit.check(page, "passes, a pass made (its QR code)")
     phone = browser.page(viewport=viewport, locale=locale, path=None)
-    phone.goto(page.locator(".join input").input_value())  # the pairing address
+    phone.goto(page.locator(".join input").input_value())  # the pairing address: the notice, then the door
+    expect(phone.locator("details.notice[open]")).to_be_visible()
+    audit.check(phone, "pairing, the organization's notice")
+    phone.locator("a.button.primary").click()
     expect(phone.locator("#door-results > [role=row]").first).to_be_visible()
     audit.check(phone, "door, on a door pass")
     audit.visit(page, f"meetups/{meetup.id}/summary", "li[data-guest]", "summary")
@@ -200,7 +224,7 @@ def test_axe_finds_nothing_on_any_screen_and_every_phone_target_is_44_px(
     audit.check(page, "meetups, none yet (another organization)")
 
     assert audit.found == {}, "\n".join(f"{problem} [{', '.join(on)}]" for problem, on in audit.found.items())
-    assert len(audit.screens) == 41
+    assert len(audit.screens) == 44
 
 
 # What the page's live regions said since the last call: every change inside one (a screen reader reads it).

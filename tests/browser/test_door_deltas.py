@@ -86,3 +86,52 @@ def test_the_door_follows_changes_across_an_offline_spell_and_a_reload(
     expect(row(page, "oliver_2")).to_contain_text("BANNED")
     since, status, full = reloaded.until(lambda seen: seen)[0]
     assert since is not None and (status, full) == (200, False), f"after the reload, a delta: {reloaded.seen}"
+
+
+APPLIED = """async ({ first, delta, whole, queries }) => {
+  const { DoorList } = await import("/static/door/list.js");
+  const followed = new DoorList();
+  followed.load(first);
+  for (const query of queries) followed.query(query); // searched before: nothing of it may outlive the delta
+  followed.apply(delta);
+  const fresh = new DoorList();
+  fresh.load(whole);
+  const found = (list, query, filter) =>
+    list.query(query, filter, 3).results.map((e) => e.guest.platform_user_id);
+  return {
+    searches: queries.flatMap((query) => ["all", "arrived", "expected"].map((filter) =>
+      [found(followed, query, filter), found(fresh, query, filter)])),
+    counts: [followed.tally(), fresh.tally()],
+    version: followed.version,
+  };
+}"""
+
+
+def entry(guest_id, name, arrived=None):
+    guest = {"platform_user_id": guest_id, "username": name.lower().replace(" ", "_"), "displayname": name}
+    rsvp = {"has_arrived": arrived is not None, "arrival_order": arrived, "arrival_time": None}
+    rsvp.update(cancelled_rsvp=False, is_walkin=False, waitlisted=False, guests_count=0, checked_in_by=None)
+    rsvp.update(guests_brought=0 if arrived else None, rsvp_time="2026-12-01T18:00:00Z")
+    return {"guest": {**guest, "is_banned": False, "ban_reason": None, "is_local": False}, "rsvp": rsvp}
+
+
+def test_a_list_kept_by_deltas_searches_as_the_whole_list_does(browser):
+    """The door keeps its entries in their order by name as deltas rename, add and remove them: every search
+    then finds what it finds on the whole list, in the same order."""
+    names = ["Ana Lima", "Bo Chen", "Ana Lima", "Carla Ruiz", "Anders Berg", "Zoë Müller", "Bea Ávila"]
+    first = [entry(i + 1, name) for i, name in enumerate(names)]
+    counts = {"rsvps": 7, "cancelled": 0, "walkins": 0, "arrived": 0, "waitlisted": 0, "people": 0}
+    changed = [entry(2, "Álvaro Bo"), entry(8, "Ana Lima"), entry(9, "Anaïs Roy"), entry(4, "Carla Ruiz", 1)]
+    delta = {"version": "2.a.0", "full": False, "guests": changed, "removed": [6], "counts": counts}
+    kept = {e["guest"]["platform_user_id"]: e for e in first}
+    kept.update((e["guest"]["platform_user_id"], e) for e in changed)
+    del kept[6]
+    whole = {"version": "2.a.0", "full": True, "guests": list(kept.values()), "removed": [], "counts": counts}
+    queries = ["", "a", "an", "ana", "ana l", "b", "bo", "carla", "z", "ál"]
+    page = browser.page()
+    seen = page.evaluate(
+        APPLIED,
+        {"first": {"guests": first, "counts": counts}, "delta": delta, "whole": whole, "queries": queries},
+    )
+    assert all(followed == fresh for followed, fresh in seen["searches"]), seen["searches"]
+    assert seen["counts"][0] == seen["counts"][1] and seen["version"] == "2.a.0"

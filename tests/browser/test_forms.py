@@ -46,7 +46,7 @@ def test_a_limit_changed_on_the_server_is_the_forms_limit(browser):
 
 # Every kind of 422 entry the server sends: (entry, how a Spanish screen words it).
 ENTRIES = [
-    ({"loc": ["body", "username"], "type": "missing", "ctx": {}}, "Nombre de usuario: obligatorio"),
+    ({"loc": ["body", "username"], "type": "missing", "ctx": {}}, "Nombre de usuario: falta"),
     (
         {"loc": ["body", "reason"], "type": "type", "ctx": {"expected": "string"}},
         "Motivo: tiene que ser texto",

@@ -107,10 +107,14 @@ def test_a_meetup_export_makes_the_door_and_the_next_days_file_updates_it(
     page.get_by_role("button", name=words["create"]).click()
     expect(page.get_by_role("heading", name="Night Owls #12")).to_be_visible()
     expect(page.locator("#door-results > [role=row]")).to_have_count(4)
-    # a list from a file: no platform to sync with, and nobody labelled as missing from one
+    # a list from a file: no platform to sync with, and nobody labelled as missing from one; each row says
+    # the end of its Meetup id, which tells namesakes apart
     sync = "Sync RSVPs" if locale == "en-US" else "Sincronizar inscritos"
     expect(page.get_by_role("button", name=sync)).to_have_count(0)
-    expect(page.locator("#door-results .username")).to_have_count(0)
+    expect(page.locator("#door-results [role=row]", has_text="Ana García").locator(".username")).to_have_text(
+        "id …7919"
+    )
+    expect(page.locator("#door-results", has_text="on the platform")).to_have_count(0)
     meetup = Meetup.get(Meetup.name == "Night Owls #12")
     assert meetup.date.isoformat() == "2026-11-21T19:00:00" and meetup.platform_url == ""
 
@@ -161,7 +165,7 @@ def test_a_meetup_export_makes_the_door_and_the_next_days_file_updates_it(
 @pytest.mark.parametrize(
     ("viewport", "locale", "name", "data", "format", "counts"),
     [
-        (DESKTOP, "es-ES", "guests.csv", luma_csv(), "lista de invitados de Luma", ("2", "1", "3")),
+        (DESKTOP, "es-ES", "guests.csv", luma_csv(), "lista de invitados de Luma", ("2", "1", "2")),
         (PHONE, "en-US", "lista.csv", spanish_excel(), "spreadsheet", ("2", "1", "0")),
     ],
     ids=["luma-desktop-es", "spanish-excel-phone-en"],
@@ -239,3 +243,31 @@ def test_the_events_page_names_the_meetup(browser, app, org, staff, token_for):
     expect(page.get_by_role("heading", name=event.title)).to_be_visible()
     meetup = Meetup.get(Meetup.name == event.title)
     assert (meetup.platform_url, meetup.date) == (address, event.date)
+
+
+def test_namesakes_from_a_file_are_told_apart_at_the_door(browser, org, staff, token_for):
+    """Two Ana Garcías in a Meetup file, two Sam Lees in a Luma file: each row says what tells them apart (the
+    end of the Meetup id, the first letters of the e-mail), on a phone."""
+    people = [("Ana García", 12537919, "Yes", 0), ("Ana García", 20000009, "Yes", 0)]
+    page = new_meetup_from_file(browser, token_for(staff), PHONE, "en-US")
+    choose(page, "attendees.xls", meetup_xls(people), "application/vnd.ms-excel")
+    expect(tile(page, "expected")).to_have_text("2")
+    page.get_by_label("Meetup name").fill("Twins night")
+    page.get_by_label("Date and time").fill("2026-12-24T19:00")
+    page.get_by_role("button", name="Import and open the door").click()
+    expect(page.locator("#door-results .username")).to_have_count(2)
+    assert sorted(page.locator("#door-results .username").all_text_contents()) == ["id …0009", "id …7919"]
+    screenshot(page, "namesakes-meetup-file")
+    luma = luma_csv([("Sam", "Lee", "approved"), ("Sam", "Lee ", "approved")]).replace(
+        b"sam@", b"sam.lee@", 1
+    )
+    page = new_meetup_from_file(browser, token_for(staff), PHONE, "es-ES")
+    choose(page, "guests.csv", luma)
+    page.get_by_label(WORDS["es-ES"]["name"]).fill("Gemelos")
+    page.get_by_label(WORDS["es-ES"]["date"]).fill("2026-12-24T19:00")
+    page.get_by_role("button", name=WORDS["es-ES"]["create"]).click()
+    expect(page.locator("#door-results .username")).to_have_count(2)
+    assert sorted(page.locator("#door-results .username").all_text_contents()) == [
+        "correo sam.…",
+        "correo sam…",
+    ]

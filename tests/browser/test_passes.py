@@ -4,6 +4,7 @@ the audit log names the pass for everything it did."""
 
 import pytest
 from playwright.sync_api import expect
+from postgres import free_port
 
 from browser.support import (
     DESKTOP,
@@ -13,6 +14,7 @@ from browser.support import (
     counter,
     decoded_qr,
     no_english,
+    open_to_phones,
     pairing_path,
     screenshot,
     wait_for,
@@ -20,6 +22,18 @@ from browser.support import (
 from doorapp.models import AuditEvent
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def live_port():
+    return free_port()
+
+
+@pytest.fixture
+def config(config, live_port):
+    return open_to_phones(config, live_port)  # its passes have QR codes
+
+
 WORDS = "Maria's phone (pass, made by boss)"
 
 
@@ -162,3 +176,17 @@ def test_an_organizer_revokes_every_pass_of_a_meetup_at_once(
     expect(laptop.locator("tr[data-pass]", has_text="Revoked")).to_have_count(2)
     for phone in phones:  # each hears of it at its next poll
         expect(phone.get_by_role("heading", name="This door pass has ended")).to_be_visible()
+
+
+def test_a_pass_for_every_meetup_leaves_a_door_that_was_finalized_for_the_choice_of_doors(
+    browser, boss_user, org, crowd, as_user
+):
+    boss = as_user(boss_user)
+    made = boss.post_json(f"/organizations/{org.id}/passes", {"label": "Side entrance"}).json
+    phone = browser.page(viewport=PHONE, path=None, touch=True)
+    phone.goto(pairing_path(made))
+    phone.get_by_role("link", name=crowd.name).click()
+    expect(phone.locator("#door-results > [role=row]").first).to_be_visible()
+    boss.patch_json(f"/organizations/{org.id}/meetups/{crowd.id}/finalize", {})
+    expect(phone.get_by_role("heading", name="Which door?")).to_be_visible()  # its list is no longer its
+    expect(phone.get_by_role("link", name=crowd.name)).to_have_count(0)

@@ -45,12 +45,13 @@ export function field(label, props = {}, hint) {
   return h("div", { class: "field" }, h("label", { for: id }, label), input, hint ? h("p", { class: "hint" }, hint) : null);
 }
 
-// The problem in the chosen language (core/i18n.js problemText), and every field message of a 422, in an alert box.
+// The problem in the chosen language (core/i18n.js problemText) in an alert box; a 422 of several fields, how many
+// and each one's message, once.
 export function problemBox(error) {
-  const box = h("div", { class: "alert error", role: "alert" }, problemText(error));
   const fields = fieldMessages(error);
-  if (fields.length > 1) box.append(h("ul", {}, fields.map((text) => h("li", {}, text))));
-  return box;
+  if (fields.length < 2) return h("div", { class: "alert error", role: "alert" }, problemText(error));
+  return h("div", { class: "alert error", role: "alert" }, t("common.fields", { count: fields.length }),
+    h("ul", {}, fields.map((text) => h("li", {}, text))));
 }
 
 export function showProblem(slot, error) {

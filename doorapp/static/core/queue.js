@@ -50,7 +50,8 @@ function tell(detail) {
 
 // The items of one meetup (or all): {id, meetup, kind, method, path, body, guest, at, user, state, problem,
 // failures}. user: the account that made it. state: "waiting" (no answer yet), "refused" (Door said no:
-// problem.detail says why) or "failed" (MAX_FAILURES server errors: problem is the last).
+// problem.detail says why) or "failed" (MAX_FAILURES server errors: problem is the last). A check-in Door
+// refuses as already_checked_in leaves the queue as "already": what it asked for is done.
 export function items(meetup) {
   return load().filter((item) => !meetup || item.meetup === meetup);
 }
@@ -75,8 +76,8 @@ function update(id, changes) {
   save(load().map((item) => (item.id === id ? { ...item, ...changes } : item)));
 }
 
-// Queue an action and try to send it now. Resolves to {state: "sent", answer}, {state: "refused",
-// problem} or {state: "waiting"} (no answer yet: it stays queued and is sent when Door is reachable; it
+// Queue an action and try to send it now. Resolves to {state: "sent", answer}, {state: "refused" or
+// "already", problem} or {state: "waiting"} (no answer yet: it stays queued and is sent when Door is reachable; it
 // may end "failed" later, set aside for "needs attention").
 export async function submit({ id = randomKey(), meetup, kind, method, path, body = {}, guest }) {
   const at = new Date().toISOString();
@@ -149,6 +150,11 @@ async function drain() {
         continue;
       }
       if (status === 0 || status === 401 || status === 429) return schedule(); // no answer, or none yet
+      if (code === "already_checked_in" && next.kind === "checkin") { // what it asked for, done by another door
+        save(load().filter((item) => item.id !== next.id));
+        tell({ id: next.id, state: "already", item: next, problem: kept });
+        continue;
+      }
       update(next.id, { state: "refused", problem: kept });
       tell({ id: next.id, state: "refused", item: next, problem: kept });
       continue;

@@ -20,10 +20,16 @@ export function haystack(entry) {
   return " " + words(`${entry.guest.displayname} ${entry.guest.username}`).join(" ");
 }
 
+// What a haystack must hold for the query: each word after a space (the start of a word), or anywhere for
+// the scripts written without spaces.
+export function terms(query) {
+  return words(query).map((term) => (UNSPACED.test(term) ? term : " " + term));
+}
+
 // Whether a haystack holds every word of the query at the start of one of its words (the rule above).
 export function matcher(query) {
-  const terms = words(query).map((term) => (UNSPACED.test(term) ? term : " " + term));
-  return (hay) => terms.every((term) => hay.includes(term));
+  const wanted = terms(query);
+  return (hay) => wanted.every((term) => hay.includes(term));
 }
 
 // Entries with every word of the query at the start of one of their words: guests still expected first,

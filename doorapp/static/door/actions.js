@@ -25,6 +25,8 @@ export const actions = {
         ? t("door.sentNumbered", { action: describe(item), order: answer.rsvp.arrival_order }) : t("door.sent", { action: describe(item) }), "ok");
     }
     if (state === "refused" && !this.live.has(id)) this.announce(t("door.wasRefused", { action: describe(item), problem: problemText(problem) }), "error");
+    // a check-in sent late for a guest another door let in meanwhile: they are in, which is no refusal
+    if (state === "already" && !this.live.has(id)) this.announce(alreadyIn(item.guest, problem), "warn");
     if (state === "failed") this.announce(t("door.failed", { action: describe(item), count: item.failures }), "error");
     this.renderQueue();
     this.renderCounters();
@@ -38,6 +40,8 @@ export const actions = {
     if (isOutside(rsvp)) return this.backIn(entry); // queued behind a step out not sent yet, if need be
     if (entry.pending) return this.announce(t("door.pendingWaiting", { guest: named(guest), what: t(`door.pending.${entry.pending}`) }), "warn");
     if (rsvp.has_arrived) return this.announce(alreadyIn(guest, rsvp), "warn");
+    // a door pass never lets a banned guest in: it says so at once, not after asking how many came
+    if (guest.is_banned && isPass()) return this.override(guest, guest.ban_reason);
     const brought = await askArrival(entry); // on the waitlist, or RSVP'd with guests: the door says first
     if (brought === null) return this.search.focus();
     const people = 1 + (brought ?? rsvp.guests_count ?? 0);
@@ -90,6 +94,7 @@ export const actions = {
     const outcome = await queue.submit({ id, meetup: this.meetup.id, ...action });
     this.live.delete(id);
     if (outcome.state === "sent") return done(outcome.answer);
+    if (outcome.state === "already") return outcome.problem; // in already (refused() says by whom); not queued
     if (outcome.state !== "refused") { // no answer: it may have landed or not; the queue will know
       this.nextGuest();
       this.renderQueue();

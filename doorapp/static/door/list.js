@@ -1,9 +1,11 @@
 // The door list's state, apart from the screen that draws it: the entries as Door said them, kept up to date
 // by its answers (a whole list, or a delta since the version held: apply), pending actions, and what a query
-// finds, in which order, and whether Enter may act on it, and the counts (the people inside among them). A list of 20,000 stays quick on a phone: each
-// entry's search text is folded once, and the entries are kept in search.js's order by name, so a keystroke
-// is one pass over the list and never a sort. Pure: no DOM, no requests, so a test can evaluate it in the page.
-import { byName, fold, haystack, matcher, rank } from "../core/search.js";
+// finds, in which order, and whether Enter may act on it, and the counts (the people inside among them). A
+// list of 20,000 stays quick on a phone: each entry's search text is folded once, and the entries are kept in
+// search.js's order by name, so a keystroke is one pass over the list (over the last one's matches, when it
+// only adds to what was typed) and never a sort. Pure: no DOM, no requests, so a test can evaluate it in the
+// page.
+import { byName, fold, haystack, matcher, rank, terms } from "../core/search.js";
 
 export const FILTERS = [["all", "filter.all"], ["expected", "filter.expected"], ["waitlisted", "filter.waitlisted"],
   ["arrived", "filter.arrived"], ["banned", "filter.banned"]]; // [value, catalogue key]
@@ -72,6 +74,8 @@ export class DoorList {
     this.said = new Map(); // id -> the entry as Door's list last said it: what the counts are counts of
     this.keys = new Map(); // id -> keysOf(entry)
     this.order = []; // ids by name (search.js's byName); namesakes in the order Door listed them first
+    this.era = 0; // moves on whenever `order` or `keys` change: the last search's matches are of one era
+    this.last = null; // {era, wanted: its terms, ids: its matches in order} of the last search
     this.waiting = []; // core/queue.js items not answered yet
     this.changed = new Map(); // id -> the entry as a waiting action will leave it, marked `pending`
     this.added = []; // waiting walk-ins not on the list yet, as they will be
@@ -98,6 +102,7 @@ export class DoorList {
     this.counts = answer.counts;
     this.left = 0;
     this.version = answer.version ?? null;
+    this.era += 1;
     this.merge();
   }
 
@@ -113,6 +118,7 @@ export class DoorList {
     this.stored.set(id, entry);
     if (said) this.said.set(id, entry);
     if (before && sameName(before, entry)) return;
+    this.era += 1;
     this.keys.set(id, keysOf(entry));
     if (before) this.order.splice(this.order.indexOf(id), 1);
     this.order.splice(this.place(entry), 0, id);
@@ -120,6 +126,7 @@ export class DoorList {
 
   drop(id) {
     if (!this.stored.has(id)) return;
+    this.era += 1;
     this.stored.delete(id);
     this.said.delete(id);
     this.keys.delete(id);
@@ -215,32 +222,49 @@ export class DoorList {
     return [...seen.values()].sort((a, b) => a.label.localeCompare(b.label));
   }
 
-  // What the door shows for `query` under `filter`: {results, target}. `target` is the entry Enter acts on
-  // without asking: the exact username match, or the only result; null when the choice is not clear.
+  // What the door shows for `query` under `filter`: {results, total, target}: the first `limit` results, how
+  // many there are, and the entry Enter acts on without asking: the exact username match, or the only result;
+  // null when the choice is not clear.
   // Order: an exact username match first (arrived or not: "already in" must show), then exact full-name
   // matches (arrived namesakes first, so the door sees who is already in), then search.js's order (expected,
   // arrived, cancelled; by name within each). The Arrived filter lists the latest arrival first (the one an
-  // undo is most likely for). One pass over the entries in their order by name: no sort but the Arrived one's.
-  query(query, filter = "all") {
+  // undo is most likely for). One pass over the entries in their order by name: no sort but the Arrived one's,
+  // and no more than `limit` results kept of each tier and rank.
+  query(query, filter = "all", limit = Infinity) {
     const keep = keeper(filter);
-    const wanted = asUsername(query);
+    const username = asUsername(query);
     const name = fold(query.trim()).replace(/\s+/g, " ");
     const matches = matcher(query);
+    const wanted = terms(query);
+    // typing on narrows: what matches it matched what was typed before (each term held one of those)
+    const last = this.last;
+    const narrows = last && last.era === this.era && last.wanted.every((t) => wanted.some((term) => term.includes(t)));
+    const from = narrows ? last.ids : this.order;
+    const ids = wanted.length ? from.filter((id) => matches(this.keys.get(id).hay)) : from; // "": every one
+    this.last = { era: this.era, wanted, ids };
     const tier = (e, keys) => {
-      if (wanted && keys.user === wanted && !e.guest.is_local) return 0;
+      if (username && keys.user === username && !e.guest.is_local) return 0;
       if (name && keys.name === name) return e.rsvp.has_arrived ? 1 : 2;
       return 3;
     };
     const found = [0, 1, 2, 3].map(() => [[], [], []]); // [tier][search.js's rank]
-    for (const id of this.order) {
-      const keys = this.keys.get(id);
-      if (!matches(keys.hay)) continue;
+    const kept = filter === "arrived" ? Infinity : limit; // the Arrived order is by time: all of them
+    // nothing typed, nothing filtered: the whole list, whose count is known, and the first `limit` guests
+    // expected are the first results (an Escape costs no pass over a conference's list)
+    const whole = !wanted.length && filter === "all";
+    let total = 0;
+    for (const id of ids) {
       const entry = this.shown(id);
-      if (keep(entry)) found[tier(entry, keys)][rank(entry)].push(entry);
+      if (!keep(entry)) continue;
+      total += 1;
+      const bucket = found[tier(entry, this.keys.get(id))][rank(entry)];
+      if (bucket.length < kept) bucket.push(entry);
+      else if (whole && bucket === found[3][0]) break;
     }
     for (const entry of this.added) { // few: each goes to its place by name
       const keys = keysOf(entry);
       if (!matches(keys.hay) || !keep(entry)) continue;
+      total += 1;
       const bucket = found[tier(entry, keys)][rank(entry)];
       bucket.splice(this.place(entry, bucket, (e) => e), 0, entry);
     }
@@ -250,8 +274,9 @@ export class DoorList {
     const latest = (a, b) => came(b) - came(a) || (b.rsvp.arrival_order || 0) - (a.rsvp.arrival_order || 0);
     const tiers = found.map((ranks) => ranks.flat());
     if (filter === "arrived") tiers.forEach((entries) => entries.sort(latest)); // stable: ties keep their order
-    const results = tiers.flat();
+    const results = tiers.flat().slice(0, limit);
+    if (whole) total = this.size;
     const exact = tiers[0][0] || null;
-    return { results, target: exact || (results.length === 1 ? results[0] : null) };
+    return { results, total, target: exact || (total === 1 ? results[0] : null) };
   }
 }

@@ -15,7 +15,7 @@ import { api } from "../core/api.js";
 import { h } from "../core/dom.js";
 import { problemText, t } from "../core/i18n.js";
 import { keep, kept } from "../core/kept.js";
-import { doorHash, orgPath, session, setOrg } from "../core/session.js";
+import { doorHash, isPass, orgPath, session, setOrg } from "../core/session.js";
 import { actions } from "./actions.js";
 import { keyHandler } from "./keys.js";
 import { DoorList, idOf } from "./list.js";
@@ -61,6 +61,7 @@ export async function screen(view, [orgId, meetupId], ctx) {
     else if (error.status !== 404 && error.status !== 403) throw error;
   }
   ctx.renderTop();
+  if (!meetup && isPass()) return ctx.redirect("#/door-meetups"); // not one of the pass's open meetups
   if (!meetup) return notFound(view);
   new DoorScreen(view, meetup, ctx, await last).start();
 }
@@ -78,7 +79,8 @@ class DoorScreen {
       this.loaded = true;
     }
     this.filter = "all";
-    this.results = [];
+    this.results = []; // the first SHOWN results of the search, of `total`
+    this.total = 0;
     this.selectedId = null;
     this.chosen = false; // the selection was moved by the user (arrows, a tap): Enter acts on it
     this.live = new Set(); // queue items this screen is waiting on (it tells their outcome itself)
@@ -95,6 +97,7 @@ class DoorScreen {
     this.renderCounters();
     this.renderResults();
     this.poll();
+    this.loadNotice();
     const timer = setInterval(() => this.poll(), POLL_MS);
     const keys = keyHandler(this);
     const visible = () => { if (!document.hidden) this.poll(); };
@@ -139,6 +142,8 @@ class DoorScreen {
       this.renderResults();
     } catch (error) {
       if (error.status === 404 && this.ctx.alive) this.ctx.navigate("#/meetups");
+      // a door pass for every open meetup: this one was finalized or cancelled, so the others are offered
+      else if (error.code === "pass_not_allowed" && isPass() && this.ctx.alive) this.ctx.navigate("#/door-meetups");
       else if (error.status >= 400 && error.status !== 401 && this.pollError !== error.detail) {
         this.pollError = error.detail; // say it once, not every second
         this.announce(problemText(error), "error");
@@ -146,6 +151,18 @@ class DoorScreen {
       // a lost connection shows the banner (core/api.js); the next tick tries again
     } finally {
       this.polling = false;
+    }
+  }
+
+  // The organization's notice to the people at its door, in the head's details (none: nothing there).
+  async loadNotice() {
+    try {
+      const { notice } = await api.get(orgPath("/privacy/notice", { id: this.meetup.org_id }));
+      if (!notice || !this.ctx.alive) return;
+      this.notice = notice;
+      this.renderHead();
+    } catch {
+      // offline, or a pass that ended: the door works without it
     }
   }
 
@@ -221,7 +238,7 @@ class DoorScreen {
     const next = (shown.findIndex((e) => idOf(e) === this.selectedId) + 1) % shown.length;
     this.select(idOf(shown[next]));
     this.list.children[next]?.scrollIntoView({ block: "nearest" });
-    this.announce(t("door.namesakes", { count: this.results.length }), "warn");
+    this.announce(t("door.namesakes", { count: this.total }), "warn");
     this.hinted = true;
   }
 }

@@ -1,14 +1,22 @@
 // What the door screen draws (mixed into DoorScreen by screen.js): its head and actions, the counters (the
 // people inside: room.js), the search bar with its filters and status line (status.js) and the list's rows.
-import { clear, formatDate, formatTime, h } from "../core/dom.js";
+import { clear, formatDate, formatStamp, formatTime, h } from "../core/dom.js";
 import { formatNumber, t } from "../core/i18n.js";
 import { isOrgAdmin, isPass, session } from "../core/session.js";
 import { rowBadges } from "./badges.js";
 import { FILTERS, idOf, isOutside, isWaitlisted, tagFilter } from "./list.js";
-import { actorName, handle, named, shortName } from "../shared/names.js";
+import { actorName, handle, hintText, named, shortName } from "../shared/names.js";
+import { noticeDetails } from "../shared/notice.js";
 import { tagChip, tagDot } from "../shared/tags.js";
 
 export const SHOWN = 60; // rows rendered at once; typing narrows the rest down
+
+// The names that more than one guest on the list has.
+function namesakes(entries) {
+  const seen = new Set(), twice = new Set();
+  for (const { guest } of entries) (seen.has(shortName(guest)) ? twice : seen).add(shortName(guest));
+  return twice;
+}
 
 // The id of a row's first cell, which the search box points at while the row is selected.
 export const rowId = (entry) => `door-guest-${idOf(entry)}`;
@@ -80,7 +88,8 @@ export const view = {
         h("h1", {}, m.name),
         h("p", { class: "muted" }, formatDate(m.date),
           " · ", m.last_synced_at ? t(m.platform_url ? "door.synced" : "door.fileRead", { time: formatTime(m.last_synced_at) })
-            : t("door.neverSynced"))),
+            : t("door.neverSynced")),
+        this.notice ? noticeDetails(this.notice) : null),
       // one note: a cancelled night says so even once finalized (nobody was let in either way)
       m.cancelled_at ? h("div", { class: "alert warn wide cancelled" }, t("door.cancelledNote", { reason: m.cancel_reason }))
         : m.is_finalized ? h("div", { class: "alert info wide" }, t("door.finalizedNote")) : null);
@@ -114,26 +123,38 @@ export const view = {
 
   renderResults() {
     const query = this.search.value;
-    const { results, target } = this.state.query(query, this.filter);
-    this.results = results;
-    this.target = target;
-    const shown = results.slice(0, SHOWN);
-    if (!shown.some((e) => idOf(e) === this.selectedId)) {
-      this.selectedId = query.trim() && shown.length ? idOf(shown[0]) : null;
+    const { results, total, target } = this.state.query(query, this.filter, SHOWN);
+    Object.assign(this, { results, total, target }); // the first SHOWN results, of `total`
+    if (!results.some((e) => idOf(e) === this.selectedId)) {
+      this.selectedId = query.trim() && results.length ? idOf(results[0]) : null;
       this.chosen = false;
     }
-    clear(this.list, shown.map((entry) => this.row(entry)));
-    this.search.setAttribute("aria-expanded", String(shown.length > 0));
+    if (this.namesakesOf !== this.state.era) { // names change only with the list's order (list.js's era)
+      this.namesakes = namesakes(this.state.entries);
+      this.namesakesOf = this.state.era;
+    }
+    clear(this.list, results.map((entry) => this.row(entry)));
+    this.search.setAttribute("aria-expanded", String(results.length > 0));
     this.select(this.selectedId, this.chosen);
     if (!this.loaded) this.more.textContent = t("door.loading");
     else if (!this.state.size) this.more.textContent = t("door.emptyList");
-    else if (!results.length) {
+    else if (!total) {
       clear(this.more, t("door.noMatch"), " ",
         this.meetup.is_finalized ? t("door.noMatchFinalized")
           : h("button", { type: "button", class: "secondary", onclick: () => this.walkIn() }, t("door.addAsWalkIn", { name: query.trim() })));
     }
-    else if (results.length > SHOWN) this.more.textContent = t("door.showing", { shown: SHOWN, count: results.length });
+    else if (total > SHOWN) this.more.textContent = t("door.showing", { shown: SHOWN, count: total });
     else this.more.textContent = "";
+  },
+
+  // Beside the name: @username; for a guest read from a file, what tells them apart from namesakes (their
+  // e-mail's first letters, their id's end, else the RSVP's time where the name is on the list twice). On a
+  // list read from a file everyone is "not on the platform": said (and linked) only where others are.
+  tellApart({ guest, rsvp }) {
+    if (!guest.is_local) return handle(guest);
+    const hint = hintText(guest) || (this.namesakes.has(shortName(guest)) && !rsvp.is_walkin
+      ? t("guest.hintRsvp", { time: formatStamp(rsvp.rsvp_time) }) : "");
+    return hint || (this.meetup.platform_url ? handle(guest) : "");
   },
 
   row(entry) {
@@ -183,9 +204,7 @@ export const view = {
       onclick: (event) => { if (!event.target.closest("button")) this.select(idOf(entry), true); } },
     h("div", { class: "who", role: "gridcell", id: rowId(entry) },
       h("span", { class: "name" }, shortName(guest)),
-      // on a list read from a file everyone is "not on the platform": said (and linked) only where others are
-      guest.is_local && !this.meetup.platform_url ? null
-        : h("span", { class: "username" }, handle(guest)),
+      this.tellApart(entry) ? h("span", { class: "username" }, this.tellApart(entry)) : null,
       rsvp.is_walkin ? h("span", { class: "tag" }, t("door.walkInTag")) : null,
       (guest.tags || []).map(tagChip),
       rowBadges(entry)),

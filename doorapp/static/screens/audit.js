@@ -117,8 +117,17 @@ function detail([name, value]) {
   const shown = typeof value === "boolean" ? t(value ? "common.yes" : "common.no")
     : typeof value === "string" && MOMENT.test(value) ? formatStamp(value)
       : typeof value === "string" && has(`role.${value.toLowerCase()}`) ? t(`role.${value.toLowerCase()}`)
-        : typeof value === "object" ? JSON.stringify(value) : value;
+        : typeof value === "object" && value !== null ? worded(value) : value;
   return `${has(`detail.${name}`) ? t(`detail.${name}`) : name}: ${typeof shown === "number" ? formatNumber(shown) : shown}`;
+}
+
+// A detail that holds more than one value, in words: a list, or what changed ({time_zone: {old, new}} is
+// "Time zone: UTC → Europe/Madrid"), never JSON.
+function worded(value) {
+  if (Array.isArray(value)) return value.map((item) => (typeof item === "object" && item !== null ? worded(item) : item)).join(", ");
+  if ("old" in value && "new" in value) return `${value.old ?? "—"} → ${value.new ?? "—"}`;
+  return Object.entries(value).map(([key, inner]) => `${has(`field.${key}`) ? t(`field.${key}`) : key}: ${
+    typeof inner === "object" && inner !== null ? worded(inner) : inner}`).join("; ");
 }
 
 function eventRow(event, meetupNames) {
@@ -128,7 +137,8 @@ function eventRow(event, meetupNames) {
       h("span", { class: "muted" }, formatStamp(event.timestamp))),
     h("div", { class: "state" },
       event.actor ? h("span", {}, ...tn("audit.by", { username: h("strong", {}, actorName(event.actor)) })) : h("span", { class: "muted" }, t("audit.bySystem")),
-      event.guest ? h("span", {}, " · ", ...tn("audit.guestIs", { name: h("strong", {}, shortName(event.guest)) }), ` @${event.guest.username}`) : null,
+      event.guest ? h("span", {}, " · ", ...tn("audit.guestIs", { name: h("strong", {}, shortName(event.guest)) }),
+        event.guest.username ? ` @${event.guest.username}` : "") : null,
       event.meetup_id ? h("span", {}, " · ", meetupNames.get(event.meetup_id) || t("audit.deletedMeetup")) : null),
     event.reason ? h("div", { class: "reason" }, t("common.reason"), " ", event.reason) : null,
     details.length ? h("div", { class: "muted details" }, details.join(" · ")) : null);

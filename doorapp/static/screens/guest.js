@@ -1,12 +1,13 @@
 // A guest's history in the current organization (#/guests/{platform_user_id}, admins): meetups attended,
-// no-shows, last visit, the repeat no-show mark and the ban history; and the organization's tags and note on
-// them, which its door rows show.
-import { api } from "../core/api.js";
-import { clear, formatDate, formatDay, formatStamp, h, toast } from "../core/dom.js";
-import { formatNumber, t } from "../core/i18n.js";
-import { orgPath } from "../core/session.js";
+// no-shows, last visit, the repeat no-show mark and the ban history; the organization's tags and note on
+// them, which its door rows show; and the person's data: Export (a file of everything the organization
+// holds about them) and Erase... (all of it, now).
+import { api, download } from "../core/api.js";
+import { ask, clear, formatDate, formatDay, formatStamp, h, toast } from "../core/dom.js";
+import { formatNumber, problemText, t } from "../core/i18n.js";
+import { limits } from "../core/openapi.js";
+import { orgPath, session } from "../core/session.js";
 import { editGuestTags, tagChip } from "../shared/tags.js";
-
 import { outcomeBadge } from "../shared/outcome.js";
 import { handle, shortName } from "../shared/names.js";
 
@@ -27,7 +28,8 @@ export async function screen(view, [guestId], ctx) {
           t("guest.repeatNote"))
         : null,
       h("div", { class: "tiles" }, tiles.map(([label, value, kind]) =>
-        h("div", { class: `tile ${kind || ""}` }, h("span", { class: "value" }, String(value)), h("span", { class: "label" }, label))))),
+        h("div", { class: `tile ${kind || ""}` }, h("span", { class: "value" }, String(value)), h("span", { class: "label" }, label)))),
+      personalData(view, guest, history, ctx)),
     tagsPanel(guest, kept),
     h("section", { class: "panel" }, h("h2", {}, t("nav.meetups")),
       history.meetups.length
@@ -60,4 +62,32 @@ function tagsPanel(guest, kept) {
         toast(t("tags.guestSaved", { name: guest.displayname || guest.username }));
       }
     } }, t("tags.guestButton")));
+}
+
+// The person's data in this organization: a file of all of it, or all of it gone (after a confirmation
+// that says what goes, what stays, and that backups forget it within 14 days).
+function personalData(view, guest, history, ctx) {
+  const path = orgPath(`/guests/${guest.platform_user_id}`);
+  const name = shortName(guest);
+  const exportButton = h("button", { type: "button", class: "secondary", "aria-label": t("guest.exportNamed", { name }),
+    onclick: () => download(`${path}/export`, "application/json").catch((error) => toast(problemText(error), "error")) },
+  t("guest.export"));
+  const eraseButton = h("button", { type: "button", class: "danger", "aria-label": t("guest.eraseNamed", { name }),
+    onclick: async () => {
+      let erased = null;
+      const what = h("div", { class: "stack" },
+        h("p", {}, t("guest.eraseText", { name, org: session.org.name, count: history.meetups.length })),
+        h("ul", {}, [t("guest.eraseEntries"), t("guest.eraseBan"), t("guest.eraseEvents")].map((line) => h("li", {}, line))),
+        h("p", {}, t("guest.eraseKept")), h("p", {}, t("guest.eraseBackups")));
+      const done = await ask({ title: t("guest.eraseTitle", { name }), message: what, confirm: t("guest.erase"), danger: true,
+        input: { label: t("guest.eraseReason"), required: true, limits: (await limits("erase_guest")).reason },
+        action: async (reason) => { erased = await api.post(`${path}/erase`, { reason }); } });
+      if (!done || !ctx.alive) return;
+      clear(view, h("section", { class: "panel erased", role: "status" }, h("h1", {}, t("guest.erasedTitle")),
+        h("p", {}, t("guest.erasedText", { org: session.org.name })),
+        h("p", {}, ["entries", "bans", "events"].map((key) => `${t(`detail.${key}`)}: ${formatNumber(erased[key])}`).join(" · ")),
+        h("p", { class: "muted" }, t("guest.eraseBackups")),
+        h("a", { class: "button secondary", href: "#/meetups" }, t("door.backToMeetups"))));
+    } }, t("guest.eraseButton"));
+  return h("div", { class: "actions" }, exportButton, eraseButton);
 }

@@ -13,7 +13,11 @@ export async function list(view, params, ctx) {
   const meetups = listPanel(ctx, { title: t("meetups.title", { org: session.org.name }), kind: "cards",
     load: async () => (await api.get(orgPath("/meetups/"))).meetups, empty: t("meetups.empty"),
     render: (items, refresh) => items.map((m) => card(m, refresh, ctx)) });
-  const create = h("section", { class: "panel" }, h("h2", {}, t("meetups.new")));
+  const create = h("section", { class: "panel new-meetup" }, h("h2", {}, t("meetups.new")));
+  // a long list puts the form far down: one tap takes there
+  meetups.panel.querySelector("h1").after(h("div", { class: "actions" }, h("button", { type: "button", class: "secondary",
+    onclick: () => { create.scrollIntoView({ block: "start" }); create.querySelector("input")?.focus({ preventScroll: true }); } },
+  t("meetups.new"))));
   view.append(meetups.panel, create);
   const ways = [["platform", t("meetups.fromPlatform"), await createForm(ctx)], ["file", t("meetups.fromFile"), await fileForm(ctx)]];
   const tabs = h("div", { class: "chips ways", role: "radiogroup", "aria-label": t("meetups.new") });

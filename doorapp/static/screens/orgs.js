@@ -55,7 +55,9 @@ async function createForm(ctx) {
     event.preventDefault();
     const { name, slug } = formValues(form);
     busy(submit, errors, async () => {
-      const org = await api.post("/organizations/", { name: name.trim(), slug: slug.trim() });
+      // in the time zone of the browser that makes it: its files for people give the venue's times
+      const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+      const org = await api.post("/organizations/", { name: name.trim(), slug: slug.trim(), ...(zone ? { time_zone: zone } : {}) });
       await ctx.refresh();
       setOrg(org.id);
       toast(t("orgs.created", { name: org.name }));

@@ -8,11 +8,13 @@ import { problemText, t } from "../core/i18n.js";
 import { limits } from "../core/openapi.js";
 import { items } from "../core/queue.js";
 import { doorHash, orgPath, passHome, session } from "../core/session.js";
-import { joinFigure } from "../shared/join.js";
+import { joinFigure, lanHelp } from "../shared/join.js";
 import { named } from "../shared/names.js";
+import { noticeDetails } from "../shared/notice.js";
+import { passTable } from "../shared/passes.js";
 
 export async function manage(view, [meetupId], ctx) {
-  const [{ meetups }, limit] = await Promise.all([api.get(orgPath("/meetups/")), limits("create_pass")]);
+  const [{ meetups }, limit, access] = await Promise.all([api.get(orgPath("/meetups/")), limits("create_pass"), api.get("/phones")]);
   if (!ctx.alive) return;
   const names = new Map(meetups.map((m) => [m.id, m.name]));
   const list = h("div", { class: "passes" });
@@ -22,13 +24,14 @@ export async function manage(view, [meetupId], ctx) {
     if (!ctx.alive) return;
     const now = Date.now();
     const live = passes.filter((p) => p.meetup_id && p.meetup_id === meetupId && !p.revoked_at && Date.parse(p.ends_at) > now);
-    clear(list, passes.length ? table(passes, names, refresh) : h("p", { class: "muted" }, t("passes.none")),
+    clear(list, passes.length ? passTable(passes, names, refresh) : h("p", { class: "muted" }, t("passes.none")),
       live.length > 1 ? h("div", { class: "actions" }, h("button", { type: "button", class: "danger",
         onclick: () => revokeAll(meetupId, names.get(meetupId), refresh) }, t("passes.revokeAll", { meetup: names.get(meetupId) }))) : null);
   };
   const open = meetups.filter((m) => !m.is_finalized);
   view.append(
     h("section", { class: "panel" }, h("h1", {}, t("passes.title")), h("p", {}, t("passes.intro")),
+      access.urls.length ? null : lanHelp(access.open_to_lan, t("passes.cannotText")),
       form(open, meetupId, limit, made, refresh), made),
     h("section", { class: "panel" }, h("h2", {}, t("passes.listTitle")), list));
   await refresh();
@@ -61,44 +64,13 @@ function form(open, meetupId, limit, made, refresh) {
   return element;
 }
 
-// The pairing address of a new pass: its QR code for the phone's camera, and the link to copy.
+// The pairing address of a new pass: its QR code for the phone's camera, and the link to copy; or, while only
+// this computer can open Door (no code: no phone could open it), how to let phones in.
 function pairing(pass) {
-  const { label, ends_at: ends, pairing: { url, qr_svg, expires_at: expires } } = pass;
+  const { label, ends_at: ends, pairing: { url, qr_svg, expires_at: expires, open_to_lan: lan } } = pass;
+  if (!qr_svg) return lanHelp(lan, t("passes.cannotText"));
   return joinFigure({ url, qr_svg }, { alt: t("passes.qr", { label }), label: t("passes.link"), title: t("passes.scan", { label }),
     hints: [t("passes.once", { time: formatStamp(expires) }), t("passes.ends", { time: formatStamp(ends) })] });
-}
-
-const COLUMNS = ["passes.label", "passes.meetup", "passes.madeBy", "passes.paired", "passes.lastSeen", "passes.checkIns"];
-
-// The passes as a table (on a phone, css/after.css shows each as labelled lines: `data-label`).
-function table(passes, names, refresh) {
-  const now = Date.now();
-  const cell = (column, text) => h("td", column === 0 ? {} : { "data-label": t(COLUMNS[column]) }, text);
-  return h("table", { class: "list" },
-    h("thead", {}, h("tr", {}, [...COLUMNS, "passes.status"].map((key) => h("th", {}, t(key))))),
-    h("tbody", {}, passes.map((pass) => {
-      const ended = pass.revoked_at || Date.parse(pass.ends_at) <= now;
-      return h("tr", { dataset: { pass: String(pass.id) } },
-        cell(0, pass.label),
-        cell(1, pass.meetup_id ? names.get(pass.meetup_id) || "" : t("passes.everyMeetup")),
-        cell(2, pass.created_by.username),
-        cell(3, pass.paired_at ? formatStamp(pass.paired_at) : t("passes.notPaired")),
-        cell(4, pass.last_seen_at ? formatStamp(pass.last_seen_at) : "—"),
-        cell(5, String(pass.check_ins)),
-        h("td", {}, ended
-          ? h("span", { class: "badge" }, t(pass.revoked_at ? "passes.revoked" : "passes.ended"))
-          : h("button", { type: "button", class: "danger small", "aria-label": t("passes.revokeNamed", { label: pass.label }),
-            onclick: () => revoke(pass, refresh) }, t("passes.revoke"))));
-    })));
-}
-
-async function revoke(pass, refresh) {
-  const done = await ask({ title: t("passes.revokeTitle", { label: pass.label }), message: t("passes.revokeText"),
-    confirm: t("passes.revoke"), danger: true,
-    action: () => api.del(orgPath(`/passes/${pass.id}`)) });
-  if (!done) return;
-  toast(t("passes.revokedToast", { label: pass.label }));
-  await refresh();
 }
 
 async function revokeAll(meetupId, meetup, refresh) {
@@ -110,8 +82,9 @@ async function revokeAll(meetupId, meetup, refresh) {
   await refresh();
 }
 
-// #/pass/{code}: the phone exchanges the code and lands on the door. Opened where somebody is signed in,
-// it asks first: the pass takes this browser's session.
+// #/pass/{code}: the phone exchanges the code and lands on the door; where the organization wrote a notice
+// to the people at its door, the phone shows it first, with the way on to the door. Opened where somebody is
+// signed in, it asks first: the pass takes this browser's session.
 export async function pair(view, [code], ctx) {
   const status = h("p", { class: "muted", role: "status" }, t("pass.pairing"));
   const panel = h("section", { class: "panel" }, h("h1", {}, t("pass.title")), status);
@@ -125,7 +98,11 @@ export async function pair(view, [code], ctx) {
     const answer = await api.post("/auth/pass", { code }, { auth: false });
     token.set(answer.access_token);
     await ctx.refresh(); // the session of the pass, then its home: the door of its meetup
-    ctx.navigate(passHome());
+    const { notice } = await api.get(orgPath("/privacy/notice")).catch(() => ({ notice: "" }));
+    if (!ctx.alive) return;
+    if (!notice) return ctx.navigate(passHome());
+    clear(panel, h("h1", {}, t("pass.title")), h("p", { role: "status" }, t("pass.paired", { label: answer.pass.label })),
+      noticeDetails(notice, true), h("a", { class: "button primary wide", href: passHome() }, t("pass.toDoor")));
   } catch (error) {
     if (!ctx.alive) return;
     clear(panel, h("h1", {}, t("pass.title")),

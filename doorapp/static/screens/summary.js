@@ -29,8 +29,9 @@ function render(view, summary, path, ctx) {
   }
   const tiles = [
     [t("summary.peopleIn"), counts.people, "ok", counts.guests_brought ? t("summary.brought", { arrived: counts.arrived, count: counts.guests_brought }) : null],
-    [t("counter.rsvps"), counts.rsvps], counts.upcoming ? [t("outcome.upcoming"), counts.upcoming] : [t("summary.noShows"), counts.no_shows, counts.no_shows ? "danger" : ""],
-    [t("outcome.excused"), counts.excused], [t("outcome.cancelled"), counts.cancelled], [t("outcome.waitlist"), counts.waitlisted],
+    [t("counter.rsvps"), counts.rsvps], counts.upcoming ? [t("summary.tile.upcoming"), counts.upcoming] : [t("summary.noShows"), counts.no_shows, counts.no_shows ? "danger" : ""],
+    // counts, worded as counts ("Cancelados"), not as one guest's outcome ("Canceló")
+    [t("summary.tile.excused"), counts.excused], [t("summary.tile.cancelled"), counts.cancelled], [t("counter.waitlisted"), counts.waitlisted],
     [t("counter.walkins"), counts.walkins, "", counts.local_walkins ? t("summary.localWalkins", { count: counts.local_walkins }) : null], [t("summary.forced"), counts.forced_check_ins, counts.forced_check_ins ? "danger" : ""],
     [t("summary.undone"), counts.undone_check_ins],
     [t("summary.peak"), counts.peak_inside, "", summary.peak_at ? t("summary.peakAt", { time: formatTime(summary.peak_at) }) : null],

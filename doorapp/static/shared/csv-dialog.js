@@ -17,7 +17,14 @@ export async function downloadCsv(path, params = {}) {
   sep.querySelector("select").value = lang === "es" ? "semicolon" : "comma";
   const zone = field(t("csv.timeZone"), { name: "time_zone", value: org.time_zone || here, list: "csv-zones", autocomplete: "off",
     spellcheck: "false", ...(await limits("update_organization_settings")).time_zone }, t("csv.timeZoneHint"));
-  const people = h("div", { class: "stack" }, sep, zone, h("datalist", { id: "csv-zones" }, zones.map((name) => h("option", { value: name }))));
+  const input = zone.querySelector("input");
+  // the organization keeps another zone than this browser's (UTC, say, on a laptop at the venue): offer this one
+  const offer = here && org.time_zone && org.time_zone !== here
+    ? h("button", { type: "button", class: "secondary small use-zone", onclick: () => { input.value = here; offer.hidden = true; } },
+      t("csv.useThisZone", { zone: here }))
+    : null;
+  const people = h("div", { class: "stack" }, sep, zone, offer,
+    h("datalist", { id: "csv-zones" }, zones.map((name) => h("option", { value: name }))));
   style.querySelector("select").addEventListener("change", (event) => { people.hidden = event.target.value !== "people"; });
   return ask({ title: t("csv.title"), confirm: t("common.downloadCsv"), extra: h("div", { class: "stack csv-options" }, style, people),
     action: async () => {

@@ -85,9 +85,10 @@ function columnsLine(report, onColumns) {
     h("label", { class: "inline" }, t("import.pickColumns"), select));
 }
 
-// Who an update adds, cancels and updates, by name (the server sends at most 50 of each; the count says the rest).
+// Who an update adds, cancels, updates and keeps (arrived, no longer in the file), by name (the server sends at
+// most 50 of each; the count says the rest).
 function whoLists(report) {
-  const lists = ["added", "cancelled", "updated"].filter((key) => report.names[key].length).map((key) => {
+  const lists = ["added", "cancelled", "updated", "kept"].filter((key) => report.names[key].length).map((key) => {
     const more = report[key] - report.names[key].length;
     return h("div", { class: "who-list", dataset: { who: key } }, h("p", { class: "hint" }, t(`import.who.${key}`)),
       h("ul", {}, report.names[key].map((name) => h("li", {}, name))),
@@ -100,8 +101,10 @@ function whoLists(report) {
 // rows, every problem.
 export function reportView(report, { update = false, onColumns } = {}) {
   const counts = update
-    ? [["added", report.added, "ok"], ["cancelled", report.cancelled, "danger"], ["updated", report.updated], ["unchanged", report.unchanged]]
+    ? [["added", report.added, "ok"], ["cancelled", report.cancelled, "danger"], ["updated", report.updated], ["unchanged", report.unchanged],
+      ...(report.kept ? [["kept", report.kept, "ok"]] : [])]
     : [["expected", report.expected, "ok"], ["waitlisted", report.waitlisted], ["not_expected", report.not_expected]];
+  if (report.checked_in) counts.push(["checked_in", report.checked_in, "ok"]); // Luma's door let them in
   const rows = h("table", { class: "first-rows" },
     h("thead", {}, h("tr", {}, ["import.row", "import.name", "import.status", "import.guests"].map((key) => h("th", { scope: "col" }, t(key))))),
     h("tbody", {}, report.first_rows.map((row) => h("tr", {}, h("td", {}, String(row.row)), h("td", { class: "name" }, row.name),
@@ -114,6 +117,10 @@ export function reportView(report, { update = false, onColumns } = {}) {
     update ? whoLists(report) : null,
     update ? tiles([["expected", report.expected], ["waitlisted", report.waitlisted], ["not_expected", report.not_expected]]) : null,
     report.first_rows.length ? h("div", { class: "table-scroll" }, h("p", { class: "hint" }, t("import.firstRows")), rows) : null,
+    report.formulas.length
+      ? h("div", { class: "alert warn formulas" }, t("import.formulas", { count: report.formulas.length }),
+        h("ul", {}, report.formulas.map((found) => h("li", {}, t("import.problemRow", { row: found.row, problem: found.name })))))
+      : null,
     report.problems.length
       ? h("div", { class: "alert warn problems" }, t("import.problems", { count: report.rows - entries(report) }),
         h("ul", {}, report.problems.map((problem) => h("li", {}, problemLine(problem, report)))))

@@ -1,7 +1,7 @@
 // An address a phone opens (the Phones screen's, a door pass's pairing address): a QR code of it made by the
 // server, and the address itself to copy.
 import { clear, copyText, h } from "../core/dom.js";
-import { t } from "../core/i18n.js";
+import { t, tn } from "../core/i18n.js";
 
 // joinFigure({url, qr_svg}, {alt, label, title, hints}): the figure; the options word it (the Phones
 // screen's words by default).
@@ -19,4 +19,18 @@ export function joinFigure({ url, qr_svg: qr }, { alt = t("phones.qr", { url }),
         } }, t("common.copy"))),
       copied,
       hints.map((hint) => h("p", { class: "hint" }, hint))));
+}
+
+// While only this computer can open Door (GET /phones' `open_to_lan`, a pass's pairing's): that no phone can
+// join yet, `text` saying why here, the command that starts this same Door open to the venue network, and the
+// setting that does the same. Without `lan` (Door listens on every address, but this computer has no network
+// address yet), that. `heading`: the level of its title on the screen.
+export function lanHelp(lan, text, heading = "h2") {
+  if (!lan) return h("div", { class: "alert warn lan-help" }, h(heading, {}, t("phones.noNetworkTitle")), h("p", {}, t("phones.noNetworkText")));
+  return h("div", { class: "alert warn lan-help" },
+    h(heading, {}, t("phones.cannotTitle")),
+    h("p", {}, text),
+    h("pre", {}, h("code", {}, lan.command)),
+    h("p", {}, ...tn("phones.orSet", { setting: h("code", {}, lan.setting) })),
+    h("p", { class: "hint" }, t("phones.proxy")));
 }
