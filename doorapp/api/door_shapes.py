@@ -9,7 +9,7 @@ from doorapp.actors import PassActor, Person, checker_json, checker_pass, checke
 from doorapp.api.shapes import MOMENT, OUTCOME, Counts, Tag, tag_json
 from doorapp.db import iso
 from doorapp.models.meetup_guests import RECENT
-from doorapp.models.tags import tagged, tags_of
+from doorapp.models.tags import GuestNote, tagged, tags_of
 
 REPEAT_NO_SHOWS = 2  # no-shows at the org's RECENT last meetups that mark a guest as a repeat no-show
 
@@ -136,6 +136,20 @@ def history_json(history):
         recent=RECENT,
         repeat_no_show=history["recent_no_shows"] >= REPEAT_NO_SHOWS,
     )
+
+
+class GuestTags(TypedDict):
+    """The tags and the note an organization keeps on a guest."""
+
+    tags: list[Tag]
+    note: str | None
+
+
+def guest_tags_json(org_id, guest_id):
+    """GuestTags: the org's tags and note on one guest."""
+    note = GuestNote.get_or_none(GuestNote.org == org_id, GuestNote.guest == guest_id)
+    tags = tags_of(org_id, [guest_id]).get(guest_id, [])
+    return GuestTags(tags=[tag_json(tag) for tag in tags], note=(note and note.note) or None)
 
 
 def guest_tags(org_id, entries):

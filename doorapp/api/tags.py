@@ -7,14 +7,16 @@ from typing import TypedDict
 
 from doorapp.access import org_admin, org_member
 from doorapp.api import endpoint
+from doorapp.api.door_shapes import GuestTags, guest_tags_json
 from doorapp.api.shapes import Tag, tag_json
 from doorapp.bodies import text
 from doorapp.db import get_or_404
 from doorapp.errors import ApiError, invalid, validation_error
-from doorapp.models import Guest, GuestNote, Org, audit, changes
+from doorapp.models import Org, audit, changes
 from doorapp.models import Tag as TagRow
 from doorapp.models.audit import AuditType
-from doorapp.models.tags import COLOR, set_guest, tags_of
+from doorapp.models.privacy import seen_here
+from doorapp.models.tags import COLOR, set_guest
 
 TAGS = "/organizations/<org_id>/tags"
 GUEST_TAGS = "/organizations/<org_id>/guests/<platform_user_id>/tags"
@@ -114,13 +116,6 @@ def delete_tag(org_id, tag_id, caller):
     )
 
 
-class GuestTags(TypedDict):
-    """The tags and the note an organization keeps on a guest."""
-
-    tags: list[Tag]
-    note: str | None
-
-
 @dataclass
 class GuestTagsIn:
     tags: list[int]  # the ids of the organization's tags the guest has (all of them: the others come off)
@@ -133,17 +128,11 @@ class GuestTagsIn:
     )
 
 
-def guest_tags_json(org_id, guest_id):
-    note = GuestNote.get_or_none(GuestNote.org == org_id, GuestNote.guest == guest_id)
-    tags = tags_of(org_id, [guest_id]).get(guest_id, [])
-    return GuestTags(tags=[tag_json(tag) for tag in tags], note=(note and note.note) or None)
-
-
 @endpoint("GET", GUEST_TAGS, auth=org_member, answer=GuestTags, errors=("not_found",))
 def get_guest_tags(org_id, platform_user_id):
     """The organization's tags and note on a guest."""
     get_or_404(Org, org_id, "organization")
-    guest = Guest.seen_by(org_id, platform_user_id)
+    guest = seen_here(org_id, platform_user_id)
     return guest_tags_json(org_id, guest.platform_user_id)
 
 
@@ -152,7 +141,7 @@ def set_guest_tags(org_id, platform_user_id, body, caller):
     """Set the guest's tags (ids of this organization's; the ones left out come off) and note in the
     organization: every door row of theirs at its meetups shows them, and the check-in says them."""
     get_or_404(Org, org_id, "organization")
-    guest = Guest.seen_by(org_id, platform_user_id)
+    guest = seen_here(org_id, platform_user_id)
     wanted = sorted(set(body.tags))
     tags = {tag.id: tag for tag in TagRow.of_org(org_id).where(TagRow.id.in_(wanted))} if wanted else {}
     unknown = [i for i, tag_id in enumerate(body.tags) if tag_id not in tags]

@@ -152,7 +152,7 @@ EVENTS = {
     AuditType.TAG_CHANGED: Event(Moves.IN_CHANGE, (*TAG, "label_before", "color_before")),
     AuditType.TAG_DELETED: Event(Moves.IN_CHANGE, (*TAG, "guests")),  # guests: how many had it
     # the guest's rows on every list of the org (the event has no meetup): the labels and the note as set
-    AuditType.GUEST_TAGGED: Event(Moves.GUEST, ("tags", "note")),
+    AuditType.GUEST_TAGGED: Event(Moves.GUEST, ("tags", "note"), private=("tags", "note")),
     AuditType.BAN_EXPIRED: Event(Moves.GUEST, ("banned_at",)),  # the guest's; the ban's reason is gone
     # how many entries, bans and events of the person the org held (all gone now); it names no one, so the
     # erasure names their rows itself, before they go (models.privacy.erase)

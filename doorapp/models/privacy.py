@@ -13,7 +13,7 @@ from peewee import BigIntegerField, DateTimeField, ForeignKeyField, IntegrityErr
 
 from doorapp.db import BaseModel, db, iso, utcnow
 from doorapp.errors import ApiError
-from doorapp.models import changes
+from doorapp.models import changes, tags
 from doorapp.models.accounts import IdempotencyKey, Org
 from doorapp.models.audit import EVENTS, AuditEvent, AuditType, record
 from doorapp.models.guests import Ban, Guest
@@ -159,15 +159,16 @@ def forget_answers(org_id, guest_id):
 
 
 def erase(org_id, guest, caller, reason):
-    """Everything the org holds of `guest`, now: their entries lose them, their ban ends, the org's events
-    about them are shredded, its doors' stored answers naming them go; a guest then tied to nobody is
-    deleted, and the org keeps them 404 (Erasure). GUEST_ERASED names no one. {entries, bans, events}:
-    how many of each the org held."""
+    """Everything the org holds of `guest`, now: their entries lose them, their ban ends, its tags and note
+    on them go, the org's events about them are shredded, its doors' stored answers naming them go; a guest
+    then tied to nobody is deleted, and the org keeps them 404 (Erasure). GUEST_ERASED names no one.
+    {entries, bans, events}: how many of each the org held."""
     guest_id = guest.platform_user_id
     entries = forget_entries(
         org_id, listed_here(org_id, guest_id).select(MeetupGuest.id, MeetupGuest.guest).tuples()
     )
     bans = Ban.delete().where(Ban.org == org_id, Ban.guest == guest_id).execute()
+    tags.forget(org_id, guest_id)
     events = shred(about(AuditEvent.org == org_id, AuditEvent.guest == guest_id))
     forget_answers(org_id, guest_id)
     now = utcnow()

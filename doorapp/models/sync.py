@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 from doorapp.db import db, in_chunks, queue_on, run_prepared, utcnow
 from doorapp.models import changes
+from doorapp.models.audit import AuditEvent, AuditType
 from doorapp.models.guests import Guest
 from doorapp.models.meetup_guests import MeetupGuest
 from doorapp.models.meetups import Meetup
@@ -41,6 +42,7 @@ class Stored:
     stamp: object  # the meetup's last_synced_at when the list was read
     entries: dict  # {guest id: State} of the meetup's list
     names: dict  # {guest id: (username, displayname, hint)} of the known guests among those read
+    undone: set  # guests whose check-in here a door undid: a file's arrival of them is not taken again
 
 
 def stored(meetup, ids):
@@ -52,7 +54,12 @@ def stored(meetup, ids):
     newcomers = sorted(set(ids) - entries.keys())
     for sql, params in _each(Guest.names_of, newcomers):
         names.update((row[0], tuple(row[1:])) for row in db.execute_sql(sql, params))
-    return Stored(meetup.last_synced_at, entries, names)
+    undone = AuditEvent.select(AuditEvent.guest).where(  # (org, event_type, ...): an index's range
+        AuditEvent.org == meetup.org_id,
+        AuditEvent.event_type == AuditType.UNDO_CHECK_IN,
+        AuditEvent.meetup_id == meetup.id,
+    )
+    return Stored(meetup.last_synced_at, entries, names, {guest for (guest,) in undone.tuples()})
 
 
 @dataclass
@@ -80,7 +87,8 @@ def compare(meetup, known, rsvps, profiles, platform=False):
     are the `platform`'s (a sync), only its guests can be gone: local guests are never cancelled (a
     file's, by contrast, covers the whole list). A guest who has arrived is never cancelled: those the
     RSVPs no longer list are `kept`. An RSVP that arrived (a file's own door checked them in) and is not
-    in here yet arrives then, with all its guests."""
+    in here yet arrives then, with all its guests, unless a door undid their check-in here (the door
+    knows better than a file read again)."""
     now, entries = utcnow(), known.entries
     guests, renamed = _profiles(known.names, profiles, now)
     meetup_id, adds, back, details, listed = Meetup.id.db_value(meetup.id), [], [], {}, {}
@@ -88,7 +96,7 @@ def compare(meetup, known, rsvps, profiles, platform=False):
     for i, joined_at, waitlisted, count, name, came in rsvps:
         state, profiled = entries.get(i), i in profiles
         skipped += not profiled
-        if came and profiled and not (state and state.arrived):
+        if came and profiled and not (state and state.arrived) and i not in known.undone:
             arrivals.append((i, came, count))
         if state is None:
             if profiled:
@@ -277,7 +285,8 @@ def apply(meetup, plan, caller=None):
 
 def _arrive(meetup_id, guest_id, at, brought, caller):
     """Check the guest in `at` (a file's own door did) by `caller` (None: Door itself, the command line),
-    with the meetup's next number and all `brought`; False when already in (the UPDATE decides)."""
+    with the meetup's next number and all `brought`, counted into the room (its capacity does not refuse
+    people already let in); False when already in (the UPDATE decides)."""
     entry = MeetupGuest.get_or_none(MeetupGuest.meetup == meetup_id, MeetupGuest.guest == guest_id)
     number = entry and not entry.has_arrived and Meetup.next_arrival_order(meetup_id)
     if not number:
@@ -285,10 +294,10 @@ def _arrive(meetup_id, guest_id, at, brought, caller):
     user_id, pass_id = caller.actor if caller else (None, None)
     arrival = {"arrival_time": at, "arrival_order": number, "guests_brought": brought, "excused_at": None}
     arrival.update(has_arrived=True, checked_in_by=user_id, checked_in_pass=pass_id)
-    return (
-        MeetupGuest.update(**arrival).where(MeetupGuest.id == entry.id, ~MeetupGuest.has_arrived).execute()
-        == 1
-    )
+    if MeetupGuest.update(**arrival).where(MeetupGuest.id == entry.id, ~MeetupGuest.has_arrived).execute():
+        Meetup.admit(meetup_id, 1 + (brought or 0), force=True)
+        return True
+    return False
 
 
 def foreseen(plan):
