@@ -38,19 +38,9 @@ def controls_at(where):
     return CONTROLS if where == "query" else _BODY_CONTROLS
 
 
-def text(
-    max_length=None,
-    min_length=1,
-    pattern=None,
-    default=MISSING,
-    strip=True,
-    doc=None,
-    normalize=None,
-    enum=None,
-):
+def text(max_length=None, min_length=1, pattern=None, default=MISSING, strip=True, doc=None, normalize=None):
     """A string field: required and non-blank unless a default is given. `normalize(value)` returns the
-    form kept (before the length checks), or raises ValueError(message, rule) for a 422 `invalid`; `enum`
-    lists in the schema the values it keeps (a client generating bodies from the schema sends those)."""
+    form kept (before the length checks), or raises ValueError(message, rule) for a 422 `invalid`."""
     meta = {
         "max_length": max_length,
         "min_length": min_length,
@@ -58,7 +48,6 @@ def text(
         "strip": strip,
         "doc": doc,
         "normalize": normalize,
-        "enum": enum,
     }
     return field(default=default, metadata=meta)
 
@@ -106,7 +95,6 @@ def _string_schema(kind, meta, where="body"):
         "minLength": low,
         "maxLength": meta.get("max_length"),
         "pattern": meta.get("pattern") and meta["pattern"].pattern,
-        "enum": meta.get("enum") and sorted(meta["enum"]) + ([""] if not low else []),
         "description": meta.get("doc"),
         "not": {"pattern": "|".join(refused)},
     }
