@@ -42,7 +42,6 @@ class Stored:
     stamp: object  # the meetup's last_synced_at when the list was read
     entries: dict  # {guest id: State} of the meetup's list
     names: dict  # {guest id: (username, displayname, hint)} of the known guests among those read
-    undone: set  # guests whose check-in here a door undid: a file's arrival of them is not taken again
 
 
 def stored(meetup, ids):
@@ -54,12 +53,7 @@ def stored(meetup, ids):
     newcomers = sorted(set(ids) - entries.keys())
     for sql, params in _each(Guest.names_of, newcomers):
         names.update((row[0], tuple(row[1:])) for row in db.execute_sql(sql, params))
-    undone = AuditEvent.select(AuditEvent.guest).where(  # (org, event_type, ...): an index's range
-        AuditEvent.org == meetup.org_id,
-        AuditEvent.event_type == AuditType.UNDO_CHECK_IN,
-        AuditEvent.meetup_id == meetup.id,
-    )
-    return Stored(meetup.last_synced_at, entries, names, {guest for (guest,) in undone.tuples()})
+    return Stored(meetup.last_synced_at, entries, names)
 
 
 @dataclass
@@ -96,7 +90,7 @@ def compare(meetup, known, rsvps, profiles, platform=False):
     for i, joined_at, waitlisted, count, name, came in rsvps:
         state, profiled = entries.get(i), i in profiles
         skipped += not profiled
-        if came and profiled and not (state and state.arrived) and i not in known.undone:
+        if came and profiled and not (state and state.arrived):
             arrivals.append((i, came, count))
         if state is None:
             if profiled:
@@ -108,6 +102,9 @@ def compare(meetup, known, rsvps, profiles, platform=False):
             details.setdefault((waitlisted, count), []).append(i)
         if state.listed != name and profiled:
             listed.setdefault(name, []).append(i)
+    if arrivals:
+        undone = _undone(meetup)
+        arrivals = [arrival for arrival in arrivals if arrival[0] not in undone]
     sent = {r[0] for r in rsvps}
     left = [
         i
@@ -232,6 +229,16 @@ def _set_listed_name(meetup_id, guest_ids, name):
     return MeetupGuest.update(listed_name=name).where(
         MeetupGuest.meetup == meetup_id, MeetupGuest.guest.in_(guest_ids)
     )
+
+
+def _undone(meetup):
+    """The guests whose check-in at the meetup a door undid (an index's range: org, event type)."""
+    undone = AuditEvent.select(AuditEvent.guest).where(
+        AuditEvent.org == meetup.org_id,
+        AuditEvent.event_type == AuditType.UNDO_CHECK_IN,
+        AuditEvent.meetup_id == meetup.id,
+    )
+    return {guest for (guest,) in undone.tuples()}
 
 
 def _each(build, ids):
