@@ -308,6 +308,7 @@ def test_m0017_counts_who_is_inside_an_open_meetup_and_sends_out_a_finalized_one
         drop_m0017_counts(connection)
         connection.execute("ALTER TABLE meetup DROP COLUMN door_list_salt")  # m0015's
         connection.execute("ALTER TABLE meetup_guest DROP COLUMN exited_at")
+        connection.execute("ALTER TABLE guest DROP COLUMN hint")  # m0018's
         connection.execute(
             "INSERT INTO guest (platform_user_id, username, displayname, created_at, is_local) "
             "VALUES (1, 'ann', 'Ann', '2026-11-20', 0), (2, 'bo', 'Bo', '2026-11-20', 0)"
