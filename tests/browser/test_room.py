@@ -168,7 +168,8 @@ def test_a_door_pass_is_stopped_at_capacity_and_warned_near_it(browser, org, eve
     expect(counter(page, "inside")).to_have_text("9/10")
     expect(page.locator("[data-counter=inside]")).to_have_class("counter inside near")
     check_in(page, "oliver_2")
-    expect(counter(page, "inside")).to_have_text("10/10")
+    expect(counter(page, "inside")).to_have_text("10/10")  # counted as it is sent...
+    expect(page.locator(".last-action")).to_contain_text("#10")  # ...and answered: its word is said first
     check_in(page, "alice_3")
     expect(page.get_by_text("The room is full (10 of 10)")).to_be_visible()
     expect(page.get_by_role("dialog")).to_have_count(0)
