@@ -142,6 +142,12 @@ def _strings(value, meta, form):
     return value
 
 
+def _integers(value, meta, form):
+    if not isinstance(value, list):
+        raise Invalid("type", "Must be a list of whole numbers.", expected="array")
+    return [_integer(v, {}, form) for v in value]
+
+
 def _choices(kind):
     """list[SomeStrEnum]: in a query, the parameter repeated (type=A&type=B), its values separated by commas
     (type=A,B), or both."""
@@ -212,6 +218,14 @@ KINDS = [
         lambda k: k == list[str],
         lambda k: _strings,
         lambda k, meta, where: {"type": "array", "items": _string_schema(str, {"min_length": 0}, where)},
+    ),
+    (
+        lambda k: k == list[int],
+        lambda k: _integers,
+        lambda k, meta, where: {
+            "type": "array",
+            "items": {"type": "integer", "format": "int64", "minimum": INT64[0], "maximum": INT64[1]},
+        },
     ),
     (
         _is_enum_list,
@@ -291,6 +305,13 @@ def parse(cls, data, where="body", strings=False):
             values[f.name] = parser(value, f.metadata, strings or where == "query")
         except Invalid as error:
             errors.append(error.at((where, f.name)))
+    for flag, needed in getattr(cls, "REQUIRED_WHEN_TRUE", {}).items():
+        if (
+            values.get(flag) is True
+            and values.get(needed) is None
+            and not any(e["loc"][-1] == needed for e in errors)
+        ):
+            errors.append(invalid((where, needed), "missing", f"Field required when {flag} is true."))
     if errors:
         raise validation_error(errors)
     return cls(**values)
@@ -320,7 +341,16 @@ def json_schema(cls, query=False, form=False, named=None):
         props[f.name] = schema
         if f.default is MISSING:
             required.append(f.name)
-    return {"type": "object", "properties": props, **({"required": required} if required else {})}
+    # `REQUIRED_WHEN_TRUE = {flag: field}`: a field the body needs (not null) when a flag of it is true
+    rules = [
+        {
+            "if": {"properties": {flag: {"const": True}}, "required": [flag]},
+            "then": {"properties": {needed: {"type": "string"}}, "required": [needed]},
+        }
+        for flag, needed in getattr(cls, "REQUIRED_WHEN_TRUE", {}).items()
+    ]
+    when = {"allOf": rules} if len(rules) > 1 else rules[0] if rules else {}
+    return {"type": "object", "properties": props, **({"required": required} if required else {}), **when}
 
 
 __all__ = ["dataclass", "json_schema", "moment", "number", "parse", "text"]
