@@ -28,8 +28,11 @@ from doorapp.api import (  # noqa: F401 (importing a module registers its routes
     phones,
     platform,
     privacy,
+    room,
     setup,
     staff,
+    summary,
+    tags,
     users,
 )
 from doorapp.db import connect, database_for, db, drop_if_cut

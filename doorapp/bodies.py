@@ -38,19 +38,9 @@ def controls_at(where):
     return CONTROLS if where == "query" else _BODY_CONTROLS
 
 
-def text(
-    max_length=None,
-    min_length=1,
-    pattern=None,
-    default=MISSING,
-    strip=True,
-    doc=None,
-    normalize=None,
-    enum=None,
-):
+def text(max_length=None, min_length=1, pattern=None, default=MISSING, strip=True, doc=None, normalize=None):
     """A string field: required and non-blank unless a default is given. `normalize(value)` returns the
-    form kept (before the length checks), or raises ValueError(message, rule) for a 422 `invalid`; `enum`
-    lists in the schema the values it keeps (a client generating bodies from the schema sends those)."""
+    form kept (before the length checks), or raises ValueError(message, rule) for a 422 `invalid`."""
     meta = {
         "max_length": max_length,
         "min_length": min_length,
@@ -58,7 +48,6 @@ def text(
         "strip": strip,
         "doc": doc,
         "normalize": normalize,
-        "enum": enum,
     }
     return field(default=default, metadata=meta)
 
@@ -106,7 +95,6 @@ def _string_schema(kind, meta, where="body"):
         "minLength": low,
         "maxLength": meta.get("max_length"),
         "pattern": meta.get("pattern") and meta["pattern"].pattern,
-        "enum": meta.get("enum") and sorted(meta["enum"]) + ([""] if not low else []),
         "description": meta.get("doc"),
         "not": {"pattern": "|".join(refused)},
     }
@@ -152,6 +140,12 @@ def _strings(value, meta, form):
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise Invalid("type", "Must be a list of strings.", expected="array")
     return value
+
+
+def _integers(value, meta, form):
+    if not isinstance(value, list):
+        raise Invalid("type", "Must be a list of whole numbers.", expected="array")
+    return [_integer(v, {}, form) for v in value]
 
 
 def _choices(kind):
@@ -224,6 +218,14 @@ KINDS = [
         lambda k: k == list[str],
         lambda k: _strings,
         lambda k, meta, where: {"type": "array", "items": _string_schema(str, {"min_length": 0}, where)},
+    ),
+    (
+        lambda k: k == list[int],
+        lambda k: _integers,
+        lambda k, meta, where: {
+            "type": "array",
+            "items": {"type": "integer", "format": "int64", "minimum": INT64[0], "maximum": INT64[1]},
+        },
     ),
     (
         _is_enum_list,
@@ -303,6 +305,13 @@ def parse(cls, data, where="body", strings=False):
             values[f.name] = parser(value, f.metadata, strings or where == "query")
         except Invalid as error:
             errors.append(error.at((where, f.name)))
+    for flag, needed in getattr(cls, "REQUIRED_WHEN_TRUE", {}).items():
+        if (
+            values.get(flag) is True
+            and values.get(needed) is None
+            and not any(e["loc"][-1] == needed for e in errors)
+        ):
+            errors.append(invalid((where, needed), "missing", f"Field required when {flag} is true."))
     if errors:
         raise validation_error(errors)
     return cls(**values)
@@ -332,7 +341,16 @@ def json_schema(cls, query=False, form=False, named=None):
         props[f.name] = schema
         if f.default is MISSING:
             required.append(f.name)
-    return {"type": "object", "properties": props, **({"required": required} if required else {})}
+    # `REQUIRED_WHEN_TRUE = {flag: field}`: a field the body needs (not null) when a flag of it is true
+    rules = [
+        {
+            "if": {"properties": {flag: {"const": True}}, "required": [flag]},
+            "then": {"properties": {needed: {"type": "string"}}, "required": [needed]},
+        }
+        for flag, needed in getattr(cls, "REQUIRED_WHEN_TRUE", {}).items()
+    ]
+    when = {"allOf": rules} if len(rules) > 1 else rules[0] if rules else {}
+    return {"type": "object", "properties": props, **({"required": required} if required else {}), **when}
 
 
 __all__ = ["dataclass", "json_schema", "moment", "number", "parse", "text"]

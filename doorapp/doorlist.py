@@ -7,7 +7,8 @@ those guests' rows, and the counts, counted once per version and shared. The who
 version too old, a list rebuilt) is rendered once per version and shared by every door, gzipped for those
 that take it, with its guests' histories kept across versions (the change record says whose changed).
 Both are kept per (database, meetup), for the version last asked; so are the deltas last answered, which
-doors polling in step ask for again and again."""
+doors polling in step ask for again and again. The guests with one tag (`?tag=`, an API client's question,
+not a door's poll) are a whole list of their own, rendered for that answer alone."""
 
 import gzip
 import io
@@ -16,7 +17,7 @@ import threading
 
 from bottle import response
 
-from doorapp.api.door_shapes import DoorList, ListState, meetup_guest_json
+from doorapp.api.door_shapes import DoorList, ListState, guest_tags, meetup_guest_json
 from doorapp.api.shapes import Counts
 from doorapp.db import db, is_sqlite, iso
 from doorapp.models import MeetupGuest, changes
@@ -35,9 +36,10 @@ KEPT = 32  # lists kept in each cache; past it, a cache starts again
 DELTAS_KEPT = 64  # deltas kept for a list's current version
 
 
-def tag(version_text):
-    """The list's ETag: weak, the same for the plain and the gzipped list, and for a delta to that version."""
-    return f'W/"{version_text}"'
+def tag(version_text, only=None):
+    """The list's ETag: weak, the same for the plain and the gzipped list, and for a delta to that version;
+    of its guests with the tag `only` (an id), one of their own."""
+    return f'W/"{version_text}{"" if only is None else f"-{only}"}"'
 
 
 def current(meetup_id, list_version):
@@ -68,16 +70,20 @@ def snapshot():
     return db.atomic() if is_sqlite() else db.atomic(isolation_level="REPEATABLE READ")
 
 
-def body(meetup, since, accept_encoding):
+def body(meetup, since, accept_encoding, only=None):
     """The door list's answer, sent with its ETag: a delta since the version text `since` where the change
-    record can say what changed since, else the whole list. `meetup` comes from Meetup.with_list_version(),
-    read in the snapshot (snapshot()) the rest is read in."""
+    record can say what changed since, else the whole list; of the guests with the tag `only` (an id), the
+    whole list of them. `meetup` comes from Meetup.with_list_version(), read in the snapshot (snapshot())
+    the rest is read in."""
     now = Version(*meetup.list_version)
     version = now.text(meetup.id)
-    held = since and Version.read(since, meetup.id)
+    held = since and only is None and Version.read(since, meetup.id)
     changed = changes.since(meetup.id, held, now) if held else None
-    plain, gzipped = whole(meetup, version) if changed is None else delta(meetup, version, since, changed)
-    response.set_header("ETag", tag(version))
+    if only is not None:
+        plain, gzipped = tagged(meetup, version, only)
+    else:
+        plain, gzipped = whole(meetup, version) if changed is None else delta(meetup, version, since, changed)
+    response.set_header("ETag", tag(version, only))
     response.content_type = "application/json"
     data = plain
     if accepts_gzip(accept_encoding):
@@ -95,9 +101,21 @@ def whole(meetup, version):
         if cached is None or cached[0] != version:
             rows = list(MeetupGuest.door_list(meetup))
             history = _history(meetup, [row.guest_id for row in rows])
-            data = _json(meetup, version, True, [meetup_guest_json(row, history) for row in rows], [])
+            tags = guest_tags(meetup.org_id, rows)
+            data = _json(meetup, version, True, [meetup_guest_json(row, history, tags) for row in rows], [])
             cached = _kept(_whole, key, (version, data, gzip.compress(data, 6, mtime=0)))
     return cached[1:]
+
+
+def tagged(meetup, version, only):
+    """(JSON, gzipped JSON) of the whole list of the guests with the tag `only` (an id)."""
+    rows = list(MeetupGuest.door_list(meetup))
+    tags = guest_tags(meetup.org_id, rows)
+    rows = [row for row in rows if any(tag["id"] == only for tag in tags.get(row.guest_id, []))]
+    history = MeetupGuest.history(meetup.org_id, [row.guest_id for row in rows], meetup.date) if rows else {}
+    guests = [meetup_guest_json(row, history, tags) for row in rows]
+    data = _json(meetup, version, True, guests, [], total=len(guests))
+    return data, gzip.compress(data, 6, mtime=0)
 
 
 def _history(meetup, guest_ids):
@@ -129,8 +147,9 @@ def delta(meetup, version, since, changed):
         row for chunk in chunks for row in MeetupGuest.door_list(meetup).where(MeetupGuest.guest.in_(chunk))
     ]
     history = MeetupGuest.history(meetup.org_id, [row.guest_id for row in rows], meetup.date) if rows else {}
+    tags = guest_tags(meetup.org_id, rows)
     removed = sorted(changed - {row.guest_id for row in rows})
-    data = _json(meetup, version, False, [meetup_guest_json(row, history) for row in rows], removed)
+    data = _json(meetup, version, False, [meetup_guest_json(row, history, tags) for row in rows], removed)
     answer = (data, gzip.compress(data, 6, mtime=0))
     if kept_version != version or len(answers) >= DELTAS_KEPT:
         answers = {}
@@ -139,9 +158,11 @@ def delta(meetup, version, since, changed):
     return answer
 
 
-def _json(meetup, version, full, guests, removed):
-    """The answer's JSON text: {version, full, total, counts, meetup (its state), guests, removed}."""
-    total, counts = _counts(meetup, version)
+def _json(meetup, version, full, guests, removed, total=None):
+    """The answer's JSON text: {version, full, total, counts, meetup (its state), guests, removed}; `total`
+    the list's, unless given (the guests with one tag)."""
+    whole_total, counts = _counts(meetup, version)
+    total = whole_total if total is None else total
     state = ListState(  # finalize, cancel and sync change the version
         is_finalized=meetup.is_finalized,
         finalized_at=iso(meetup.finalized_at),

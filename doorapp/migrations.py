@@ -7,7 +7,7 @@ import logging
 import unicodedata
 from copy import copy
 
-from peewee import SQL, CharField, DateTimeField
+from peewee import SQL, CharField, DateTimeField, fn
 from playhouse.migrate import SchemaMigrator
 
 from doorapp.db import BaseModel, db, exclusive, utcnow
@@ -21,11 +21,14 @@ from doorapp.models import (
     DoorPass,
     Erasure,
     Guest,
+    GuestNote,
+    GuestTag,
     IdempotencyKey,
     Meetup,
     MeetupGuest,
     Org,
     SigningKey,
+    Tag,
     User,
 )
 from doorapp.models.accounts import INVISIBLE  # the code points that show as nothing
@@ -210,6 +213,22 @@ def m0016_privacy():
     db.create_tables([Erasure])
 
 
+def m0017_people_in_the_room():
+    """Who is inside (an arrival who stepped out, the people inside a meetup, its capacity and peak), and
+    the tags and notes an org keeps on its guests. Before it nobody could step out: a meetup's arrivals
+    and their guests are inside while it is open, its peak is all of them, reached at its last arrival,
+    and finalizing had sent them out."""
+    add_columns(MeetupGuest, "exited_at")
+    add_columns(Meetup, "capacity", "inside", "peak_inside", "peak_at")
+    db.create_tables([Tag, GuestTag, GuestNote])
+    arrivals = MeetupGuest.select().where(MeetupGuest.meetup == Meetup.id, MeetupGuest.has_arrived)
+    people = arrivals.select(fn.COALESCE(fn.SUM(1 + fn.COALESCE(MeetupGuest.guests_brought, 0)), 0))
+    Meetup.update(peak_inside=people, peak_at=arrivals.select(fn.MAX(MeetupGuest.arrival_time))).execute()
+    Meetup.update(inside=Meetup.peak_inside).where(Meetup.still_open()).execute()
+    finalized = Meetup.select(Meetup.finalized_at).where(Meetup.id == MeetupGuest.meetup, Meetup.is_finalized)
+    MeetupGuest.update(exited_at=finalized).where(MeetupGuest.has_arrived).execute()
+
+
 def m0018_files_and_names():
     """A file's names: a platform member's on the list of its meetup only (listed_name, their profile the
     platform's), what tells a guest read from a file apart from namesakes (hint); and the guests a file
@@ -264,6 +283,7 @@ MIGRATIONS = [
     m0014_guests_brought,
     m0015_door_list_changes,
     m0016_privacy,
+    m0017_people_in_the_room,
     m0018_files_and_names,
 ]
 

@@ -36,6 +36,11 @@ class ExportQuery:
     sep: Literal["comma", "semicolon"] = "comma"  # people: semicolon for a Spanish-locale spreadsheet
 
 
+def labels(line):
+    """A summary line's tags as a CSV cell: their labels, separated by commas (None for none)."""
+    return ", ".join(tag["label"] for tag in line["tags"]) or None
+
+
 @cache
 def catalogue(lang):
     """The browser's catalogue of `lang` (static/locales/<lang>.js: `export default {...};` around JSON)."""
@@ -82,6 +87,7 @@ class People:
         MeetupGuest, for the times as stored."""
         said = {**line, **{time: self.when(getattr(entry, time)) for time in TIMES}}
         said.update(outcome=self.outcome(line["outcome"]), ban_overridden=self.yes(line["ban_overridden"]))
+        said["tags"] = labels(line)
         said["rsvp_time"] = None if entry.is_walkin else said["rsvp_time"]
         if line["checked_in_pass_label"] is not None:
             said["checked_in_by"] = self.door_pass(

@@ -99,6 +99,17 @@ SPEC_ROLES = {
     ("DELETE", "/organizations/<org_id>/meetups/<meetup_id>/passes"): "org_admin",
     # issue 24: the walk-in dialog offers the platform guests Door knows (a pass adds walk-ins too)
     ("GET", "/organizations/<org_id>/meetups/<meetup_id>/walkin-matches"): "door",
+    # issue 35: people in the room (the door's, passes too; the capacity an admin's) and the org's tags
+    ("POST", "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>/exit"): "door",
+    ("POST", "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>/reenter"): "door",
+    ("POST", "/organizations/<org_id>/meetups/<meetup_id>/left"): "door",
+    ("PATCH", "/organizations/<org_id>/meetups/<meetup_id>"): "org_admin",
+    ("GET", "/organizations/<org_id>/tags"): "org_member",
+    ("POST", "/organizations/<org_id>/tags"): "org_admin",
+    ("PATCH", "/organizations/<org_id>/tags/<tag_id>"): "org_admin",
+    ("DELETE", "/organizations/<org_id>/tags/<tag_id>"): "org_admin",
+    ("GET", "/organizations/<org_id>/guests/<platform_user_id>/tags"): "org_member",
+    ("PUT", "/organizations/<org_id>/guests/<platform_user_id>/tags"): "org_admin",
     # issue 34: data protection (how long an org keeps guests' data, its notice; one person's file, erasure)
     ("GET", "/organizations/<org_id>/privacy"): "org_admin",
     ("PATCH", "/organizations/<org_id>/privacy"): "org_admin",
@@ -213,6 +224,7 @@ def callers(org, meetup, guest, make_user, as_user, client):
         "guest_id": str(guest.platform_user_id),
         "username": guest.username,
         "pass_id": "1",
+        "tag_id": "1",
     }
     return sessions, values
 
@@ -264,7 +276,7 @@ def test_a_forged_token_is_refused_by_every_rule(client, route):
     path = route.path
     for name in ("org_id", "meetup_id"):
         path = path.replace(f"<{name}>", str(uuid.uuid4()))
-    for name in ("user_id", "platform_user_id", "guest_id", "staff_id", "username", "pass_id"):
+    for name in ("user_id", "platform_user_id", "guest_id", "staff_id", "username", "pass_id", "tag_id"):
         path = path.replace(f"<{name}>", "1")
     client.authorization = ("Bearer", "forged.not-a.token")
     reply = client.request(path, method=route.method, expect_errors=True)

@@ -10,12 +10,13 @@ import pytest
 
 from doorapp.api.events import PEOPLE_COLUMNS as EVENT_COLUMNS
 from doorapp.api.imports import ImportNames
-from doorapp.api.meetups import PEOPLE_COLUMNS
+from doorapp.api.summary import PEOPLE_COLUMNS
 from doorapp.errors import CODES
 from doorapp.imports.decode import FOUND
 from doorapp.imports.formats import FORMATS, PROBLEMS, STATUSES
 from doorapp.models import AuditType
 from doorapp.models.audit import EVENTS
+from doorapp.models.tags import COLORS
 
 STATIC = Path(__file__).resolve().parents[1] / "doorapp" / "static"
 LANGUAGES = sorted(p.stem for p in (STATIC / "locales").glob("*.js"))
@@ -27,7 +28,8 @@ PLACEHOLDER = re.compile(r"\{(\w+)\}")
 BUILT_FROM = {
     "error": set(CODES) | {"network_error", "http", "account_changed"},
     "event": {t.value for t in AuditType},
-    "door.pending": {"checkin", "undo"},
+    "door.pending": {"checkin", "undo", "exit", "reenter"},
+    "color": set(COLORS),  # a tag's colour (doorapp/models/tags.py)
     # an import's report (docs/api.md): its format, statuses, problem kinds, counts, column roles, names
     "import.format": set(FORMATS),
     "import.status": set(STATUSES),

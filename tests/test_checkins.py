@@ -26,7 +26,16 @@ def test_the_door_list_shows_each_guest_with_rsvp_check_in_and_ban_status(door, 
         "full": True,
         "removed": [],
         "total": 1,
-        "counts": {"rsvps": 1, "cancelled": 0, "walkins": 0, "arrived": 0, "waitlisted": 0, "people": 0},
+        "counts": {
+            "rsvps": 1,
+            "cancelled": 0,
+            "walkins": 0,
+            "arrived": 0,
+            "waitlisted": 0,
+            "people": 0,
+            "inside": 0,
+            "capacity": None,
+        },
         "meetup": {
             "is_finalized": False,
             "finalized_at": None,
@@ -50,6 +59,8 @@ def test_the_door_list_shows_each_guest_with_rsvp_check_in_and_ban_status(door, 
                         "recent": 5,
                         "repeat_no_show": False,
                     },
+                    "tags": [],
+                    "note": None,
                     "hint": "",
                 },
                 "rsvp": {
@@ -63,6 +74,8 @@ def test_the_door_list_shows_each_guest_with_rsvp_check_in_and_ban_status(door, 
                     "arrival_order": None,
                     "guests_brought": None,
                     "checked_in_by": None,
+                    "inside": False,
+                    "exited_at": None,
                 },
             }
         ],
@@ -87,6 +100,8 @@ def test_the_list_is_in_rsvp_order_flags_cancelled_rsvps_and_counts_them(door, m
         "is_banned": True,
         "ban_reason": "Threw a chair",
         "history": reply["guests"][2]["guest"]["history"],
+        "tags": [],
+        "note": None,
         "hint": "",
     }
     assert reply["counts"] == {
@@ -96,6 +111,8 @@ def test_the_list_is_in_rsvp_order_flags_cancelled_rsvps_and_counts_them(door, m
         "arrived": 0,
         "waitlisted": 0,
         "people": 0,
+        "inside": 0,
+        "capacity": None,
     }
 
 
@@ -399,6 +416,8 @@ def test_a_walkin_joins_the_list_and_can_then_be_checked_in(door, meetup, staff)
         "arrived": 0,
         "waitlisted": 0,
         "people": 0,
+        "inside": 0,
+        "capacity": None,
     }
     assert door.post(f"{entry(meetup, erin)}/checkin").json["rsvp"]["arrival_order"] == 1
 

@@ -147,6 +147,8 @@ def test_a_person_not_on_the_platform_is_let_in_counted_and_kept_out_of_lookups(
         "arrived": 1,
         "waitlisted": 0,
         "people": 1,
+        "inside": 1,
+        "capacity": None,
     }
     local_id = local["guest"]["platform_user_id"]
     assert door.get(f"/guests/{local_id}", status=404).json["code"] == "not_found"

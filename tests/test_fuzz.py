@@ -210,6 +210,7 @@ def test_a_control_character_in_any_field_or_parameter_is_422_on_every_engine(
         "staff_id": root.id,
         "username": "bob",
         "pass_id": 1,
+        "tag_id": 1,
     }
     ids |= {"platform_user_id": guest.platform_user_id, "guest_id": guest.platform_user_id, "username": "b"}
     refused, failures = 0, []

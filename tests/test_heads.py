@@ -39,7 +39,16 @@ def test_the_door_counts_the_waitlisted_apart_as_the_summary_does(door, meetup):
     door.post_json(f"{base(meetup)}/guests/3/checkin", {})
     add_guest(6, "wilma", meetup, waitlisted=True)
     listed = counts(door, meetup)
-    assert listed == {"rsvps": 3, "cancelled": 1, "walkins": 0, "arrived": 1, "waitlisted": 1, "people": 1}
+    assert listed == {
+        "rsvps": 3,
+        "cancelled": 1,
+        "walkins": 0,
+        "arrived": 1,
+        "waitlisted": 1,
+        "people": 1,
+        "inside": 1,
+        "capacity": None,
+    }
     told = summary(door, meetup)
     assert (told["waitlisted"], told["arrived"], told["people"]) == (1, 1, 1)
 

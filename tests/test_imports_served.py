@@ -307,3 +307,18 @@ def test_a_guest_luma_checked_in_arrives_and_one_awaiting_approval_is_left_out_s
     assert (outcomes["Lena Fischer"], outcomes["Sam Lee"]) == ("ATTENDED", "NO_SHOW")
     again = imported(live_server, org, auth(staff), data, meetup=made["meetup"]["id"]).json()["import"]
     assert again["checked_in"] == 0  # in already
+    room = door_list(live_server, org, made["meetup"]["id"], auth(staff))["Lena Fischer"]
+    assert room["rsvp"]["inside"] is True
+    # the door undoes her arrival: the same file read again does not check her in again
+    lena_id = room["guest"]["platform_user_id"]
+    undone = requests.patch(
+        f"{live_server}/organizations/{org.id}/meetups/{made['meetup']['id']}/guests/{lena_id}/undo-checkin",
+        json={"reason": "Checked in by mistake at the other entrance"},
+        headers=auth(staff),
+        timeout=10,
+    )
+    assert undone.status_code == 200, undone.text
+    third = imported(live_server, org, auth(staff), data, meetup=made["meetup"]["id"]).json()["import"]
+    assert third["checked_in"] == 0
+    after = door_list(live_server, org, made["meetup"]["id"], auth(staff))
+    assert after["Lena Fischer"]["rsvp"]["has_arrived"] is False

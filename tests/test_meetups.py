@@ -73,7 +73,16 @@ def test_a_meetup_takes_name_and_date_from_the_platform(door, staff, org, fake):
         "is_over": False,  # dated in the coming weeks
         "cancelled_at": None,
         "cancel_reason": None,
-        "counts": {"rsvps": 0, "cancelled": 0, "walkins": 0, "arrived": 0, "waitlisted": 0, "people": 0},
+        "counts": {
+            "rsvps": 0,
+            "cancelled": 0,
+            "walkins": 0,
+            "arrived": 0,
+            "waitlisted": 0,
+            "people": 0,
+            "inside": 0,
+            "capacity": None,
+        },
         "sync_error": None,
     }
     event = events()[0]
@@ -150,6 +159,8 @@ def test_meetups_are_listed_newest_date_first_with_counts(door, org, fake):
         "arrived": 0,
         "waitlisted": 0,
         "people": 0,
+        "inside": 0,
+        "capacity": None,
     }
     assert reply["meetups"][1]["last_synced_at"] is not None
 

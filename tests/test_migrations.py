@@ -3,6 +3,7 @@
 import hashlib
 import sqlite3
 import subprocess
+import uuid
 
 import requests
 from helpers import DOORAPP, ENGINES, PASSWORD, door_env, served
@@ -29,6 +30,12 @@ def m0001_data_folder(data_dir):
     )
     Org.create(name="Night Owls", slug="night-owls")
     db.close()
+
+
+def drop_m0017_counts(connection):
+    """A meetup table without m0017's counts (NOT NULL: a row inserted as an older Door did lacks them)."""
+    for column in ("inside", "peak_inside"):
+        connection.execute(f"ALTER TABLE meetup DROP COLUMN {column}")
 
 
 def applied(path):
@@ -112,6 +119,7 @@ def test_m0004_adds_the_attendance_columns_to_a_list_made_before_them(tmp_path):
         connection.execute("ALTER TABLE meetup DROP COLUMN door_list_version")  # m0005's
         connection.execute("ALTER TABLE org DROP COLUMN door_lists_version")
         connection.execute("ALTER TABLE meetup DROP COLUMN door_list_salt")  # m0015's
+        drop_m0017_counts(connection)
         connection.execute(
             "INSERT INTO guest (platform_user_id, username, displayname, created_at) "
             "VALUES (1, 'ann', 'Ann', '2026-11-20')"
@@ -225,6 +233,7 @@ def test_m0014_lets_arrivals_made_before_it_keep_all_their_guests(tmp_path):
     with sqlite3.connect(tmp_path / "door.db") as connection:
         connection.execute("ALTER TABLE meetup_guest DROP COLUMN guests_brought")
         connection.execute("ALTER TABLE meetup DROP COLUMN door_list_salt")  # m0015's
+        drop_m0017_counts(connection)
         connection.execute("ALTER TABLE meetup_guest DROP COLUMN guest_was_local")  # m0016's
         connection.execute("ALTER TABLE guest DROP COLUMN hint")  # m0018's
         connection.execute(
@@ -260,6 +269,7 @@ def test_m0015_starts_each_lists_change_record_at_its_version(tmp_path):
         connection.execute("DROP TABLE door_change")
         connection.execute("DROP INDEX meetup_org_id_date")
         connection.execute("ALTER TABLE meetup DROP COLUMN door_list_salt")
+        drop_m0017_counts(connection)
         connection.execute("ALTER TABLE meetup_guest DROP COLUMN guest_was_local")  # m0016's
         connection.execute("ALTER TABLE guest DROP COLUMN hint")  # m0018's
         connection.execute(
@@ -288,6 +298,57 @@ def test_m0015_starts_each_lists_change_record_at_its_version(tmp_path):
     now = Version(*Meetup.list_version(Meetup.get_by_id(meetup).org_id, meetup))
     db.close()
     assert now.number == 8 and changes.since(meetup, held, now) == {1}
+
+
+def test_m0017_counts_who_is_inside_an_open_meetup_and_sends_out_a_finalized_ones(tmp_path):
+    """Before m0017 nobody could step out: an open meetup's arrivals and their guests are inside, its peak
+    is all of them at its last arrival; a finalized meetup had sent everyone out when it was finalized."""
+    m0001_data_folder(tmp_path)
+    with sqlite3.connect(tmp_path / "door.db") as connection:
+        drop_m0017_counts(connection)
+        connection.execute("ALTER TABLE meetup DROP COLUMN door_list_salt")  # m0015's
+        connection.execute("ALTER TABLE meetup_guest DROP COLUMN exited_at")
+        connection.execute("ALTER TABLE guest DROP COLUMN hint")  # m0018's
+        connection.execute(
+            "INSERT INTO guest (platform_user_id, username, displayname, created_at, is_local) "
+            "VALUES (1, 'ann', 'Ann', '2026-11-20', 0), (2, 'bo', 'Bo', '2026-11-20', 0)"
+        )
+        open_one, finalized = uuid.uuid4(), uuid.uuid4()
+        for meetup, is_finalized, url in ((open_one.hex, 0, "u"), (finalized.hex, 1, "v")):
+            connection.execute(
+                "INSERT INTO meetup (id, org_id, name, date, platform_url, is_finalized, finalized_at, "
+                "created_at, last_arrival_order, door_list_version) SELECT ?, id, 'm', '2026-11-21', ?, ?, "
+                "'2026-11-22 01:00:00', '2026-11-20', 2, 0 FROM org",
+                (meetup, url, is_finalized),
+            )
+            connection.execute(
+                "INSERT INTO meetup_guest (meetup_id, guest_id, rsvp_time, cancelled_rsvp, is_walkin, "
+                "has_arrived, arrival_time, arrival_order, guests_count, guests_brought, waitlisted) VALUES "
+                "(?, 1, '2026-11-20', 0, 0, 1, '2026-11-21 20:05:00', 1, 2, 2, 0), "
+                "(?, 2, '2026-11-20', 0, 0, 1, '2026-11-21 20:30:00', 2, 0, 0, 0)",
+                (meetup, meetup),
+            )
+    connection.close()
+    open_database(Config(data_dir=tmp_path))
+    assert "m0017_people_in_the_room" in migrate()
+    counts = {
+        str(m.id): (m.inside, m.peak_inside, m.peak_at and m.peak_at.isoformat())
+        for m in Meetup.select().order_by(Meetup.id)
+    }
+    out = {
+        (str(e.meetup_id), e.guest_id): e.exited_at and e.exited_at.isoformat() for e in MeetupGuest.select()
+    }
+    db.close()
+    assert counts == {
+        str(open_one): (4, 4, "2026-11-21T20:30:00"),
+        str(finalized): (0, 4, "2026-11-21T20:30:00"),
+    }
+    assert out == {
+        (str(open_one), 1): None,
+        (str(open_one), 2): None,
+        (str(finalized), 1): "2026-11-22T01:00:00",
+        (str(finalized), 2): "2026-11-22T01:00:00",
+    }
 
 
 @ENGINES

@@ -57,6 +57,8 @@ def test_a_spanish_organizer_gets_madrid_times_spanish_words_and_semicolons(boss
         "Justificada",
         "Veto ignorado",
         "Entradas anuladas",
+        "Etiquetas",
+        "Nota",
     ]
     by_user = {row[1]: row for row in rows}
     alice = by_user["alice"]
@@ -84,11 +86,11 @@ def test_without_a_time_zone_the_servers_is_used_and_english_with_commas_by_defa
 
 def test_the_machine_readable_csv_stays_and_carries_the_overrides_and_undos(boss, night):
     header, *rows = read_csv(boss.get(f"{base(night)}/export"), ",")
-    assert header[-2:] == ["ban_overridden", "undone_check_ins"]
+    assert header[-4:] == ["ban_overridden", "undone_check_ins", "tags", "note"]
     by_user = {row[1]: row for row in rows}
     assert by_user["alice"][9] == DOOR_TIME and by_user["alice"][3] == "ATTENDED"
-    assert by_user["formula"][-2:] == ["True", "0"]
-    assert by_user["carol"][-2:] == ["False", "2"]
+    assert by_user["formula"][-4:] == ["True", "0", "", ""]
+    assert by_user["carol"][-4:] == ["False", "2", "", ""]
     assert read_csv(boss.get(f"{base(night)}/export?style=data"), ",") == [header, *rows]
 
 

@@ -275,3 +275,22 @@ def test_the_document_says_erased_data_leaves_the_backups_within_14_days(client)
     ]
     said = f"Erased data leaves Door's daily backups as they rotate out: within {KEEP} days."  # one a day
     assert said in " ".join(erase["post"]["description"].split())
+
+
+def test_the_orgs_tags_and_note_on_a_person_are_in_their_file_and_go_with_an_erasure(
+    boss, org, meetup, two_orgs
+):
+    speaker = boss.post_json(f"/organizations/{org.id}/tags", {"label": "Speaker", "color": "purple"}).json
+    note = "Uses the step-free entrance"
+    boss.put_json(f"{person(org)}/tags", {"tags": [speaker["id"]], "note": note})
+    held = boss.get(f"{person(org)}/export").json
+    assert held["tags"] == {"tags": [speaker], "note": note}
+    boss.post_json(f"{person(org)}/erase", {"reason": "Asked at the door"})
+    boss.get(f"{person(org)}/tags", status=404)
+    [tagged] = events("GUEST_TAGGED")  # her tags and note, as set, are shredded with the rest of her events
+    assert tagged.shredded and tagged.guest_id is None and tagged.details == {}
+    log = json.dumps(boss.get(f"/organizations/{org.id}/events/?limit=200").json, ensure_ascii=False)
+    assert note not in log
+    door = two_orgs[0]
+    door.post_json(f"{base(meetup)}/guests/{ALICE}/add-walkin", {}, status=201)  # on its list again
+    assert boss.get(f"{person(org)}/tags").json == {"tags": [], "note": None}  # with no tags here

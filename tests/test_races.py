@@ -634,3 +634,32 @@ def test_a_pass_paired_on_one_process_and_revoked_on_the_other_is_refused_on_bot
     assert [e["actor"]["pass"]["label"] for e in events["events"] if e["event_type"] == "CHECK_IN"] == [
         "Side entrance"
     ]
+
+
+def test_doors_at_the_last_places_let_in_exactly_as_many_as_the_capacity_holds(door, root):
+    """Five doors each checking in a guest of their own at once with two places left, on both processes:
+    two get in, three are told the room is full; then two who stepped out come back at once for one place."""
+    org_id = new_org(door, root)
+    meetup_id, guests = new_meetup(door, root, org_id)
+    meetup = f"{door.url}/organizations/{org_id}/meetups/{meetup_id}"
+    assert requests.patch(meetup, json={"capacity": 2}, headers=root, timeout=30).status_code == 200
+    s = door.sessions(len(guests))
+    replies = at_once(
+        len(guests),
+        lambda i: s[i].post(
+            f"{meetup}/guests/{guests[i]}/checkin", json={"guests_brought": 0}, headers=root, timeout=30
+        ),
+    )
+    assert statuses(replies) == {200: 2, 409: len(guests) - 2}
+    assert codes(replies, 409) == {"capacity_reached"}
+    inside = [r.json()["guest"]["platform_user_id"] for r in replies if r.status_code == 200]
+    for guest in inside:
+        assert requests.post(f"{meetup}/guests/{guest}/exit", json={}, headers=root, timeout=30).ok
+    assert requests.patch(meetup, json={"capacity": 1}, headers=root, timeout=30).status_code == 200
+    s = door.sessions(2)
+    replies = at_once(
+        2, lambda i: s[i].post(f"{meetup}/guests/{inside[i]}/reenter", json={}, headers=root, timeout=30)
+    )
+    assert statuses(replies) == {200: 1, 409: 1} and codes(replies, 409) == {"capacity_reached"}
+    counts = requests.get(f"{meetup}/guests", headers=root, timeout=30).json()["counts"]
+    assert (counts["inside"], counts["arrived"], counts["capacity"]) == (1, 2, 1)

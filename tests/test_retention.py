@@ -28,6 +28,8 @@ def test_a_served_door_forgets_at_start_what_its_organizations_keep_no_longer(
         door.post_json(f"{base(meetup)}/guests/{guest_id}/checkin", {})
     door.patch_json(f"{entry(meetup, bob)}/undo-checkin", {"reason": "Bob's brother, not Bob"})
     boss.patch_json(f"/organizations/{org.id}/guests/{ALICE}/ban", {"reason": "Shouted at Bob"})
+    tag = boss.post_json(f"/organizations/{org.id}/tags", {"label": "See a host", "color": "red"}).json
+    boss.put_json(f"/organizations/{org.id}/guests/{ALICE}/tags", {"tags": [tag["id"]], "note": "Ask Sam"})
     recent = Meetup.create(org=org, name="Last week", date=utcnow() - timedelta(days=5), platform_url="")
     add_guest(12, "carol", recent)
     door.post_json(f"{base(recent)}/guests/12/checkin", {})
@@ -54,6 +56,7 @@ def test_a_served_door_forgets_at_start_what_its_organizations_keep_no_longer(
             f"{at}/organizations/{org.id}/events/?limit=200", headers=headers, timeout=30
         ).json()
         found = requests.get(f"{at}/guests/?q=bob", headers=headers, timeout=30).json()
+        tagged = requests.get(f"{at}/organizations/{org.id}/guests/{ALICE}/tags", headers=headers, timeout=30)
         assert served_door.stop() == 0
     assert any("retention in org" in line for line in served_door.log)
 
@@ -67,6 +70,8 @@ def test_a_served_door_forgets_at_start_what_its_organizations_keep_no_longer(
     assert Guest.get_or_none(Guest.platform_user_id == local["guest"]["platform_user_id"]) is None
     assert Guest.get_or_none(Guest.platform_user_id == 11) is None and found["total"] == 0
     assert Ban.select().count() == 0
+    # alice is kept (her ban's end names her) but the org lists her no longer: its tags and note on her go
+    assert tagged.json() == {"tags": [], "note": None}
     by_type = {}
     for event in log["events"]:
         by_type.setdefault(event["event_type"], []).append(event)

@@ -34,6 +34,7 @@ PATH_PARAMS = {
     "staff_id": int,
     "username": str,
     "pass_id": int,
+    "tag_id": int,
 }
 
 

@@ -6,9 +6,10 @@ from typing import TypedDict
 
 from doorapp import models
 from doorapp.actors import PassActor, Person, checker_json, checker_pass, checker_words
-from doorapp.api.shapes import MOMENT, OUTCOME, Counts
+from doorapp.api.shapes import MOMENT, OUTCOME, Counts, Tag, tag_json
 from doorapp.db import iso
 from doorapp.models.meetup_guests import RECENT
+from doorapp.models.tags import GuestNote, tagged, tags_of
 
 REPEAT_NO_SHOWS = 2  # no-shows at the org's RECENT last meetups that mark a guest as a repeat no-show
 
@@ -44,6 +45,8 @@ class GuestAtDoor(WalkinMatch):
 
     history: History
     hint: str
+    tags: list[Tag]  # the organization's tags on the guest, by label
+    note: str | None  # the organization's short note on the guest
 
 
 class Rsvp(TypedDict):
@@ -57,6 +60,8 @@ class Rsvp(TypedDict):
     arrival_order: int | None
     guests_brought: int | None  # of guests_count, how many came with them (null while not arrived)
     checked_in_by: Person | PassActor | None
+    inside: bool  # arrived, and not stepped out
+    exited_at: MOMENT | None  # stepped out, since then (null while inside, or not arrived)
 
 
 class MeetupGuest(TypedDict):
@@ -85,6 +90,8 @@ class GuestOutcome(TypedDict):
     excused_at: MOMENT | None
     ban_overridden: bool  # a check-in of theirs overrode their ban
     undone_check_ins: int
+    tags: list[Tag]  # the organization's tags on the guest (in a CSV: their labels)
+    note: str | None  # the organization's short note on the guest
 
 
 class ListState(TypedDict):
@@ -131,13 +138,43 @@ def history_json(history):
     )
 
 
-def meetup_guest_json(entry, history=None):
+class GuestTags(TypedDict):
+    """The tags and the note an organization keeps on a guest."""
+
+    tags: list[Tag]
+    note: str | None
+
+
+def guest_tags_json(org_id, guest_id):
+    """GuestTags: the org's tags and note on one guest."""
+    note = GuestNote.get_or_none(GuestNote.org == org_id, GuestNote.guest == guest_id)
+    tags = tags_of(org_id, [guest_id]).get(guest_id, [])
+    return GuestTags(tags=[tag_json(tag) for tag in tags], note=(note and note.note) or None)
+
+
+def guest_tags(org_id, entries):
+    """{guest id: [Tag, ...]} of the entries' guests who have tags in the org (entries joined with their
+    GuestNote: only those with one are looked up, and none is no query)."""
+    return {
+        guest: [tag_json(tag) for tag in tags] for guest, tags in tags_of(org_id, tagged(entries)).items()
+    }
+
+
+def note_of(entry):
+    """The org's note on the entry's guest (joined with its GuestNote), or None."""
+    note = getattr(entry, "guest_note", None)
+    return (note and note.note) or None
+
+
+def meetup_guest_json(entry, history=None, tags=None):
     """MeetupGuest (a row of the door list) from an entry of MeetupGuest.door_list() or .at_door(), with
-    the guest's `history` in the org before this meetup (given by the door list for all its guests at
-    once; else read here)."""
+    the guest's `history` in the org before this meetup and their `tags` (guest_tags(); both given by the
+    door list for all its guests at once, else read here)."""
     guest, ban, meetup = entry.guest, entry.ban, entry.meetup
     if history is None:
         history = models.MeetupGuest.history_of(meetup.org_id, guest.platform_user_id, meetup.date)
+    if tags is None:
+        tags = guest_tags(meetup.org_id, [entry])
     return MeetupGuest(
         guest=GuestAtDoor(
             platform_user_id=guest.platform_user_id,
@@ -148,6 +185,8 @@ def meetup_guest_json(entry, history=None):
             ban_reason=ban and ban.reason,
             history=history_json(history.get(guest.platform_user_id)),
             hint=guest.hint,
+            tags=tags.get(guest.platform_user_id, []),
+            note=note_of(entry),
         ),
         rsvp=rsvp_json(entry),
     )
@@ -166,12 +205,16 @@ def rsvp_json(entry):
         arrival_order=entry.arrival_order,
         guests_brought=entry.guests_brought,
         checked_in_by=checker_json(entry),
+        inside=entry.has_arrived and entry.exited_at is None,
+        exited_at=iso(entry.exited_at),
     )
 
 
-def outcome_json(entry, record):
+def outcome_json(entry, record, tags=None):
     """GuestOutcome: who, and how their evening went. `entry` comes from MeetupGuest.with_guests(),
-    `record` from audit.check_in_record()."""
+    `record` from audit.check_in_record(), `tags` from guest_tags() (else read here)."""
+    if tags is None:
+        tags = guest_tags(entry.meetup.org_id, [entry])
     guest = entry.guest
     forced, undone = record.get(guest.platform_user_id, (False, 0))
     pass_label, pass_maker = checker_pass(entry)
@@ -192,4 +235,6 @@ def outcome_json(entry, record):
         excused_at=iso(entry.excused_at),
         ban_overridden=forced,
         undone_check_ins=undone,
+        tags=tags.get(guest.platform_user_id, []),
+        note=note_of(entry),
     )

@@ -10,7 +10,7 @@ from bottle import response
 
 from doorapp.access import door, org_admin
 from doorapp.api import endpoint, shapes
-from doorapp.api.door_shapes import Rsvp, rsvp_json
+from doorapp.api.door_shapes import GuestTags, Rsvp, guest_tags_json, rsvp_json
 from doorapp.api.shapes import MOMENT, UUID, banned_json, event_json, guest_json
 from doorapp.bodies import number, text
 from doorapp.db import get_or_404, iso, queue_on
@@ -84,11 +84,13 @@ class ExportEntry(TypedDict):
 
 class GuestExport(TypedDict):
     """Everything the organization holds about one person: who they are, their entries on its meetups'
-    lists, their ban there, and its audit events about them (with the platform's registration)."""
+    lists, their ban there, its tags and note on them, and its audit events about them (with the
+    platform's registration)."""
 
     guest: shapes.Guest
     entries: list[ExportEntry]
     bans: list[shapes.Ban]
+    tags: GuestTags
     events: list[shapes.AuditEvent]
 
 
@@ -152,11 +154,11 @@ def get_privacy_notice(org_id):
 def erase_guest(org_id, platform_user_id, body, caller):
     """Erase everything this organization holds about one person, now.
 
-    Their entries on its meetups' lists lose them (the meetups' counts, summaries and arrival numbers do
-    not change), their ban here ends, its audit events about them are shredded, and its doors' stored
-    answers naming them go. A guest let in by name, or a platform guest with no entry, ban or event left
-    in any organization, is deleted; every other organization's records of them stay as they were.
-    Afterwards they are 404 here (history, export, ban, the door's search) until one of its lists has
+    Their entries on its meetups' lists lose them (the meetups' counts, summaries and arrival numbers do not
+    change), their ban here ends, its tags and note on them go, its audit events about them are shredded, and
+    its doors' stored answers naming them go. A guest let in by name, or a platform guest with no entry, ban
+    or event left in any organization, is deleted; every other organization's records of them stay as they
+    were. Afterwards they are 404 here (history, export, ban, the door's search) until one of its lists has
     them again. The GUEST_ERASED event names no one. Erased data leaves Door's daily backups as they rotate
     out: within 14 days."""
     get_or_404(Org, org_id, "organization")
@@ -174,7 +176,8 @@ def erase_guest(org_id, platform_user_id, body, caller):
 )
 def export_guest(org_id, platform_user_id):
     """Everything this organization holds about one person, as a file to give them (a download, JSON):
-    who they are, their entries on its meetups' lists, their ban here, its audit events about them."""
+    who they are, their entries on its meetups' lists, their ban here, its tags and note on them, its audit
+    events about them."""
     get_or_404(Org, org_id, "organization")
     guest = seen_here(org_id, platform_user_id)
     entries = [
@@ -188,5 +191,9 @@ def export_guest(org_id, platform_user_id):
     events = AuditEvent.with_people(AuditEvent.log(org_id, orgless=True, guest=guest.platform_user_id))
     response.set_header("Content-Disposition", f'attachment; filename="guest-{guest.platform_user_id}.json"')
     return GuestExport(
-        guest=guest_json(guest), entries=entries, bans=bans, events=[event_json(e) for e in events]
+        guest=guest_json(guest),
+        entries=entries,
+        bans=bans,
+        tags=guest_tags_json(org_id, guest.platform_user_id),
+        events=[event_json(e) for e in events],
     )

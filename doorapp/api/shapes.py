@@ -22,6 +22,7 @@ from doorapp.actors import (
 )
 from doorapp.db import iso
 from doorapp.models import AuditType
+from doorapp.models.tags import COLOR
 
 UUID = Annotated[str, "uuid"]
 MOMENT = Annotated[str, "date-time"]  # ISO 8601 in UTC, ending in Z
@@ -93,7 +94,9 @@ class Ban(TypedDict):
 class Counts(TypedDict):
     """A meetup's list in numbers: RSVPs not cancelled (the waitlisted included), cancelled, walk-ins,
     arrived; `waitlisted`, the RSVPs on the waiting list not arrived (outcome WAITLIST, as the summary
-    counts them), and `people`, arrivals plus the guests they brought (the summary's `people`)."""
+    counts them), and `people`, arrivals plus the guests they brought (the summary's `people`); `inside`,
+    the people inside now (`people` less those who stepped out and are not back, less people who left
+    unseen; never below 0), and `capacity`, the most the meetup lets in at once (null: no limit)."""
 
     rsvps: int
     cancelled: int
@@ -101,6 +104,16 @@ class Counts(TypedDict):
     arrived: int
     waitlisted: int
     people: int
+    inside: int
+    capacity: int | None
+
+
+class Tag(TypedDict):
+    """A tag of an organization, on the guests its admins put it on."""
+
+    id: int
+    label: str
+    color: COLOR
 
 
 class Meetup(TypedDict):
@@ -232,6 +245,10 @@ def meetup_json(meetup, counts=None):
         cancel_reason=meetup.cancel_reason,
         counts=Counts(**counts),
     )
+
+
+def tag_json(tag):
+    return Tag(id=tag.id, label=tag.label, color=tag.color)
 
 
 def event_json(event):

@@ -9,6 +9,8 @@
     changes   DoorChange: what changed on a door list at each version (the door list's deltas)
     local_guests   a guest let in by name, linked to their platform account
     passes    DoorPass (a phone's way in to one org's door, without an account)
+    room      people in the room: an arrival stepping out and back in (the count: Meetup.inside)
+    tags      Tag, GuestTag, GuestNote (what an org's door rows say of a guest before anyone asks)
     audit     AuditType, what each type records and moves (EVENTS), AuditEvent, record()
     privacy   what an org keeps of guests, forgetting the rest (retention, erasure), Erasure
 """
@@ -21,6 +23,7 @@ from doorapp.models.meetup_guests import MeetupGuest
 from doorapp.models.meetups import Meetup
 from doorapp.models.passes import DoorPass
 from doorapp.models.privacy import Erasure
+from doorapp.models.tags import GuestNote, GuestTag, Tag
 
 MODELS = [
     User,
@@ -37,6 +40,9 @@ MODELS = [
     Setting,
     IdempotencyKey,
     SigningKey,
+    Tag,
+    GuestTag,
+    GuestNote,
     Erasure,
 ]
 
@@ -50,6 +56,8 @@ __all__ = [
     "Erasure",
     "Failure",
     "Guest",
+    "GuestNote",
+    "GuestTag",
     "IdempotencyKey",
     "Meetup",
     "MeetupGuest",
@@ -57,5 +65,6 @@ __all__ = [
     "Org",
     "Setting",
     "SigningKey",
+    "Tag",
     "User",
 ]

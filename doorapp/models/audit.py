@@ -56,6 +56,14 @@ class AuditType(StrEnum):
     PASS_CREATED = "PASS_CREATED"  # an admin made a door pass (a phone's way in to the door)
     PASS_REVOKED = "PASS_REVOKED"  # an admin revoked a door pass
     GUESTS_BROUGHT_CHANGED = "GUESTS_BROUGHT_CHANGED"  # an admin corrected how many guests an arrival brought
+    EXIT = "EXIT"  # an arrival stepped out (with the guests they brought)
+    REENTRY = "REENTRY"  # an arrival who stepped out came back in (their number and time unchanged)
+    PEOPLE_LEFT = "PEOPLE_LEFT"  # people left without being found on the list (the door's "someone left")
+    CAPACITY_CHANGED = "CAPACITY_CHANGED"  # an admin set (or lifted) how many people a meetup lets in at once
+    TAG_CREATED = "TAG_CREATED"  # an admin made a tag of the org
+    TAG_CHANGED = "TAG_CHANGED"  # an admin renamed or recoloured a tag
+    TAG_DELETED = "TAG_DELETED"  # an admin deleted a tag (and took it off every guest)
+    GUEST_TAGGED = "GUEST_TAGGED"  # an admin set a guest's tags and note in the org
     BAN_EXPIRED = "BAN_EXPIRED"  # a ban older than the org keeps bans ended by itself (no actor)
     GUEST_ERASED = "GUEST_ERASED"  # an admin erased what the org held of one person (it names no one)
     RETENTION_APPLIED = "RETENTION_APPLIED"  # Door forgot what the org keeps no longer (no actor)
@@ -76,7 +84,8 @@ class Moves(StrEnum):
     # a mark looks at) of the org's lists dated after it, which are read whole again, and its own state
     # changes; with no meetup, every list of the org is read whole again
     ORG = "the org's guest rows"
-    IN_CHANGE = "recorded by the change itself"  # a sync or an import names the rows it wrote (models.sync)
+    # a sync or an import names the rows it wrote (models.sync), a tag the rows of its guests (api/tags)
+    IN_CHANGE = "recorded by the change itself"
 
 
 @dataclass(frozen=True)
@@ -88,10 +97,13 @@ class Event:
 
 
 DOOR_TIME = "door_time"  # when the door acted, by the device's clock (the body's door_time)
+OVER_CAPACITY = ("over_capacity", "capacity")  # let in past the meetup's capacity, which was this
+TAG = ("tag_id", "label", "color")
 # Every audit type: what of the door lists it changes, and its detail keys. One row per type.
 EVENTS = {
-    # forced: a ban was overridden; guests_brought: of the RSVP's guests, how many came (when it had any)
-    AuditType.CHECK_IN: Event(Moves.GUEST, (DOOR_TIME, "forced", "guests_brought")),
+    # forced: a ban was overridden; guests_brought: of the RSVP's guests, how many came (when it had any);
+    # over_capacity: a person let them in past the meetup's `capacity` (the event's reason says why)
+    AuditType.CHECK_IN: Event(Moves.GUEST, (DOOR_TIME, "forced", "guests_brought", *OVER_CAPACITY)),
     AuditType.UNDO_CHECK_IN: Event(Moves.GUEST, ("arrival_order", "arrival_time", DOOR_TIME)),
     AuditType.WALKIN: Event(Moves.GUEST, (DOOR_TIME,)),
     AuditType.GUEST_CREATED: Event(Moves.NOTHING),
@@ -101,8 +113,9 @@ EVENTS = {
     AuditType.MEETUP_CREATED: Event(Moves.ORG, ("platform_url",)),
     AuditType.MEETUP_SYNCED: Event(Moves.IN_CHANGE, ("inserted", "updated", "cancelled", "skipped", "total")),
     # finalizing a meetup still to come makes it over; the lists dated after it see that in their version
-    # (its `pending` part), and every one of them is read whole then
-    AuditType.MEETUP_FINALIZED: Event(Moves.STATE),
+    # (its `pending` part), and every one of them is read whole then; it sends the people `inside` out,
+    # whose rows the handler names (models.room.everyone_out)
+    AuditType.MEETUP_FINALIZED: Event(Moves.STATE, ("inside",)),
     AuditType.MEETUP_UNFINALIZED: Event(Moves.ORG),
     AuditType.MEMBER_ADDED: Event(Moves.NOTHING, ("user_id", "username", "role"), private=("username",)),
     AuditType.MEMBER_ROLE_CHANGED: Event(
@@ -129,6 +142,17 @@ EVENTS = {
     AuditType.GUESTS_BROUGHT_CHANGED: Event(
         Moves.GUEST, ("guests_brought_before", "guests_brought")
     ),  # the door's People count moves
+    # an arrival's row says they are out (or back): that row on the meetup's list, and its counts
+    AuditType.EXIT: Event(Moves.GUEST, (DOOR_TIME,)),
+    AuditType.REENTRY: Event(Moves.GUEST, (DOOR_TIME, *OVER_CAPACITY)),
+    AuditType.PEOPLE_LEFT: Event(Moves.STATE, ("people", "inside", DOOR_TIME)),  # inside: after it
+    AuditType.CAPACITY_CHANGED: Event(Moves.STATE, ("capacity_before", "capacity")),
+    AuditType.TAG_CREATED: Event(Moves.NOTHING, TAG),  # on nobody yet
+    # the rows of every guest with the tag, on every list of the org: the handler names them (api/tags.py)
+    AuditType.TAG_CHANGED: Event(Moves.IN_CHANGE, (*TAG, "label_before", "color_before")),
+    AuditType.TAG_DELETED: Event(Moves.IN_CHANGE, (*TAG, "guests")),  # guests: how many had it
+    # the guest's rows on every list of the org (the event has no meetup): the labels and the note as set
+    AuditType.GUEST_TAGGED: Event(Moves.GUEST, ("tags", "note"), private=("tags", "note")),
     AuditType.BAN_EXPIRED: Event(Moves.GUEST, ("banned_at",)),  # the guest's; the ban's reason is gone
     # how many entries, bans and events of the person the org held (all gone now); it names no one, so the
     # erasure names their rows itself, before they go (models.privacy.erase)

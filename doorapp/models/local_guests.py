@@ -5,6 +5,7 @@ from peewee import fn
 from doorapp.models.guests import Ban, Guest
 from doorapp.models.meetup_guests import MeetupGuest
 from doorapp.models.meetups import Meetup
+from doorapp.models.tags import move as move_tags
 
 
 def local_guest(org_id, guest_id):
@@ -21,9 +22,10 @@ def local_guest(org_id, guest_id):
 
 
 def link_guest(org_id, local, guest):
-    """Move a local guest's list entries and ban in the org `org_id` (and nowhere else) to `guest`, their
-    platform account; None when `guest` is already on one of the same lists (nothing moved), else
-    (entries, bans) moved. A ban `guest` already has in the org replaces the local one."""
+    """Move a local guest's list entries, ban, tags and note in the org `org_id` (and nowhere else) to
+    `guest`, their platform account; None when `guest` is already on one of the same lists (nothing
+    moved), else (entries, bans) moved. A ban `guest` already has in the org replaces the local one, and so
+    do their tags and note."""
     meetups = Meetup.select(Meetup.id).where(Meetup.org == org_id)
     lists = MeetupGuest.select(MeetupGuest.meetup).where(
         MeetupGuest.guest == local.platform_user_id, MeetupGuest.meetup.in_(meetups)
@@ -43,4 +45,5 @@ def link_guest(org_id, local, guest):
     if Ban.select().where(Ban.guest == guest.platform_user_id, Ban.org == org_id).exists():
         Ban.delete().where(*theirs).execute()
     bans = Ban.update(guest=guest).where(*theirs).execute()
+    move_tags(org_id, local.platform_user_id, guest.platform_user_id)
     return entries, bans

@@ -1,5 +1,6 @@
 """A meetup's list: its entries (RSVPs, walk-ins) and their check-ins (with the guests each arrival brought),
-and a guest's history at the org's meetups. (Linking a guest let in by name: models.local_guests.)"""
+and a guest's history at the org's meetups. (Linking a guest let in by name: models.local_guests; stepping
+out and back in: models.room; what a sync or an import writes: models.sync.)"""
 
 from datetime import datetime
 
@@ -10,6 +11,7 @@ from doorapp.models.accounts import User
 from doorapp.models.guests import Ban, Guest
 from doorapp.models.meetups import Meetup
 from doorapp.models.passes import DoorPass
+from doorapp.models.tags import GuestNote
 
 MAKER = User.alias("maker")  # who made the door pass that checked a guest in
 
@@ -37,6 +39,7 @@ class MeetupGuest(BaseModel):
     arrival_order = IntegerField(null=True)
     checked_in_by = ForeignKeyField(User, null=True)
     checked_in_pass = ForeignKeyField(DoorPass, null=True, index=False)  # a phone with a door pass did
+    exited_at = DateTimeField(null=True)  # an arrival who stepped out, since when (models.room)
     # The name a file gave a platform member on this list: shown here, never written to their profile
     listed_name = CharField(max_length=255, null=True)
 
@@ -46,16 +49,17 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def counts(cls, meetup_ids, with_total=False):
-        """{meetup_id: {rsvps, cancelled, walkins, arrived, waitlisted, people}} in one query (the door
-        list's `counts`): `waitlisted`, those whose outcome is WAITLIST; `people`, arrivals and the guests
-        they brought; `with_total`, `total` too: the entries with a guest (the door list's rows)."""
+        """{meetup_id: {rsvps, cancelled, walkins, arrived, waitlisted, people, inside, capacity}} in one
+        query (the door list's `counts`): `waitlisted`, those whose outcome is WAITLIST; `people`, arrivals
+        and the guests they brought; `inside`, the people inside now, and the meetup's `capacity`;
+        `with_total`, `total` too: the entries with a guest (the door list's rows)."""
         total = count_where
         brought = fn.COALESCE(
             fn.SUM(Case(None, [(cls.has_arrived, fn.COALESCE(cls.guests_brought, 0))], 0)), 0
         )
         rows = (
-            cls.select(
-                cls.meetup,
+            Meetup.select(
+                Meetup.id,
                 *([fn.COUNT(cls.guest).alias("total")] if with_total else []),
                 total(~cls.is_walkin & ~cls.cancelled_rsvp).alias("rsvps"),
                 total(cls.cancelled_rsvp).alias("cancelled"),
@@ -63,21 +67,22 @@ class MeetupGuest(BaseModel):
                 total(cls.has_arrived).alias("arrived"),
                 total(cls.waiting()).alias("waitlisted"),
                 (total(cls.has_arrived) + brought).alias("people"),
+                Meetup.inside,
+                Meetup.capacity,
             )
-            .where(cls.meetup.in_(list(meetup_ids)))
-            .group_by(cls.meetup)
+            .join(cls, JOIN.LEFT_OUTER)  # a meetup with nobody on its list yet has its capacity too
+            .where(Meetup.id.in_(list(meetup_ids)))
+            .group_by(Meetup.id)
             .dicts()
         )
-        found = {str(row.pop("meetup")): row for row in rows}
-        empty = {"rsvps": 0, "cancelled": 0, "walkins": 0, "arrived": 0, "waitlisted": 0, "people": 0}
-        empty.update({"total": 0} if with_total else {})
-        return {str(mid): found.get(str(mid), dict(empty)) for mid in meetup_ids}
+        return {str(row.pop("id")): row for row in rows}
 
     @classmethod
     def _at_the_door(cls):
         """Entries with what the door shows: meetup, guest, checker (or None), the door pass that checked
-        them in with its maker (or None) and `ban`, the guest's ban in the meetup's org (or None), joined."""
-        return _with_pass(
+        them in with its maker (or None), `ban`, the guest's ban in the meetup's org (or None), and
+        `guest_note`, their GuestNote there (or None), joined."""
+        query = (
             cls.select(
                 cls,
                 Meetup.id,
@@ -85,6 +90,8 @@ class MeetupGuest(BaseModel):
                 Meetup.date,
                 Meetup.is_finalized,
                 Meetup.cancelled_at,
+                Meetup.inside,
+                Meetup.capacity,
                 Guest.platform_user_id,
                 Guest.username,
                 Guest.displayname,
@@ -94,6 +101,7 @@ class MeetupGuest(BaseModel):
                 Ban.reason,
                 User.id,
                 User.username,
+                GuestNote.note,
             )
             .join(Meetup)
             .switch(cls)
@@ -103,6 +111,7 @@ class MeetupGuest(BaseModel):
             .switch(cls)
             .join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by)
         )
+        return _with_pass(GuestNote.joined(query, cls, Meetup.org))
 
     @classmethod
     def door_list(cls, meetup):
@@ -132,11 +141,12 @@ class MeetupGuest(BaseModel):
         return cls.waitlisted & ~cls.has_arrived & ~cls.is_walkin & ~cls.cancelled_rsvp
 
     @classmethod
-    def check_in(cls, entry, caller, at, brought=0):
+    def check_in(cls, entry, caller, at, brought=0, force=False):
         """Mark the entry arrived `at` with the meetup's next number, by `caller` (doorapp.caller.Caller),
-        with `brought` of its guests; False when it already was or the meetup is closed (the UPDATEs
-        decide; a False rolls back the request, which returns the number)."""
-        number = Meetup.next_arrival_order(entry.meetup_id)
+        with `brought` of its guests, all of them inside; False when it already was, the meetup is closed
+        or its room has no space for them (unless `force`: the UPDATEs decide; a False rolls back the
+        request, which returns the number)."""
+        number = Meetup.next_arrival_order(entry.meetup_id, 1 + brought, force)
         arrival = {
             "has_arrived": True,
             "arrival_time": at,
@@ -144,6 +154,7 @@ class MeetupGuest(BaseModel):
             "guests_brought": brought,
             "checked_in_by": caller.user,
             "checked_in_pass": caller.door_pass,
+            "exited_at": None,
         }
         if number is None or _ARRIVED.count(at, number, brought, *caller.actor, entry.id) != 1:
             return False
@@ -153,7 +164,8 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def undo_check_in(cls, entry):
-        """Clear the check-in; its number stays used (the counter never goes back). False when not arrived."""
+        """Clear the check-in (its people inside, if they were, are counted out); its number stays used
+        (the counter never goes back). False when not arrived."""
         cleared = {
             "has_arrived": False,
             "arrival_time": None,
@@ -161,8 +173,12 @@ class MeetupGuest(BaseModel):
             "guests_brought": None,
             "checked_in_by": None,
             "checked_in_pass": None,
+            "exited_at": None,
         }
-        if cls.update(**cleared).where(cls.id == entry.id, cls.has_arrived).execute() != 1:
+        undo = cls.update(**cleared)
+        if undo.where(cls.id == entry.id, cls.has_arrived, cls.exited_at.is_null()).execute() == 1:
+            Meetup.release(entry.meetup_id, 1 + (entry.guests_brought or 0))
+        elif undo.where(cls.id == entry.id, cls.has_arrived).execute() != 1:  # undone while outside
             return False
         for name, value in cleared.items():  # the instance now shows the row as stored
             setattr(entry, name, value)
@@ -170,72 +186,22 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def set_guests_brought(cls, entry, brought):
-        """Correct how many of its guests an arrival brought; False when the entry is not arrived (the
-        UPDATE decides)."""
-        return cls.update(guests_brought=brought).where(cls.id == entry.id, cls.has_arrived).execute() == 1
-
-    @classmethod
-    def add_rsvps(cls, rows):
-        """The insert of RSVPs [(meetup_id, platform_user_id, rsvp_time, waitlisted, guests_count,
-        listed_name, cancelled_rsvp, is_walkin, has_arrived)] leaving guests already on the list alone."""
-        fields = [cls.meetup, cls.guest, cls.rsvp_time, cls.waitlisted, cls.guests_count, cls.listed_name]
-        fields += [cls.cancelled_rsvp, cls.is_walkin, cls.has_arrived]
-        return cls.insert_many(rows, fields=fields).on_conflict_ignore()
-
-    @classmethod
-    def states(cls, meetup_id):
-        """The query of (platform_user_id, cancelled_rsvp, is_walkin, waitlisted, guests_count, is_local,
-        listed_name, has_arrived, username, displayname, hint) of everyone on the meetup's list."""
-        return (
-            cls.select(
-                cls.guest,
-                cls.cancelled_rsvp,
-                cls.is_walkin,
-                cls.waitlisted,
-                cls.guests_count,
-                Guest.is_local,
-                cls.listed_name,
-                cls.has_arrived,
-                Guest.username,
-                Guest.displayname,
-                Guest.hint,
-            )
-            .join(Guest)
-            .where(cls.meetup == meetup_id)
-        )
-
-    @classmethod
-    def set_cancelled(cls, meetup_id, guest_ids, cancelled):
-        """The update that marks these guests' RSVPs (not walk-ins, nor anyone who has arrived) cancelled,
-        and when, or back; only those not so already, so its count is of the RSVPs it changed."""
-        which = [
-            cls.meetup == meetup_id,
-            cls.guest.in_(guest_ids),
-            ~cls.is_walkin,
-            cls.cancelled_rsvp != cancelled,
-        ]
-        if cancelled:
-            which.append(~cls.has_arrived)
-        return cls.update(cancelled_rsvp=cancelled, cancelled_at=utcnow() if cancelled else None).where(
-            *which
-        )
-
-    @classmethod
-    def set_listed_name(cls, meetup_id, guest_ids, name):
-        """The update that sets the name a file gives these guests on the list (None: their own)."""
-        return cls.update(listed_name=name).where(cls.meetup == meetup_id, cls.guest.in_(guest_ids))
+        """Correct how many of its guests an arrival brought (inside, the people inside follow); False
+        when the entry is not arrived (the UPDATE decides)."""
+        correct = cls.update(guests_brought=brought)
+        if correct.where(cls.id == entry.id, cls.has_arrived, cls.exited_at.is_null()).execute() == 1:
+            more = brought - (entry.guests_brought or 0)
+            if more >= 0:  # a correction of who came: the room's capacity does not refuse it
+                Meetup.admit(entry.meetup_id, more, force=True)
+            else:
+                Meetup.release(entry.meetup_id, -more)
+            return True
+        return correct.where(cls.id == entry.id, cls.has_arrived).execute() == 1
 
     @property
     def shown_name(self):
         """The name the list shows: the one its file gave a platform member, else the guest's own."""
         return self.listed_name or self.guest.displayname
-
-    @classmethod
-    def set_rsvp_details(cls, meetup_id, guest_ids, waitlisted, guests_count):
-        """The update that sets these guests' waitlist mark and guest count."""
-        return cls.update(waitlisted=waitlisted, guests_count=guests_count).where(
-            cls.meetup == meetup_id, cls.guest.in_(guest_ids)
-        )
 
     @property
     def outcome(self):
@@ -271,18 +237,20 @@ class MeetupGuest(BaseModel):
 
     @classmethod
     def with_guests(cls, meetup_id):
-        """The meetup's entries with their guests (None: forgotten, still counted) and checkers joined,
-        arrivals first by when they came (the door's time), then the rest in RSVP order."""
+        """The meetup's entries with their guests (None: forgotten, still counted), checkers and GuestNote
+        (`guest_note`) joined, arrivals first by when they came (the door's time), then the rest in RSVP
+        order."""
         arrived_first = Case(None, [(cls.has_arrived, 0)], 1)
+        query = (
+            cls.select(cls, Guest, User.id, User.username, Meetup, GuestNote.note)
+            .join(Guest, JOIN.LEFT_OUTER)
+            .switch(cls)
+            .join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by)
+            .switch(cls)
+            .join(Meetup)
+        )
         return (
-            _with_pass(
-                cls.select(cls, Guest, User.id, User.username, Meetup)
-                .join(Guest, JOIN.LEFT_OUTER)
-                .switch(cls)
-                .join(User, JOIN.LEFT_OUTER, on=User.id == cls.checked_in_by)
-                .switch(cls)
-                .join(Meetup)
-            )
+            _with_pass(GuestNote.joined(query, cls, Meetup.org))
             .where(cls.meetup == meetup_id)
             .order_by(arrived_first, cls.arrival_time, cls.arrival_order, cls.rsvp_time, cls.id)
         )
@@ -381,6 +349,7 @@ _ARRIVED = Prepared(
         checked_in_by=user_id,
         checked_in_pass=pass_id,
         excused_at=None,
+        exited_at=None,
     ).where(MeetupGuest.id == entry_id, ~MeetupGuest.has_arrived),
 )
 _AT_DOOR = Prepared(

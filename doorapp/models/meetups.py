@@ -6,12 +6,14 @@ import uuid
 from peewee import (
     SQL,
     BooleanField,
+    Case,
     CharField,
     DateTimeField,
     ForeignKeyField,
     IntegerField,
     TextField,
     UUIDField,
+    Value,
     fn,
 )
 
@@ -38,6 +40,12 @@ class Meetup(BaseModel):
     door_list_salt = IntegerField(default=0)  # random, new with each version (changes.Version)
     cancelled_at = DateTimeField(null=True)  # an admin cancelled it: it did not take place, nobody missed it
     cancel_reason = TextField(null=True)
+    # People in the room (models.room): how many are inside now (every door action that moves people moves
+    # it, in its own transaction), at most `capacity` unless a person overrides it, and the most there were
+    capacity = IntegerField(null=True)  # set by an org admin; None: no limit
+    inside = IntegerField(default=0)
+    peak_inside = IntegerField(default=0)
+    peak_at = DateTimeField(null=True)  # when inside first reached peak_inside
 
     # (org, platform_url) is unique where there is a URL: a meetup from a file may have none ("")
 
@@ -113,11 +121,46 @@ class Meetup(BaseModel):
         return cls.select(cls.platform_url).order_by(cls.date.desc()).limit(limit).tuples()
 
     @classmethod
-    def next_arrival_order(cls, meetup_id):
-        """Advance the meetup's arrival counter and return the new number; None once it is finalized. The
-        UPDATE holds the row's write lock, so two check-ins never get the same number, and a rolled-back
-        one leaves no gap that anybody saw."""
-        return next((row.last_arrival_order for row in _NEXT_ARRIVAL.rows(meetup_id)), None)
+    def next_arrival_order(cls, meetup_id, people=1, force=False):
+        """Advance the meetup's arrival counter and return the new number, and count `people` in (see
+        admit); None once it is finalized, or when the room has no space for them and not `force`. The
+        UPDATE holds the row's write lock, so two check-ins never get the same number nor the last place,
+        and a rolled-back one leaves no gap that anybody saw."""
+        rows = _NEXT_ARRIVAL.rows(meetup_id, people, int(force), utcnow())
+        return next((row.last_arrival_order for row in rows), None)
+
+    @classmethod
+    def admit(cls, meetup_id, people, force=False):
+        """Count `people` in (a re-entry, a correction), while the meetup is open and the room has space
+        for them (or `force`); False otherwise. The conditional UPDATE of the meetup's row decides: of two
+        doors at the last place exactly one gets it. It moves the peak on."""
+        return _ADMIT.count(meetup_id, people, int(force), utcnow()) == 1
+
+    @classmethod
+    def release(cls, meetup_id, people):
+        """Count `people` out (an exit, an undo, people who left unseen), never below 0."""
+        _RELEASE.count(meetup_id, people)
+
+    @classmethod
+    def set_capacity(cls, meetup_id, capacity):
+        """How many people the meetup lets in at once (None: no limit)."""
+        cls.update(capacity=capacity).where(cls.id == meetup_id).execute()
+
+    @classmethod
+    def admitted(cls, people, now):
+        """The SET of an UPDATE of a meetup counting `people` in at `now`: inside, and its peak and when."""
+        after = cls.inside + people
+        higher = after > cls.peak_inside
+        return {
+            "inside": after,
+            "peak_inside": Case(None, [(higher, after)], cls.peak_inside),
+            "peak_at": Case(None, [(higher, now)], cls.peak_at),
+        }
+
+    @classmethod
+    def has_room(cls, people, force):
+        """The meetup's room has space for `people` more (no capacity, or within it), or `force` (1)."""
+        return (Value(force) == 1) | cls.capacity.is_null() | (cls.inside + people <= cls.capacity)
 
     @classmethod
     def list_version(cls, org_id, meetup_id):
@@ -139,9 +182,11 @@ class Meetup(BaseModel):
 
     @classmethod
     def set_finalized(cls, meetup_id, finalized):
-        """Finalize or reopen; False when it already was so (the UPDATE decides)."""
+        """Finalize (which sends everyone out: nobody is inside a night that is over) or reopen; False when
+        it already was so (the UPDATE decides)."""
+        out = {"inside": 0} if finalized else {}
         return (
-            cls.update(is_finalized=finalized, finalized_at=utcnow() if finalized else None)
+            cls.update(is_finalized=finalized, finalized_at=utcnow() if finalized else None, **out)
             .where(cls.id == meetup_id, cls.is_finalized != finalized)
             .execute()
             == 1
@@ -169,14 +214,26 @@ def _pending(now):
     )
 
 
-# A check-in's number, and a door's poll: SQL text built once (see Prepared).
+# A check-in's number, people in and out, and a door's poll: SQL text built once (see Prepared).
 _NEXT_ARRIVAL = Prepared(
-    ("uuid",),
-    lambda meetup_id: (
-        Meetup.update(last_arrival_order=Meetup.last_arrival_order + 1)
-        .where(Meetup.id == meetup_id, Meetup.still_open())
+    ("uuid", "int", "int", "datetime"),
+    lambda meetup_id, people, force, now: (
+        Meetup.update(last_arrival_order=Meetup.last_arrival_order + 1, **Meetup.admitted(people, now))
+        .where(Meetup.id == meetup_id, Meetup.still_open(), Meetup.has_room(people, force))
         .returning(Meetup.last_arrival_order)
     ),
+)
+_ADMIT = Prepared(
+    ("uuid", "int", "int", "datetime"),
+    lambda meetup_id, people, force, now: Meetup.update(**Meetup.admitted(people, now)).where(
+        Meetup.id == meetup_id, Meetup.still_open(), Meetup.has_room(people, force)
+    ),
+)
+_RELEASE = Prepared(
+    ("uuid", "int"),
+    lambda meetup_id, people: Meetup.update(
+        inside=Case(None, [(Meetup.inside > people, Meetup.inside - people)], 0)
+    ).where(Meetup.id == meetup_id),
 )
 _WITH_LIST_VERSION = Prepared(
     ("uuid", "uuid", "datetime"),

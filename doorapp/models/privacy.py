@@ -13,7 +13,7 @@ from peewee import BigIntegerField, DateTimeField, ForeignKeyField, IntegrityErr
 
 from doorapp.db import BaseModel, db, iso, utcnow
 from doorapp.errors import ApiError
-from doorapp.models import changes
+from doorapp.models import changes, tags
 from doorapp.models.accounts import IdempotencyKey, Org
 from doorapp.models.audit import EVENTS, AuditEvent, AuditType, record
 from doorapp.models.guests import Ban, Guest
@@ -159,15 +159,16 @@ def forget_answers(org_id, guest_id):
 
 
 def erase(org_id, guest, caller, reason):
-    """Everything the org holds of `guest`, now: their entries lose them, their ban ends, the org's events
-    about them are shredded, its doors' stored answers naming them go; a guest then tied to nobody is
-    deleted, and the org keeps them 404 (Erasure). GUEST_ERASED names no one. {entries, bans, events}:
-    how many of each the org held."""
+    """Everything the org holds of `guest`, now: their entries lose them, their ban ends, its tags and note
+    on them go, the org's events about them are shredded, its doors' stored answers naming them go; a guest
+    then tied to nobody is deleted, and the org keeps them 404 (Erasure). GUEST_ERASED names no one.
+    {entries, bans, events}: how many of each the org held."""
     guest_id = guest.platform_user_id
     entries = forget_entries(
         org_id, listed_here(org_id, guest_id).select(MeetupGuest.id, MeetupGuest.guest).tuples()
     )
     bans = Ban.delete().where(Ban.org == org_id, Ban.guest == guest_id).execute()
+    tags.forget(org_id, guest_id)
     events = shred(about(AuditEvent.org == org_id, AuditEvent.guest == guest_id))
     forget_answers(org_id, guest_id)
     now = utcnow()
@@ -191,8 +192,8 @@ def forget_some(org, now):
     """One batch of what the org keeps no longer at `now` (call it in a write transaction, again until it
     forgets nothing): entries of meetups dated more than keep_guests_months ago lose their guest, bans
     older than keep_bans_months end (BAN_EXPIRED), events older than keep_audit_details_months are
-    shredded, then the guests this leaves tied to nobody are deleted. {entries, guests_deleted, bans,
-    events}."""
+    shredded, then the guests this leaves tied to nobody are deleted, and the org's tags and notes on those
+    it no longer lists or bans go. {entries, guests_deleted, bans, events}."""
     old = Meetup.select(Meetup.id).where(
         Meetup.org == org.id, Meetup.date < months_before(now, org.keep_guests_months)
     )
@@ -215,4 +216,18 @@ def forget_some(org, now):
     shredded = shred(events)
     touched = [guest for _, guest in entries] + [ban.guest_id for ban in bans] + [e[2] for e in events]
     guests = delete_untied(touched)
+    _forget_tags(org.id, touched)
     return {"entries": forgotten, "guests_deleted": guests, "bans": len(ended), "events": shredded}
+
+
+def _forget_tags(org_id, guest_ids):
+    """The org's tags and notes on these guests, where it lists them and bans them no longer."""
+    ids = sorted({guest_id for guest_id in guest_ids if guest_id is not None})
+    for model in (tags.GuestTag, tags.GuestNote) if ids else ():
+        banned = Ban.select().where(Ban.org == org_id, Ban.guest == model.guest)
+        model.delete().where(
+            model.org == org_id,
+            model.guest.in_(ids),
+            ~fn.EXISTS(listed_here(org_id, model.guest)),
+            ~fn.EXISTS(banned),
+        ).execute()

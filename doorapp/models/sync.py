@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 from doorapp.db import db, in_chunks, queue_on, run_prepared, utcnow
 from doorapp.models import changes
+from doorapp.models.audit import AuditEvent, AuditType
 from doorapp.models.guests import Guest
 from doorapp.models.meetup_guests import MeetupGuest
 from doorapp.models.meetups import Meetup
@@ -46,7 +47,7 @@ class Stored:
 def stored(meetup, ids):
     """What is stored of `meetup`'s list (a Meetup as read, or one not created yet) and of the guests
     `ids`: the list with its guests' names in one query, then the names of those of `ids` not on it."""
-    rows = db.execute_sql(*MeetupGuest.states(meetup.id).sql()).fetchall()
+    rows = db.execute_sql(*_states(meetup.id).sql()).fetchall()
     entries = {row[0]: State(*row[1:8]) for row in rows}
     names = {row[0]: tuple(row[8:11]) for row in rows}
     newcomers = sorted(set(ids) - entries.keys())
@@ -80,7 +81,8 @@ def compare(meetup, known, rsvps, profiles, platform=False):
     are the `platform`'s (a sync), only its guests can be gone: local guests are never cancelled (a
     file's, by contrast, covers the whole list). A guest who has arrived is never cancelled: those the
     RSVPs no longer list are `kept`. An RSVP that arrived (a file's own door checked them in) and is not
-    in here yet arrives then, with all its guests."""
+    in here yet arrives then, with all its guests, unless a door undid their check-in here (the door
+    knows better than a file read again)."""
     now, entries = utcnow(), known.entries
     guests, renamed = _profiles(known.names, profiles, now)
     meetup_id, adds, back, details, listed = Meetup.id.db_value(meetup.id), [], [], {}, {}
@@ -100,6 +102,9 @@ def compare(meetup, known, rsvps, profiles, platform=False):
             details.setdefault((waitlisted, count), []).append(i)
         if state.listed != name and profiled:
             listed.setdefault(name, []).append(i)
+    if arrivals:
+        undone = _undone(meetup)
+        arrivals = [arrival for arrival in arrivals if arrival[0] not in undone]
     sent = {r[0] for r in rsvps}
     left = [
         i
@@ -111,20 +116,20 @@ def compare(meetup, known, rsvps, profiles, platform=False):
     updated = {*back, *(i for i in renamed if i in entries), *changed}
     statements = {
         "guests": in_chunks(Guest.upsert, guests),
-        "rsvps": in_chunks(MeetupGuest.add_rsvps, adds),
-        "back": _each(lambda ids: MeetupGuest.set_cancelled(meetup_id, ids, False), back),
-        "gone": _each(lambda ids: MeetupGuest.set_cancelled(meetup_id, ids, True), gone),
+        "rsvps": in_chunks(_add_rsvps, adds),
+        "back": _each(lambda ids: _set_cancelled(meetup_id, ids, False), back),
+        "gone": _each(lambda ids: _set_cancelled(meetup_id, ids, True), gone),
         "details": [
             statement
             for (waitlisted, count), ids in details.items()
             for statement in _each(
-                lambda ids, w=waitlisted, c=count: MeetupGuest.set_rsvp_details(meetup_id, ids, w, c), ids
+                lambda ids, w=waitlisted, c=count: _set_rsvp_details(meetup_id, ids, w, c), ids
             )
         ],
         "listed": [
             statement
             for name, ids in listed.items()
-            for statement in _each(lambda ids, n=name: MeetupGuest.set_listed_name(meetup_id, ids, n), ids)
+            for statement in _each(lambda ids, n=name: _set_listed_name(meetup_id, ids, n), ids)
         ],
     }
     counts = {"listed": len(entries), "skipped": skipped, "added": len(adds)}
@@ -165,7 +170,75 @@ def named(plan, limit):
     return {what: nsmallest(limit, map(name, ids), key=str.casefold) for what, ids in plan.who.items()}
 
 
-NEW = (False, False, False)  # a new entry's cancelled_rsvp, is_walkin, has_arrived (MeetupGuest.add_rsvps)
+NEW = (False, False, False)  # a new entry's cancelled_rsvp, is_walkin, has_arrived (_add_rsvps)
+
+
+# The statements of a list's entries that only a sync or an import makes (the door's: MeetupGuest).
+
+
+def _states(meetup_id):
+    """The query of (platform_user_id, cancelled_rsvp, is_walkin, waitlisted, guests_count, is_local,
+    listed_name, has_arrived, username, displayname, hint) of everyone on the meetup's list."""
+    entry = MeetupGuest
+    return (
+        entry.select(
+            entry.guest,
+            entry.cancelled_rsvp,
+            entry.is_walkin,
+            entry.waitlisted,
+            entry.guests_count,
+            Guest.is_local,
+            entry.listed_name,
+            entry.has_arrived,
+            Guest.username,
+            Guest.displayname,
+            Guest.hint,
+        )
+        .join(Guest)
+        .where(entry.meetup == meetup_id)
+    )
+
+
+def _add_rsvps(rows):
+    """The insert of RSVPs [(meetup_id, platform_user_id, rsvp_time, waitlisted, guests_count,
+    listed_name, cancelled_rsvp, is_walkin, has_arrived)] leaving guests already on the list alone."""
+    entry = MeetupGuest
+    fields = [entry.meetup, entry.guest, entry.rsvp_time, entry.waitlisted, entry.guests_count]
+    fields += [entry.listed_name, entry.cancelled_rsvp, entry.is_walkin, entry.has_arrived]
+    return entry.insert_many(rows, fields=fields).on_conflict_ignore()
+
+
+def _set_cancelled(meetup_id, guest_ids, cancelled):
+    """The update that marks these guests' RSVPs (not walk-ins, nor anyone who has arrived) cancelled, and
+    when, or back; only those not so already, so its count is of the RSVPs it changed."""
+    entry = MeetupGuest
+    which = [entry.meetup == meetup_id, entry.guest.in_(guest_ids), ~entry.is_walkin]
+    which += [entry.cancelled_rsvp != cancelled, *([~entry.has_arrived] if cancelled else [])]
+    return entry.update(cancelled_rsvp=cancelled, cancelled_at=utcnow() if cancelled else None).where(*which)
+
+
+def _set_rsvp_details(meetup_id, guest_ids, waitlisted, guests_count):
+    """The update that sets these guests' waitlist mark and guest count."""
+    return MeetupGuest.update(waitlisted=waitlisted, guests_count=guests_count).where(
+        MeetupGuest.meetup == meetup_id, MeetupGuest.guest.in_(guest_ids)
+    )
+
+
+def _set_listed_name(meetup_id, guest_ids, name):
+    """The update that sets the name a file gives these guests on the list (None: their own)."""
+    return MeetupGuest.update(listed_name=name).where(
+        MeetupGuest.meetup == meetup_id, MeetupGuest.guest.in_(guest_ids)
+    )
+
+
+def _undone(meetup):
+    """The guests whose check-in at the meetup a door undid (an index's range: org, event type)."""
+    undone = AuditEvent.select(AuditEvent.guest).where(
+        AuditEvent.org == meetup.org_id,
+        AuditEvent.event_type == AuditType.UNDO_CHECK_IN,
+        AuditEvent.meetup_id == meetup.id,
+    )
+    return {guest for (guest,) in undone.tuples()}
 
 
 def _each(build, ids):
@@ -219,7 +292,8 @@ def apply(meetup, plan, caller=None):
 
 def _arrive(meetup_id, guest_id, at, brought, caller):
     """Check the guest in `at` (a file's own door did) by `caller` (None: Door itself, the command line),
-    with the meetup's next number and all `brought`; False when already in (the UPDATE decides)."""
+    with the meetup's next number and all `brought`, counted into the room (its capacity does not refuse
+    people already let in); False when already in (the UPDATE decides)."""
     entry = MeetupGuest.get_or_none(MeetupGuest.meetup == meetup_id, MeetupGuest.guest == guest_id)
     number = entry and not entry.has_arrived and Meetup.next_arrival_order(meetup_id)
     if not number:
@@ -227,10 +301,10 @@ def _arrive(meetup_id, guest_id, at, brought, caller):
     user_id, pass_id = caller.actor if caller else (None, None)
     arrival = {"arrival_time": at, "arrival_order": number, "guests_brought": brought, "excused_at": None}
     arrival.update(has_arrived=True, checked_in_by=user_id, checked_in_pass=pass_id)
-    return (
-        MeetupGuest.update(**arrival).where(MeetupGuest.id == entry.id, ~MeetupGuest.has_arrived).execute()
-        == 1
-    )
+    if MeetupGuest.update(**arrival).where(MeetupGuest.id == entry.id, ~MeetupGuest.has_arrived).execute():
+        Meetup.admit(meetup_id, 1 + (brought or 0), force=True)
+        return True
+    return False
 
 
 def foreseen(plan):

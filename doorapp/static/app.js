@@ -19,6 +19,7 @@ import * as phones from "./screens/phones.js";
 import * as privacy from "./screens/privacy.js";
 import * as staff from "./screens/staff.js";
 import * as summary from "./screens/summary.js";
+import * as tags from "./screens/tags.js";
 
 const AFTER_SIGN_IN = "door_after_sign_in";
 const PUBLIC = new Set(["signin", "register", "forgot", "setup", "pass", "pass-ended"]);
@@ -38,6 +39,7 @@ const ROUTES = [
   [/^bans$/, bans.list, "org"],
   [/^members$/, members.list, "org"],
   [/^audit$/, audit.list, "org"],
+  [/^tags$/, tags.screen, "org"],
   [/^privacy$/, privacy.screen, "org"],
   [/^staff$/, staff.list],
   [/^orgs$/, orgs.list],
@@ -180,8 +182,8 @@ function renderTop() {
   if (session.org) {
     links.push(navLink("#/bans", t("nav.bans")));
     if (isOrgAdmin()) {
-      links.push(navLink("#/members", t("nav.members")), navLink("#/audit", t("nav.audit")),
-        navLink("#/privacy", t("nav.privacy")));
+      links.push(navLink("#/members", t("nav.members")), navLink("#/tags", t("nav.tags")),
+        navLink("#/audit", t("nav.audit")), navLink("#/privacy", t("nav.privacy")));
     }
   }
   if (isSiteAdmin()) {

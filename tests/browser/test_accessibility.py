@@ -22,7 +22,7 @@ from postgres import free_port
 
 from browser.support import DESKTOP, PHONE, counter, open_to_phones
 from doorapp.api.setup import issue_setup_code
-from doorapp.models import Ban, Meetup, MeetupGuest, Membership, Org
+from doorapp.models import Ban, GuestNote, GuestTag, Meetup, MeetupGuest, Membership, Org, Tag
 
 pytestmark = pytest.mark.browser
 
@@ -149,6 +149,11 @@ def test_axe_finds_nothing_on_any_screen_and_every_phone_target_is_44_px(
         is_finalized=True,
     )
     MeetupGuest.create(meetup=done, guest=ALICE, rsvp_time=datetime(2026, 2, 1))
+    tagged = [(2001, "Speaker", "purple", "Talks at 21:00"), (2004, "Host", "teal", "")]
+    for guest, label, color, note in tagged:
+        tag = Tag.create(org=org, label=label, color=color)
+        GuestTag.create(org=org, guest=guest, tag=tag)
+        GuestNote.create(org=org, guest=guest, note=note)
     Org.update(privacy_notice="We keep your name 12 months.\nAsk us to see or erase it.").where(
         Org.id == org.id
     ).execute()  # shown on the door and before a door pass's door
@@ -172,12 +177,18 @@ def test_axe_finds_nothing_on_any_screen_and_every_phone_target_is_44_px(
     door_screens(page, audit, f"orgs/{org.id}/meetups/{meetup.id}")
     audit.visit(page, f"orgs/{org.id}/meetups/{done.id}", "#door-results > [role=row]", "door, finalized")
     audit.visit(page, f"guests/{ALICE}", "h1", "guest page")
+    page.locator(".guest-tags button").click()  # its tags and note
+    expect(page.locator("dialog[open] input[type=checkbox]").first).to_be_visible()
+    audit.check(page, "guest page, tags and note dialog")
+    page.keyboard.press("Escape")
+    expect(page.locator("dialog[open]")).to_have_count(0)
     page.locator(".panel .actions button.danger").click()  # Erase...: what goes, and why
     expect(page.locator("dialog[open]")).to_be_visible()
     audit.check(page, "guest page, erase dialog")
     page.keyboard.press("Escape")
     for hash_, ready, screen in [
         ("bans", ".row.banned", "bans"),
+        ("tags", "[data-tag]", "tags"),
         ("members", f"[data-user='{olga.id}']", "members"),
         ("staff", "[data-user]", "staff admin, one waiting"),
         ("orgs", "h1", "organizations"),
@@ -213,7 +224,7 @@ def test_axe_finds_nothing_on_any_screen_and_every_phone_target_is_44_px(
     audit.check(page, "meetups, none yet (another organization)")
 
     assert audit.found == {}, "\n".join(f"{problem} [{', '.join(on)}]" for problem, on in audit.found.items())
-    assert len(audit.screens) == 39
+    assert len(audit.screens) == 44
 
 
 # What the page's live regions said since the last call: every change inside one (a screen reader reads it).
@@ -304,7 +315,7 @@ def door_screens(page, audit, door):
     page.keyboard.press("Escape")
     page.locator(".door-search").fill("")
     page.locator("[data-filter=arrived]").click()
-    page.locator(f"[data-guest='{ALICE}'] .act button").click()
+    page.locator(f"[data-guest='{ALICE}'] .act button:nth-child(2)").click()  # Step out, then Undo
     expect(page.locator("dialog[open] input, dialog[open] textarea").first).to_be_visible()
     audit.check(page, "door, undo dialog")
     page.keyboard.press("Escape")
@@ -330,3 +341,29 @@ def door_screens(page, audit, door):
     audit.check(page, "door, its status line's details")
     page.context.set_offline(False)
     expect(page.locator("[data-queue]")).to_have_count(0)
+    room_screens(page, audit)
+
+
+def room_screens(page, audit):
+    """The door's people in the room: a guest stepped out, the capacity dialog, the room full."""
+    page.keyboard.press("Escape")
+    page.locator("[data-filter=arrived]").click()
+    page.locator(f"[data-guest='{ALICE}'] .act button").first.click()  # Step out
+    expect(page.locator(f"[data-guest='{ALICE}'].outside")).to_be_visible()
+    audit.check(page, "door, a guest stepped out")
+    if audit.phone:
+        page.locator(".menu-toggle").click()
+    page.locator("[data-action=capacity]").click()
+    dialog = page.locator("dialog[open]")
+    dialog.locator("input").fill("2")
+    audit.check(page, "door, capacity dialog")
+    dialog.locator("button[type=submit]").click()
+    expect(page.locator("[data-counter=inside] .value")).to_have_text("1/2")
+    page.locator(f"[data-guest='{ALICE}'] .act button").first.click()  # Back in: the room is full
+    expect(page.locator("[data-counter=inside]")).to_have_class(re.compile(r"\bfull\b"))
+    page.locator("[data-filter=all]").click()
+    page.locator(".door-search").fill("@oliver_12")
+    page.keyboard.press("Enter")
+    expect(page.locator("dialog[open] input")).to_be_visible()
+    audit.check(page, "door, the room full")
+    page.keyboard.press("Escape")

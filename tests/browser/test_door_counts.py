@@ -51,6 +51,7 @@ def test_the_counters_are_doors_counts_plus_this_doors_answered_and_waiting_acti
     guests += [entry(5, walkin=True), entry(7, waitlisted=True), entry(8, waitlisted=True, cancelled=True)]
     # Door's counts, on purpose not what the entries would add up to: the door must not recount
     door = {"rsvps": 40, "cancelled": 1, "walkins": 3, "arrived": 20, "waitlisted": 9, "people": 30}
+    door |= {"inside": 25, "capacity": 60}
     answer = {"guests": guests, "counts": door}
     answered = [entry(1, arrived=True)]  # a check-in answered, before the next list
     # the queue: a check-in with one of two guests and a new walk-in not sent yet, an undo of guest 3
@@ -75,10 +76,10 @@ def test_the_counters_are_doors_counts_plus_this_doors_answered_and_waiting_acti
     # "waitlisted" counts the entries (7; 8 cancelled is not waiting), as "expected" does (1, 2, 5)
     assert seen["seen"] == [
         {**door, "expected": 3, "waitlisted": 1},
-        {**door, "arrived": 21, "people": 31, "expected": 2, "waitlisted": 1},
+        {**door, "arrived": 21, "people": 31, "inside": 26, "expected": 2, "waitlisted": 1},
         # guest 2 in with one of two guests (+1, +2 people), guest 6 a new walk-in let in (+1 walk-in, +1 in),
-        # guest 3 undone (-1, -2 people with their guest, expected again)
-        {**door, "walkins": 4, "arrived": 22, "people": 32, "expected": 2, "waitlisted": 1},
+        # guest 3 undone (-1, -2 people with their guest, expected again); inside as people
+        {**door, "walkins": 4, "arrived": 22, "people": 32, "inside": 27, "expected": 2, "waitlisted": 1},
     ]
     # the filters show as many as the counters say
     assert (seen["expected"], seen["waitlisted"]) == (2, 1)

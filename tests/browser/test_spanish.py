@@ -105,6 +105,17 @@ def test_a_door_evening_in_spanish_reads_in_spanish_from_setup_to_finalize(brows
     dialog.get_by_role("button", name="Dar entrada igualmente").click()
     expect(phone.get_by_text("ha entrado: n.º 2 (veto saltado)")).to_be_visible()
 
+    # a guest steps out for a moment and comes back in with their number
+    phone.get_by_label("Buscar invitados").fill("max_id")
+    phone.locator("#door-results > [role=row]").first.get_by_role("button", name="Sale").click()
+    expect(phone.get_by_text("salió a las")).to_be_visible()
+    phone.get_by_label("Buscar invitados").fill("max_id")
+    expect(phone.locator("#door-results > [role=row]").first).to_contain_text("fuera desde las")
+    no_english(phone)
+    phone.get_by_label("Buscar invitados").press("Enter")
+    expect(phone.get_by_text("ha vuelto: n.º 2")).to_be_visible()
+    no_english(phone)
+
     # an undo needs its reason
     zalgo = phone.locator("#door-results > [role=row]").filter(has=phone.get_by_text("@zalgo", exact=True))
     phone.get_by_role("radio", name="Dentro").click()
@@ -157,7 +168,7 @@ def test_a_door_evening_in_spanish_reads_in_spanish_from_setup_to_finalize(brows
         no_english(page)
         screenshot(page, "es-audit")
     assert MeetupGuest.select().where(MeetupGuest.arrival_order.is_null(False)).count() == 1  # zalgo undone
-    for path in ("/#/meetups", "/#/members", "/#/phones", "/#/account", f"/#/meetups/{meetup_id}"):
+    for path in ("/#/meetups", "/#/members", "/#/tags", "/#/phones", "/#/account", f"/#/meetups/{meetup_id}"):
         wide.goto(path)
         expect(wide.locator("main h1").first).to_be_visible()
         no_english(wide)

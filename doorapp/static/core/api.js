@@ -168,6 +168,7 @@ export const api = {
   get: (path, options) => request("GET", path, options),
   post: (path, json, options) => request("POST", path, { ...options, json }),
   patch: (path, json, options) => request("PATCH", path, { ...options, json }),
+  put: (path, json, options) => request("PUT", path, { ...options, json }),
   del: (path, options) => request("DELETE", path, options),
   // POST a file with the form's other fields (those empty left out): an import's guest list
   upload: (path, file, fields = {}) => {

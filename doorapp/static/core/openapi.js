@@ -51,6 +51,15 @@ export async function limits(operationId) {
   }));
 }
 
+// The values a field of an operation's body may take (its schema's enum), e.g. a tag's colours.
+export async function fieldChoices(operationId, name) {
+  const document = await load();
+  const body = operation(document, operationId)?.requestBody;
+  const media = body ? Object.values(resolve(document, body).content || {})[0] : null;
+  const schema = resolve(document, resolve(document, media?.schema).properties?.[name]);
+  return schema.enum || (schema.anyOf || []).map((choice) => resolve(document, choice)).find((choice) => choice.enum)?.enum || [];
+}
+
 // The values a query parameter of an operation may take (its schema's enum, or its items' enum).
 export async function choices(operationId, parameter) {
   const document = await load();

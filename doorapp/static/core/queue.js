@@ -132,8 +132,9 @@ async function drain() {
     try {
       answer = await request(next.method, next.path, { json: next.body, headers: { "Idempotency-Key": next.id }, as: next.user });
     } catch (problem) {
-      const { status, code, detail, ban_reason, arrival_order, arrival_time, checked_in_by } = problem;
-      const kept = { status, code, detail, ban_reason, arrival_order, arrival_time, checked_in_by };
+      // what the door's words for a refusal are made of (core/i18n.js problemText; door/actions.js)
+      const { status, code, detail, ban_reason, arrival_order, arrival_time, checked_in_by, inside, capacity, exited_at } = problem;
+      const kept = { status, code, detail, ban_reason, arrival_order, arrival_time, checked_in_by, inside, capacity, exited_at };
       if (status >= 500 || (status === 0 && reachable)) {
         const failures = (next.failures || 0) + 1;
         if (failures < MAX_FAILURES) {

@@ -1,5 +1,7 @@
-// What the door does (mixed into DoorScreen by screen.js): check in (with the ban override), undo with a
-// reason, link a guest let in by name, sync, update from a newer file and finalize. Check-ins and undos go through core/queue.js.
+// What the door does (mixed into DoorScreen by screen.js): check in (with the ban override, and past the
+// room's capacity when a person says why), undo with a reason, link a guest let in by name, sync, update from
+// a newer file and finalize. Check-ins, undos and the room's comings and goings (room.js) go through
+// core/queue.js.
 import { api } from "../core/api.js";
 import { ask, formatTime, h, toast } from "../core/dom.js";
 import { problemText, t } from "../core/i18n.js";
@@ -9,11 +11,14 @@ import { isPass, orgPath } from "../core/session.js";
 import { confirmFinalize } from "../shared/finalize.js";
 import { updateFromFile } from "../shared/import.js";
 import { actorName, named } from "../shared/names.js";
+import { tagChip } from "../shared/tags.js";
 import { askArrival } from "./heads.js";
+import { isOutside } from "./list.js";
 
 export const actions = {
   onQueue({ id, state, item, answer, problem }) {
     if (item && item.meetup !== this.meetup.id) return;
+    if (state === "sent" && item.kind === "left") this.countedOut(item.body.people);
     if (state === "sent" && answer && answer.guest) {
       this.patch(answer);
       if (!this.live.has(id)) this.announce(answer.rsvp.has_arrived
@@ -28,20 +33,24 @@ export const actions = {
     this.renderResults();
   },
 
+  // Enter, or a row's first button: check in; for an arrival who stepped out, back in.
   async act(entry) {
     const { guest, rsvp } = entry;
     if (this.meetup.is_finalized) return toast(t("door.finalizedClosed"), "error");
+    if (isOutside(rsvp)) return this.backIn(entry); // queued behind a step out not sent yet, if need be
     if (entry.pending) return this.announce(t("door.pendingWaiting", { guest: named(guest), what: t(`door.pending.${entry.pending}`) }), "warn");
     if (rsvp.has_arrived) return this.announce(alreadyIn(guest, rsvp), "warn");
     // a door pass never lets a banned guest in: it says so at once, not after asking how many came
     if (guest.is_banned && isPass()) return this.override(guest, guest.ban_reason);
     const brought = await askArrival(entry); // on the waitlist, or RSVP'd with guests: the door says first
     if (brought === null) return this.search.focus();
-    if (guest.is_banned) return this.override(guest, guest.ban_reason, (force) => this.checkIn(guest, force, brought));
-    return this.checkIn(guest, false, brought);
+    const people = 1 + (brought ?? rsvp.guests_count ?? 0);
+    const admit = (extra) => this.admitting(guest, people, (more) => this.checkIn(guest, brought, { ...extra, ...more }));
+    if (guest.is_banned) return this.override(guest, guest.ban_reason, admit);
+    return admit({});
   },
 
-  // A banned guest: nothing happens unless the door confirms. `then(true)` runs on "Check in anyway".
+  // A banned guest: nothing happens unless the door confirms. `then({force: true})` runs on "Check in anyway".
   async override(guest, reason, then) {
     if (isPass()) return this.announce(t("door.bannedPass", { guest: named(guest), reason: reason || t("door.noReason") }), "error");
     const ok = await ask({
@@ -49,8 +58,31 @@ export const actions = {
       message: h("div", { class: "ban-reason" }, h("strong", {}, t("common.reason")), " ", reason || t("door.noReason")),
       confirm: t("door.checkInAnyway"), danger: true,
     });
-    if (ok) await then(true);
+    if (ok) await then({ force: true });
     else this.search.focus();
+  },
+
+  // Let `people` in through `go(extra)`: at once while the room has space for them, as Door last said (with
+  // what this door did since, so an offline door stops at capacity too); past it only when a person says
+  // why (a door pass cannot), and Door decides again when it gets the action.
+  admitting(guest, people, go) {
+    const { inside, capacity } = this.state.tally();
+    if (capacity === null || capacity === undefined || inside + people <= capacity) return go({});
+    return this.pastCapacity(guest, { inside, capacity }, go);
+  },
+
+  async pastCapacity(guest, { inside, capacity }, go) {
+    if (isPass()) return this.announce(t("door.fullPass", { guest: named(guest), inside, capacity }), "error");
+    const reason = await ask({
+      title: t("door.fullTitle", { inside, capacity }),
+      message: t("door.fullText", { guest: named(guest) }),
+      input: { label: t("common.reasonLabel"), required: true, placeholder: t("door.fullPlaceholder"),
+        limits: (await limits("check_in_guest")).reason },
+      confirm: t("door.letInAnyway"),
+      danger: true,
+    });
+    if (reason) return go({ force_capacity: true, reason });
+    this.search.focus();
   },
 
   // Send one action through the queue; `done(answer)` on success. Refusals the door can act on at once
@@ -76,12 +108,13 @@ export const actions = {
     return outcome.problem;
   },
 
-  // `brought`: how many of the guest's RSVP'd guests came (undefined: Door counts all of them)
-  async checkIn(guest, force, brought) {
-    const body = { ...(force ? { force: true } : {}), ...(brought === undefined ? {} : { guests_brought: brought }) };
+  // `brought`: how many of the guest's RSVP'd guests came (undefined: Door counts all of them); `extra`: the
+  // overrides a person confirmed ({force} for a ban, {force_capacity, reason} for a full room)
+  async checkIn(guest, brought, extra = {}) {
+    const body = { ...extra, ...(brought === undefined ? {} : { guests_brought: brought }) };
     const problem = await this.send({ kind: "checkin", method: "POST", path: `${this.base}/guests/${guest.platform_user_id}/checkin`,
-      body, guest }, (entry) => this.checkedIn(entry, force));
-    if (problem) this.refused(problem, guest, (again) => this.checkIn(guest, again, brought));
+      body, guest }, (entry) => this.checkedIn(entry, extra.force));
+    if (problem) this.refused(problem, guest, (more) => this.checkIn(guest, brought, { ...extra, ...more }));
     this.search.focus();
   },
 
@@ -91,15 +124,20 @@ export const actions = {
     this.flushSearch();
   },
 
+  // What the door says once a guest is in: their number, and what the organization keeps on them (its
+  // tags and note: "Speaker", "step-free entrance"), so nobody has to ask.
   checkedIn(entry, force) {
     this.patch(entry);
     const said = { guest: named(entry.guest), order: entry.rsvp.arrival_order, count: entry.rsvp.guests_brought };
-    this.announce(t(force ? "door.checkedInForced" : entry.rsvp.guests_count ? "door.checkedInWith" : "door.checkedIn", said), "ok");
+    const { tags = [], note } = entry.guest;
+    this.announce([t(force ? "door.checkedInForced" : entry.rsvp.guests_count ? "door.checkedInWith" : "door.checkedIn", said),
+      ...tags.map((tag) => [" ", tagChip(tag)]), note ? ` · ${note}` : ""], "ok");
     this.nextGuest();
   },
 
   refused(problem, guest, retry) {
     if (problem.code === "guest_banned") return this.override(guest, problem.ban_reason, retry);
+    if (problem.code === "capacity_reached" && retry) return this.pastCapacity(guest, problem, retry);
     if (problem.code === "already_checked_in") this.announce(alreadyIn(guest, problem), "warn");
     else {
       const text = problemText(problem); // named, so the door knows which guest it was about
@@ -183,8 +221,9 @@ function alreadyIn(guest, arrival) {
 }
 
 export function describe(item) {
+  if (item.kind === "left") return t("door.describe.left", { count: item.body.people });
   const who = named(item.guest);
   const key = { checkin: "door.describe.checkin", undo: "door.describe.undo", walkin: "door.describe.walkin",
-    local: "door.describe.walkin" }[item.kind];
+    local: "door.describe.walkin", exit: "door.describe.exit", reenter: "door.describe.reenter" }[item.kind];
   return key ? t(key, { guest: who }) : who;
 }

@@ -1,5 +1,6 @@
-// What a door row says about a guest beyond their name: "+2" guests, the waiting list, their history in
-// the organization ("4th visit", "2 no-shows in the last 5"). Pure: built from the door list entry.
+// What a door row says about a guest beyond their name (and the organization's tags on them: view.js): "+2"
+// guests, the waiting list, their history in the organization ("4th visit", "2 no-shows in the last 5").
+// Pure: built from the door list entry.
 import { h } from "../core/dom.js";
 import { t } from "../core/i18n.js";
 import { isWaitlisted } from "./list.js";

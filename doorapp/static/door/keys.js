@@ -1,6 +1,7 @@
 // The door screen's keyboard shortcuts, all of them, in one table: typing anywhere searches, the arrows move
-// the selection, Enter checks in, Escape clears. Keys pressed with Ctrl, Alt or Meta, while a dialog is open
-// or in another field of the page are left to the browser.
+// the selection, Enter checks in (an arrival who stepped out: back in; door/actions.js act()), Escape
+// clears. Keys pressed with Ctrl, Alt or Meta, while a dialog is open or in another field of the page are
+// left to the browser.
 
 const anywhere = () => true;
 const outsideSearch = ({ inSearch }) => !inSearch;

@@ -1,9 +1,10 @@
 // The door list's state, apart from the screen that draws it: the entries as Door said them, kept up to date
 // by its answers (a whole list, or a delta since the version held: apply), pending actions, and what a query
-// finds, in which order, and whether Enter may act on it. A list of 20,000 stays quick on a phone: each
-// entry's search text is folded once, and the entries are kept in search.js's order by name, so a keystroke
-// is one pass over the list (over the last one's matches, when it only adds to what was typed) and never a
-// sort. Pure: no DOM, no requests, so a test can evaluate it in the page.
+// finds, in which order, and whether Enter may act on it, and the counts (the people inside among them). A
+// list of 20,000 stays quick on a phone: each entry's search text is folded once, and the entries are kept in
+// search.js's order by name, so a keystroke is one pass over the list (over the last one's matches, when it
+// only adds to what was typed) and never a sort. Pure: no DOM, no requests, so a test can evaluate it in the
+// page.
 import { byName, fold, haystack, matcher, rank, terms } from "../core/search.js";
 
 export const FILTERS = [["all", "filter.all"], ["expected", "filter.expected"], ["waitlisted", "filter.waitlisted"],
@@ -17,8 +18,13 @@ export const isWaitlisted = (rsvp) => Boolean(rsvp.waitlisted) && !rsvp.is_walki
 // waitlist (a walk-in added but not let in, or let in and undone, is expected too).
 export const isExpected = (rsvp) => !rsvp.has_arrived && !rsvp.cancelled_rsvp && !isWaitlisted(rsvp);
 
-// The people an entry stands for at the door: an arrival and the guests they brought (none before arriving).
+// "Outside": an arrival who stepped out and is not back (Door keeps their number and time).
+export const isOutside = (rsvp) => Boolean(rsvp.has_arrived) && rsvp.inside === false;
+
+// The people an entry stands for at the door: an arrival and the guests they brought (none before arriving);
+// and of them, those inside now (none while they are out).
 const heads = (rsvp) => (rsvp.has_arrived ? 1 + (rsvp.guests_brought ?? 0) : 0);
+const inside = (rsvp) => (isOutside(rsvp) ? 0 : heads(rsvp));
 
 const KEEP = {
   all: () => true,
@@ -28,11 +34,30 @@ const KEEP = {
   banned: (e) => e.guest.is_banned,
 };
 
+// A filter by one of the organization's tags: its chip's value is `tag:<id>`.
+export const tagFilter = (tag) => `tag:${tag.id}`;
+const keeper = (filter) => {
+  if (!filter.startsWith("tag:")) return KEEP[filter] || KEEP.all;
+  const id = Number(filter.slice(4));
+  return (e) => (e.guest.tags || []).some((tag) => tag.id === id);
+};
+
 export const idOf = (entry) => String(entry.guest.platform_user_id);
 
 // "@Grace_Okafor " -> "grace_okafor": what a typed query is as a username.
 export function asUsername(query) {
   return fold(query.trim().replace(/^@/, ""));
+}
+
+// What a queued action (core/queue.js) will make of its guest's row, shown until Door answers it.
+const PENDING = { checkin: "checkin", walkin: "checkin", local: "checkin", undo: "undo", exit: "exit", reenter: "reenter" };
+
+function pendingRsvp(item, rsvp) {
+  if (item.kind === "exit") return { inside: false, exited_at: item.at };
+  if (item.kind === "reenter") return { inside: true, exited_at: null };
+  const undo = item.kind === "undo";
+  const brought = undo ? null : item.body?.guests_brought ?? rsvp.guests_count ?? 0; // as Door will count it
+  return { has_arrived: !undo, inside: !undo, exited_at: null, arrival_order: null, arrival_time: null, guests_brought: brought };
 }
 
 // What a query compares of an entry, folded once: its search text, its username, its name.
@@ -43,7 +68,8 @@ const sameName = (a, b) => a.guest.username === b.guest.username && a.guest.disp
 export class DoorList {
   constructor() {
     this.version = null; // the version of the list Door last said (its answers' `version`)
-    this.counts = null; // {rsvps, cancelled, walkins, arrived, waitlisted, people} as Door last said (the list's `counts`)
+    this.counts = null; // {rsvps, cancelled, walkins, arrived, waitlisted, people, inside, capacity} as Door last said (the list's `counts`)
+    this.left = 0; // people this door counted out ("someone left") that Door's last answer does not count yet
     this.stored = new Map(); // id -> the entry as Door last said, or as this door's own action's answer since
     this.said = new Map(); // id -> the entry as Door's list last said it: what the counts are counts of
     this.keys = new Map(); // id -> keysOf(entry)
@@ -63,6 +89,7 @@ export class DoorList {
     for (const id of answer.removed) this.drop(String(id));
     this.counts = answer.counts;
     this.version = answer.version;
+    this.left = 0;
     return this.merge();
   }
 
@@ -73,6 +100,7 @@ export class DoorList {
     const at = new Map([...this.stored.keys()].map((id, i) => [id, i]));
     this.order = [...this.stored.keys()].sort((a, b) => byName(this.stored.get(a), this.stored.get(b)) || at.get(a) - at.get(b));
     this.counts = answer.counts;
+    this.left = 0;
     this.version = answer.version ?? null;
     this.era += 1;
     this.merge();
@@ -122,17 +150,21 @@ export class DoorList {
     this.merge();
   }
 
+  // People this door counted out that Door has answered, until its next list counts them (screen.js).
+  countOut(people) {
+    this.left += people;
+  }
+
   merge() {
     this.changed = new Map();
     this.added = [];
-    for (const item of this.waiting) {
+    for (const item of this.waiting) { // in the order they will go: a step out, then back in, shows back in
+      if (!item.guest) continue; // people who left: counted by tally()
       const known = item.guest.platform_user_id !== undefined && this.stored.get(String(item.guest.platform_user_id));
-      const base = known || { guest: { is_banned: false, ban_reason: null, platform_user_id: `pending-${item.id}`, ...item.guest },
-        rsvp: { is_walkin: true, cancelled_rsvp: false, rsvp_time: item.at, checked_in_by: null } };
-      const undo = item.kind === "undo";
-      const brought = undo ? null : item.body?.guests_brought ?? base.rsvp.guests_count ?? 0; // as Door will count it
-      const entry = { ...base, rsvp: { ...base.rsvp, has_arrived: !undo, arrival_order: null, arrival_time: null, guests_brought: brought },
-        pending: undo ? "undo" : "checkin", pendingAt: item.at };
+      const base = (known && this.changed.get(idOf(known))) || known
+        || { guest: { is_banned: false, ban_reason: null, platform_user_id: `pending-${item.id}`, tags: [], note: null, ...item.guest },
+          rsvp: { is_walkin: true, cancelled_rsvp: false, rsvp_time: item.at, checked_in_by: null } };
+      const entry = { ...base, rsvp: { ...base.rsvp, ...pendingRsvp(item, base.rsvp) }, pending: PENDING[item.kind] || "checkin", pendingAt: item.at };
       if (known) this.changed.set(idOf(known), entry);
       else this.added.push(entry);
     }
@@ -156,11 +188,11 @@ export class DoorList {
     return this.shown(String(id)) || this.added.find((e) => idOf(e) === String(id)) || null;
   }
 
-  // {rsvps, arrived, people, expected, waitlisted, walkins}: Door's counts with what this door did since its last
-  // list (actions answered, and actions its queue has not sent yet); "expected" and "waitlisted" count the
-  // entries isExpected() and isWaitlisted() keep.
+  // {rsvps, arrived, people, inside, capacity, expected, waitlisted, walkins}: Door's counts with what this
+  // door did since its last list (actions answered, and actions its queue has not sent yet); "expected" and
+  // "waitlisted" count the entries isExpected() and isWaitlisted() keep; "inside" never goes below 0.
   tally() {
-    const counts = { rsvps: 0, arrived: 0, walkins: 0, people: 0, ...this.counts, expected: 0, waitlisted: 0 };
+    const counts = { rsvps: 0, arrived: 0, walkins: 0, people: 0, inside: 0, capacity: null, ...this.counts, expected: 0, waitlisted: 0 };
     for (const entry of this.entries) {
       const { rsvp } = entry;
       if (isExpected(rsvp)) counts.expected += 1;
@@ -169,14 +201,25 @@ export class DoorList {
       if (said) {
         counts.arrived += Number(rsvp.has_arrived) - Number(said.rsvp.has_arrived);
         counts.people += heads(rsvp) - heads(said.rsvp);
+        counts.inside += inside(rsvp) - inside(said.rsvp);
       } else { // not on Door's last list: a walk-in this door added
         counts.walkins += Number(rsvp.is_walkin);
         counts.rsvps += Number(!rsvp.is_walkin && !rsvp.cancelled_rsvp);
         counts.arrived += Number(rsvp.has_arrived);
         counts.people += heads(rsvp);
+        counts.inside += inside(rsvp);
       }
     }
+    const leaving = this.waiting.filter((item) => item.kind === "left").reduce((sum, item) => sum + item.body.people, 0);
+    counts.inside = Math.max(0, counts.inside - this.left - leaving);
     return counts;
+  }
+
+  // The organization's tags on the list's guests, by label, each once: the door's chips.
+  tags() {
+    const seen = new Map();
+    for (const entry of this.entries) for (const tag of entry.guest.tags || []) seen.set(tag.id, tag);
+    return [...seen.values()].sort((a, b) => a.label.localeCompare(b.label));
   }
 
   // What the door shows for `query` under `filter`: {results, total, target}: the first `limit` results, how
@@ -188,7 +231,7 @@ export class DoorList {
   // undo is most likely for). One pass over the entries in their order by name: no sort but the Arrived one's,
   // and no more than `limit` results kept of each tier and rank.
   query(query, filter = "all", limit = Infinity) {
-    const keep = KEEP[filter] || KEEP.all;
+    const keep = keeper(filter);
     const username = asUsername(query);
     const name = fold(query.trim()).replace(/\s+/g, " ");
     const matches = matcher(query);

@@ -8,9 +8,9 @@
 //
 // This file holds the screen's state, its poll and its selection; the rest of the screen is one module per
 // concern, mixed into DoorScreen: view.js (what it draws), status.js (the status line: network, queue and
-// the last message), actions.js (check-in, undo, link, sync, finalize), walkin.js (the walk-in dialog),
-// keys.js (the keyboard shortcuts, one table) and list.js (the list's rule: what a search finds and what
-// Enter may act on).
+// the last message), actions.js (check-in, undo, link, sync, finalize), room.js (stepping out and back in,
+// someone left, the capacity), walkin.js (the walk-in dialog), keys.js (the keyboard shortcuts, one table)
+// and list.js (the list's rule: what a search finds and what Enter may act on, and the counts).
 import { api } from "../core/api.js";
 import { h } from "../core/dom.js";
 import { problemText, t } from "../core/i18n.js";
@@ -19,6 +19,7 @@ import { doorHash, isPass, orgPath, session, setOrg } from "../core/session.js";
 import { actions } from "./actions.js";
 import { keyHandler } from "./keys.js";
 import { DoorList, idOf } from "./list.js";
+import { room } from "./room.js";
 import { status } from "./status.js";
 import { SHOWN, view } from "./view.js";
 import { walkIns } from "./walkin.js";
@@ -136,6 +137,7 @@ class DoorScreen {
       this.loaded = true;
       keep(this.meetup, answer.data, since);
       this.meetupChanged(answer.data.meetup);
+      this.renderChips();
       this.renderCounters();
       this.renderResults();
     } catch (error) {
@@ -241,4 +243,4 @@ class DoorScreen {
   }
 }
 
-Object.assign(DoorScreen.prototype, view, status, actions, walkIns);
+Object.assign(DoorScreen.prototype, view, status, actions, room, walkIns);

@@ -1,12 +1,13 @@
-// What the door screen draws (mixed into DoorScreen by screen.js): its head and actions, the counters, the
-// search bar with its status line (status.js) and the list's rows.
+// What the door screen draws (mixed into DoorScreen by screen.js): its head and actions, the counters (the
+// people inside: room.js), the search bar with its filters and status line (status.js) and the list's rows.
 import { clear, formatDate, formatStamp, formatTime, h } from "../core/dom.js";
 import { formatNumber, t } from "../core/i18n.js";
 import { isOrgAdmin, isPass, session } from "../core/session.js";
 import { rowBadges } from "./badges.js";
-import { FILTERS, idOf, isWaitlisted } from "./list.js";
+import { FILTERS, idOf, isOutside, isWaitlisted, tagFilter } from "./list.js";
 import { actorName, handle, hintText, named, shortName } from "../shared/names.js";
 import { noticeDetails } from "../shared/notice.js";
+import { tagChip, tagDot } from "../shared/tags.js";
 
 export const SHOWN = 60; // rows rendered at once; typing narrows the rest down
 
@@ -42,16 +43,18 @@ export const view = {
       "aria-label": t("door.searchLabel"), role: "combobox", "aria-controls": "door-results", "aria-haspopup": "grid",
       "aria-expanded": "false", "aria-autocomplete": "list" });
     this.search.addEventListener("input", () => this.flushSearch());
-    this.chips = h("div", { class: "chips", role: "radiogroup", "aria-label": t("door.show") },
-      FILTERS.map(([value, key]) => h("button", { type: "button", class: "chip", role: "radio", dataset: { filter: value },
-        "aria-checked": String(value === this.filter), onclick: () => this.setFilter(value) }, t(key))));
+    this.chips = h("div", { class: "chips", role: "radiogroup", "aria-label": t("door.show") });
+    this.renderChips();
+    // someone left without being found on the list: beside the counters, on a phone's one line too
+    this.leftSlot = h("div", { class: "left-slot" });
     // a grid of divs (a list item may not be a row), not a listbox: a row holds buttons, which an option may not. The search box keeps the focus and
     // points at the selected row (aria-activedescendant, screen.js select()), so the arrows and Enter work there.
     this.list = h("div", { class: "results", id: "door-results", role: "grid", "aria-label": t("door.guests") });
     this.more = h("p", { class: "muted more" });
     // on a phone the counters and the actions share one line (css/app.css), and the network, the queue and
     // the last message one more in the sticky search bar, so results show above the keyboard in any state
-    this.view.append(h("section", { class: "door" }, this.head, h("div", { class: "door-bar" }, this.counters, this.menu, this.actions),
+    this.view.append(h("section", { class: "door" }, this.head,
+      h("div", { class: "door-bar" }, this.counters, this.leftSlot, this.menu, this.actions),
       h("div", { class: "search-bar" }, this.search, this.chips, this.buildStatus()), this.list, this.more));
     this.renderHead();
     this.renderNetwork();
@@ -72,6 +75,7 @@ export const view = {
       }
     }
     if (isOrgAdmin()) {
+      if (!m.is_finalized) actions.push(h("button", { type: "button", class: "secondary", dataset: { action: "capacity" }, onclick: () => this.setCapacity() }, t("door.capacityButton")));
       actions.push(m.is_finalized
         ? action(t("meetup.unfinalize"), () => this.setFinalized(false))
         : action(t("meetup.finalize"), () => this.setFinalized(true)));
@@ -93,11 +97,28 @@ export const view = {
 
   renderCounters() {
     const counts = this.state.tally();
-    const tile = (label, value, kind) => h("div", { class: `counter ${kind}`, dataset: { counter: kind } },
+    const tile = (label, value, kind) => h("div", { class: `counter ${kind}${value ? "" : " zero"}`, dataset: { counter: kind } },
       h("span", { class: "value" }, formatNumber(value)), h("span", { class: "label" }, label));
     clear(this.counters, tile(t("counter.rsvps"), counts.rsvps, "rsvps"), tile(t("counter.arrived"), counts.arrived, "arrived"),
-      tile(t("counter.people"), counts.people, "people"), tile(t("counter.expected"), counts.expected, "expected"),
+      tile(t("counter.people"), counts.people, "people"), this.insideCounter(counts), tile(t("counter.expected"), counts.expected, "expected"),
       tile(t("counter.waitlisted"), counts.waitlisted, "waitlisted"), tile(t("counter.walkins"), counts.walkins, "walkins"));
+    clear(this.leftSlot, this.meetup.is_finalized || !counts.inside ? null
+      : h("button", { type: "button", class: "secondary small left", "aria-label": t("door.someoneLeft"), title: t("door.someoneLeft"),
+        onclick: () => this.someoneLeft() }, "−1"));
+  },
+
+  // The filters: by state, then one chip per tag on the list's guests ("Speaker"), drawn again when those change.
+  renderChips() {
+    const tags = this.state.tags();
+    const shown = JSON.stringify(tags);
+    if (shown === this.chipsShown) return;
+    this.chipsShown = shown;
+    if (this.filter.startsWith("tag:") && !tags.some((tag) => tagFilter(tag) === this.filter)) this.filter = "all";
+    const chip = (value, ...label) => h("button", { type: "button", class: "chip", role: "radio", dataset: { filter: value },
+      "aria-checked": String(value === this.filter), onclick: () => this.setFilter(value) }, ...label);
+    this.chips.classList.toggle("with-tags", tags.length > 0);
+    clear(this.chips, FILTERS.map(([value, key]) => chip(value, t(key))),
+      tags.map((tag) => chip(tagFilter(tag), tagDot(tag), tag.label)));
   },
 
   renderResults() {
@@ -142,6 +163,7 @@ export const view = {
     const classes = ["row"];
     if (guest.is_banned) classes.push("banned");
     if (rsvp.has_arrived) classes.push("arrived");
+    if (isOutside(rsvp)) classes.push("outside");
     if (rsvp.cancelled_rsvp) classes.push("cancelled");
     const waitlisted = isWaitlisted(rsvp);
     if (waitlisted) classes.push("waitlisted");
@@ -151,23 +173,32 @@ export const view = {
     if (entry.pending) {
       state = cell("state", h("span", { class: "badge pending" }, t("door.pending")), " ",
         t("door.pendingText", { what: t(`door.pending.${entry.pending}`), time: formatTime(entry.pendingAt) }));
+    } else if (isOutside(rsvp)) {
+      state = cell("state", h("span", { class: "badge out" }, `#${rsvp.arrival_order}`),
+        " ", h("strong", { class: "out-since" }, t("door.outSince", { time: formatTime(rsvp.exited_at) })),
+        h("span", { class: "then" }, " · ", t("door.arrivedAt", { time: formatTime(rsvp.arrival_time) })));
     } else if (rsvp.has_arrived) {
       state = cell("state", h("span", { class: "badge arrived" }, `#${rsvp.arrival_order}`),
         " ", t("door.arrivedAt", { time: formatTime(rsvp.arrival_time) }),
         rsvp.guests_count ? [" · ", h("span", { class: "brought" }, t("door.broughtOf", { brought: rsvp.guests_brought ?? rsvp.guests_count, count: rsvp.guests_count }))] : "",
-        rsvp.checked_in_by ? [" · ", t("door.letInBy", { username: actorName(rsvp.checked_in_by) })] : "");
+        rsvp.checked_in_by ? h("span", { class: "by" }, " · ", t("door.letInBy", { username: actorName(rsvp.checked_in_by) })) : "");
     } else {
       state = cell("state", rsvp.cancelled_rsvp ? t("door.rsvpCancelled")
         : waitlisted ? h("span", { class: "badge waitlist" }, t("door.waitlisted")) : t("counter.expected"));
     }
     const closed = this.meetup.is_finalized || Boolean(entry.pending);
+    // an arrival's steps out and back in queue behind one another and behind a check-in (a smoker out and
+    // back while offline); not behind an undo, nor for a guest Door has not given an id yet
+    const steps = this.meetup.is_finalized || entry.pending === "undo" || idOf(entry).startsWith("pending-");
     const who = named(guest); // every action names its guest: sixty rows are not sixty "Check in" buttons
-    const button = rsvp.has_arrived
-      ? h("button", { type: "button", class: "secondary", disabled: closed, "aria-label": t("door.undoNamed", { guest: who }),
-        onclick: () => this.undo(entry) }, t("door.undo"))
-      : h("button", { type: "button", class: guest.is_banned ? "danger" : waitlisted ? "secondary" : "primary", disabled: closed,
-        "aria-label": t(guest.is_banned ? "door.checkInBannedNamed" : "door.checkInNamed", { guest: who }),
-        onclick: () => this.act(entry) }, guest.is_banned ? t("door.checkInBanned") : t("door.checkIn"));
+    const button = (label, named, kind, onclick, disabled = closed) => h("button", { type: "button", class: kind, disabled,
+      "aria-label": t(named, { guest: who }), onclick }, label);
+    const undo = button(t("door.undo"), "door.undoNamed", "secondary", () => this.undo(entry));
+    // an arrival: out and back in (Back in first: Enter does it), undo last
+    const buttons = isOutside(rsvp) ? [button(t("door.backInButton"), "door.backInNamed", "primary", () => this.act(entry), steps), undo]
+      : rsvp.has_arrived ? [button(t("door.stepOut"), "door.stepOutNamed", "secondary", () => this.stepOut(entry), steps), undo]
+        : [button(guest.is_banned ? t("door.checkInBanned") : t("door.checkIn"), guest.is_banned ? "door.checkInBannedNamed" : "door.checkInNamed",
+          guest.is_banned ? "danger" : waitlisted ? "secondary" : "primary", () => this.act(entry))];
     return h("div", { class: classes.join(" "), role: "row", "aria-selected": String(selected),
       dataset: { guest: idOf(entry) },
       onclick: (event) => { if (!event.target.closest("button")) this.select(idOf(entry), true); } },
@@ -175,10 +206,12 @@ export const view = {
       h("span", { class: "name" }, shortName(guest)),
       this.tellApart(entry) ? h("span", { class: "username" }, this.tellApart(entry)) : null,
       rsvp.is_walkin ? h("span", { class: "tag" }, t("door.walkInTag")) : null,
+      (guest.tags || []).map(tagChip),
       rowBadges(entry)),
     guest.is_banned ? cell("ban", h("strong", {}, t("door.banned")), " ", guest.ban_reason || "") : null,
+    guest.note ? cell("note", guest.note) : null,
     state,
-    cell("act", button, guest.is_local && !entry.pending && isOrgAdmin() && this.meetup.platform_url
+    cell("act", buttons, guest.is_local && !entry.pending && isOrgAdmin() && this.meetup.platform_url
       ? h("button", { type: "button", class: "secondary", "aria-label": t("door.linkNamed", { guest: who }),
         onclick: () => this.link(guest) }, t("door.linkButton")) : null));
   },

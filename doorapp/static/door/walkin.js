@@ -38,10 +38,10 @@ export const walkIns = {
       submit: () => enter(),
     });
     if (!chosen) return this.search.focus();
-    if (chosen.name) return this.letInByName(chosen.name);
+    if (chosen.name) return this.admitting({ displayname: chosen.name, is_local: true }, 1, (extra) => this.letInByName(chosen.name, extra));
     const onList = this.state.find(chosen.guest.platform_user_id);
     if (onList) return this.act(onList); // on the list already: simply checked in
-    return this.addWalkIn(chosen.guest, false);
+    return this.admitting(chosen.guest, 1, (extra) => this.addWalkIn(chosen.guest, extra));
   },
 
   // What the dialog offers (drawn in `box`) for the text in `input`, redrawn as it changes; `close({guest} or {name})` picks.
@@ -125,21 +125,22 @@ export const walkIns = {
       guest.is_banned ? h("span", { class: "ban" }, h("strong", {}, t("door.banned")), " ", guest.ban_reason || "") : null);
   },
 
-  async addWalkIn(guest, force) {
+  // `extra`: the overrides a person confirmed ({force} for a ban, {force_capacity, reason} for a full room)
+  async addWalkIn(guest, extra = {}) {
     const problem = await this.send({ kind: "walkin", method: "POST", path: `${this.base}/guests/${guest.platform_user_id}/add-walkin`,
-      body: { check_in: true, force }, guest }, (entry) => this.checkedIn(entry, force));
+      body: { check_in: true, ...extra }, guest }, (entry) => this.checkedIn(entry, extra.force));
     if (problem && problem.code === "already_on_list") {
       await this.poll();
       const entry = this.state.find(guest.platform_user_id);
       if (entry) return this.act(entry);
     }
-    if (problem) this.refused(problem, guest, (again) => this.addWalkIn(guest, again));
+    if (problem) this.refused(problem, guest, (more) => this.addWalkIn(guest, { ...extra, ...more }));
   },
 
-  async letInByName(displayname) {
+  async letInByName(displayname, extra = {}) {
     const guest = { displayname, username: "", is_local: true };
     const problem = await this.send({ kind: "local", method: "POST", path: `${this.base}/local-walkins`,
-      body: { displayname }, guest }, (entry) => this.checkedIn(entry, false));
-    if (problem) this.refused(problem, guest);
+      body: { displayname, ...extra }, guest }, (entry) => this.checkedIn(entry, false));
+    if (problem) this.refused(problem, guest, (more) => this.letInByName(displayname, { ...extra, ...more }));
   },
 };

@@ -1,17 +1,19 @@
 // A guest's history in the current organization (#/guests/{platform_user_id}, admins): meetups attended,
-// no-shows, last visit, the repeat no-show mark and the ban history; and the person's data: Export (a file
-// of everything the organization holds about them) and Erase... (all of it, now).
+// no-shows, last visit, the repeat no-show mark and the ban history; the organization's tags and note on
+// them, which its door rows show; and the person's data: Export (a file of everything the organization
+// holds about them) and Erase... (all of it, now).
 import { api, download } from "../core/api.js";
 import { ask, clear, formatDate, formatDay, formatStamp, h, toast } from "../core/dom.js";
 import { formatNumber, problemText, t } from "../core/i18n.js";
 import { limits } from "../core/openapi.js";
 import { orgPath, session } from "../core/session.js";
-
+import { editGuestTags, tagChip } from "../shared/tags.js";
 import { outcomeBadge } from "../shared/outcome.js";
 import { handle, shortName } from "../shared/names.js";
 
 export async function screen(view, [guestId], ctx) {
-  const history = await api.get(orgPath(`/guests/${guestId}/history`));
+  const [history, kept] = await Promise.all([api.get(orgPath(`/guests/${guestId}/history`)),
+    api.get(orgPath(`/guests/${guestId}/tags`))]);
   if (!ctx.alive) return;
   const { guest } = history;
   const tiles = [[t("outcome.attended"), formatNumber(history.attended), "ok"], [t("summary.noShows"), formatNumber(history.no_shows), history.no_shows ? "danger" : ""],
@@ -28,6 +30,7 @@ export async function screen(view, [guestId], ctx) {
       h("div", { class: "tiles" }, tiles.map(([label, value, kind]) =>
         h("div", { class: `tile ${kind || ""}` }, h("span", { class: "value" }, String(value)), h("span", { class: "label" }, label)))),
       personalData(view, guest, history, ctx)),
+    tagsPanel(guest, kept),
     h("section", { class: "panel" }, h("h2", {}, t("nav.meetups")),
       history.meetups.length
         ? h("ol", { class: "rows" }, history.meetups.map((m) => h("li", { class: "row" },
@@ -42,6 +45,23 @@ export async function screen(view, [guestId], ctx) {
             h("span", { class: "muted" }, formatStamp(b.timestamp))),
           b.reason ? h("div", { class: "reason" }, t("common.reason"), " ", b.reason) : null)))
         : h("p", { class: "muted" }, t("guest.neverBanned"))));
+}
+
+// What the door shows of them, and the button that changes it.
+function tagsPanel(guest, kept) {
+  const shown = h("div");
+  const draw = ({ tags, note }) => clear(shown, tags.length || note
+    ? [h("p", { class: "who" }, tags.map(tagChip)), note ? h("p", { class: "note" }, note) : null]
+    : h("p", { class: "muted" }, t("tags.guestNone")));
+  draw(kept);
+  return h("section", { class: "panel guest-tags" }, h("h2", {}, t("tags.guestPanel")), shown,
+    h("button", { type: "button", class: "secondary", onclick: async () => {
+      const saved = await editGuestTags(guest);
+      if (saved) {
+        draw(saved);
+        toast(t("tags.guestSaved", { name: guest.displayname || guest.username }));
+      }
+    } }, t("tags.guestButton")));
 }
 
 // The person's data in this organization: a file of all of it, or all of it gone (after a confirmation

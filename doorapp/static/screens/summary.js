@@ -6,6 +6,7 @@ import { downloadCsv } from "../shared/csv-dialog.js";
 import { guestList } from "./summary-guests.js";
 import { arrivalsChart } from "./summary-chart.js";
 import { outcomeBadge } from "../shared/outcome.js";
+import { tagChip } from "../shared/tags.js";
 import { ask, formatDate, formatTime, h, toast } from "../core/dom.js";
 import { limits } from "../core/openapi.js";
 import { doorHash, isOrgAdmin, orgPath } from "../core/session.js";
@@ -33,6 +34,7 @@ function render(view, summary, path, ctx) {
     [t("summary.tile.excused"), counts.excused], [t("summary.tile.cancelled"), counts.cancelled], [t("counter.waitlisted"), counts.waitlisted],
     [t("counter.walkins"), counts.walkins, "", counts.local_walkins ? t("summary.localWalkins", { count: counts.local_walkins }) : null], [t("summary.forced"), counts.forced_check_ins, counts.forced_check_ins ? "danger" : ""],
     [t("summary.undone"), counts.undone_check_ins],
+    [t("summary.peak"), counts.peak_inside, "", summary.peak_at ? t("summary.peakAt", { time: formatTime(summary.peak_at) }) : null],
   ];
   view.append(
     h("section", { class: "panel summary" },
@@ -109,7 +111,9 @@ function guestRow(guest, path, ctx) {
       isOrgAdmin() ? h("a", { class: "name", href: `#/guests/${guest.platform_user_id}` }, name) : h("span", { class: "name" }, name),
       h("span", { class: "username" }, handle(guest)), outcomeBadge(guest.outcome),
       guest.guests_count ? h("span", { class: "tag brought" }, guest.guests_brought === null ? `+${guest.guests_count}`
-        : t("door.broughtOf", { brought: guest.guests_brought, count: guest.guests_count })) : null),
+        : t("door.broughtOf", { brought: guest.guests_brought, count: guest.guests_count })) : null,
+      (guest.tags || []).map(tagChip)),
+    guest.note ? h("div", { class: "note" }, guest.note) : null,
     h("div", { class: "state" }, guest.arrival_time
       ? [t("summary.arrivedAt", { order: guest.arrival_order, time: formatTime(guest.arrival_time) }),
         guest.checked_in_by ? [" · ", t("door.letInBy", { username: checkerName(guest) })] : ""]
