@@ -20,6 +20,8 @@ export default [
     rules: {
       complexity: ["error", 10],
       "no-undef": "error",
+      // a const or let used before its line in the same scope throws (functions and outer names may be)
+      "no-use-before-define": ["error", { functions: false, classes: false, variables: false }],
       "no-unused-vars": "error",
       eqeqeq: "error",
       "no-var": "error",
