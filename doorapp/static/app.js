@@ -3,8 +3,19 @@ import { api, isOffline, signOut, token, tokenAccount } from "./core/api.js";
 import { h, clear, toast } from "./core/dom.js";
 import { refuseAll } from "./core/queue.js";
 import { LANGUAGES, lang, problemText, setLang, t, tn } from "./core/i18n.js";
-import { DOOR_ROUTE, endSession, forgetSession, isOrgAdmin, isPass, isSiteAdmin, lastSession, loadSession, passHome, session,
-  setOrg } from "./core/session.js";
+import {
+  DOOR_ROUTE,
+  endSession,
+  forgetSession,
+  isOrgAdmin,
+  isPass,
+  isSiteAdmin,
+  lastSession,
+  loadSession,
+  passHome,
+  session,
+  setOrg,
+} from "./core/session.js";
 import * as auth from "./screens/auth.js";
 import * as account from "./screens/account.js";
 import * as audit from "./screens/audit.js";
@@ -89,16 +100,34 @@ async function route() {
   }
   if (signedIn && isPublic && !PAIRING.has(name.split("/")[0])) return navigate("#/");
   if (!name) return navigate(home());
-  const match = ROUTES.map(([pattern, screen, needs]) => [name.match(pattern), screen, needs]).find(([m]) => m);
+  const match = ROUTES.map(([pattern, screen, needs]) => [name.match(pattern), screen, needs]).find(
+    ([m]) => m,
+  );
   const view = h("div", { class: "view" });
   clear(main, view);
-  const ctx = { hash: location.hash, leave: [], alive: true, navigate, redirect, refresh: refreshSession, renderTop, signedIn: afterSignIn,
-    setupDone };
+  const ctx = {
+    hash: location.hash,
+    leave: [],
+    alive: true,
+    navigate,
+    redirect,
+    refresh: refreshSession,
+    renderTop,
+    signedIn: afterSignIn,
+    setupDone,
+  };
   current = ctx;
   renderTop();
   if (!match) {
-    view.append(h("section", { class: "panel" }, h("h1", {}, t("notFound.title")),
-      h("p", {}, t("notFound.text")), h("a", { href: "#/" }, t("notFound.home"))));
+    view.append(
+      h(
+        "section",
+        { class: "panel" },
+        h("h1", {}, t("notFound.title")),
+        h("p", {}, t("notFound.text")),
+        h("a", { href: "#/" }, t("notFound.home")),
+      ),
+    );
     return;
   }
   const [m, screen, needs] = match;
@@ -110,7 +139,15 @@ async function route() {
     await screen(view, m.slice(1), ctx);
   } catch (error) {
     if (error.status === 401) return; // the signed-out handler has taken over
-    if (ctx.alive) clear(view, h("section", { class: "panel" }, h("div", { class: "alert error", role: "alert" }, problemText(error))));
+    if (ctx.alive)
+      clear(
+        view,
+        h(
+          "section",
+          { class: "panel" },
+          h("div", { class: "alert error", role: "alert" }, problemText(error)),
+        ),
+      );
   }
 }
 
@@ -121,11 +158,14 @@ function home() {
 }
 
 function noOrg() {
-  return h("section", { class: "panel" },
+  return h(
+    "section",
+    { class: "panel" },
     h("h1", {}, t("noOrg.title")),
     isSiteAdmin()
       ? h("p", {}, ...tn("noOrg.siteAdmin", { link: h("a", { href: "#/orgs" }, t("nav.orgs")) }))
-      : h("p", {}, t("noOrg.member")));
+      : h("p", {}, t("noOrg.member")),
+  );
 }
 
 let setupChecked = null;
@@ -146,7 +186,9 @@ function setupDone() {
 }
 
 function navLink(hash, label) {
-  const active = location.hash === hash || (hash === "#/meetups" && (location.hash.startsWith("#/meetups/") || DOOR_ROUTE.test(location.hash)));
+  const active =
+    location.hash === hash ||
+    (hash === "#/meetups" && (location.hash.startsWith("#/meetups/") || DOOR_ROUTE.test(location.hash)));
   return h("a", { href: hash, class: active ? "active" : "", "aria-current": active ? "page" : null }, label);
 }
 
@@ -155,35 +197,79 @@ function navLink(hash, label) {
 function languageSwitch() {
   const [code, short, name] = LANGUAGES.find(([other]) => other !== lang);
   // named "ES Español": what it shows, then what it means (a voice user says what they see)
-  return h("button", { type: "button", class: "secondary small lang-switch", lang: code, title: name,
-    onclick: () => { setLang(code); route(); } }, short, h("span", { class: "sr-only" }, ` ${name}`));
+  return h(
+    "button",
+    {
+      type: "button",
+      class: "secondary small lang-switch",
+      lang: code,
+      title: name,
+      onclick: () => {
+        setLang(code);
+        route();
+      },
+    },
+    short,
+    h("span", { class: "sr-only" }, ` ${name}`),
+  );
 }
 
 function renderTop() {
   document.title = t("app.title");
   banner.textContent = t("app.connectionLost");
   if (!session.user) {
-    clear(top, h("div", { class: "bar" }, h("a", { class: "brand", href: "#/" }, t("app.title")), languageSwitch()));
+    clear(
+      top,
+      h("div", { class: "bar" }, h("a", { class: "brand", href: "#/" }, t("app.title")), languageSwitch()),
+    );
     return;
   }
-  if (isPass()) { // a phone with a door pass: the door and nothing else
-    clear(top, h("div", { class: "bar" }, h("a", { class: "brand", href: "#/" }, t("app.title")),
-      h("div", { class: "me" }, h("span", { class: "who pass-label", title: t("pass.using") }, session.user.pass.label), languageSwitch())));
+  if (isPass()) {
+    // a phone with a door pass: the door and nothing else
+    clear(
+      top,
+      h(
+        "div",
+        { class: "bar" },
+        h("a", { class: "brand", href: "#/" }, t("app.title")),
+        h(
+          "div",
+          { class: "me" },
+          h("span", { class: "who pass-label", title: t("pass.using") }, session.user.pass.label),
+          languageSwitch(),
+        ),
+      ),
+    );
     return;
   }
   const switcher = session.orgs.length
-    ? h("select", { class: "org-switch", "aria-label": t("top.organization"), onchange: (e) => { setOrg(e.target.value); navigate("#/meetups"); } },
-      session.orgs.map((o) => h("option", { value: o.id, selected: o.id === session.org?.id }, o.name)))
+    ? h(
+        "select",
+        {
+          class: "org-switch",
+          "aria-label": t("top.organization"),
+          onchange: (e) => {
+            setOrg(e.target.value);
+            navigate("#/meetups");
+          },
+        },
+        session.orgs.map((o) => h("option", { value: o.id, selected: o.id === session.org?.id }, o.name)),
+      )
     : null;
   const links = [];
   if (session.org) links.push(navLink("#/meetups", t("nav.meetups")));
   // Phones early: on a phone the tabs are one row that scrolls, and a lost phone's pass is revoked there
-  if (isSiteAdmin() || session.orgs.some((o) => o.role === "ADMIN")) links.push(navLink("#/phones", t("nav.phones")));
+  if (isSiteAdmin() || session.orgs.some((o) => o.role === "ADMIN"))
+    links.push(navLink("#/phones", t("nav.phones")));
   if (session.org) {
     links.push(navLink("#/bans", t("nav.bans")));
     if (isOrgAdmin()) {
-      links.push(navLink("#/members", t("nav.members")), navLink("#/tags", t("nav.tags")),
-        navLink("#/audit", t("nav.audit")), navLink("#/privacy", t("nav.privacy")));
+      links.push(
+        navLink("#/members", t("nav.members")),
+        navLink("#/tags", t("nav.tags")),
+        navLink("#/audit", t("nav.audit")),
+        navLink("#/privacy", t("nav.privacy")),
+      );
     }
   }
   if (isSiteAdmin()) {
@@ -191,15 +277,35 @@ function renderTop() {
     links.push(staffLink, navLink("#/orgs", t("nav.orgs")));
     showPending(staffLink);
   }
-  clear(top,
-    h("div", { class: "bar" },
+  clear(
+    top,
+    h(
+      "div",
+      { class: "bar" },
       h("a", { class: "brand", href: "#/" }, t("app.title")),
       switcher,
-      h("div", { class: "me" },
-        h("a", { class: "who", href: "#/account", title: t("top.signedInAs", { username: session.user.username }) }, session.user.username),
+      h(
+        "div",
+        { class: "me" },
+        h(
+          "a",
+          {
+            class: "who",
+            href: "#/account",
+            title: t("top.signedInAs", { username: session.user.username }),
+          },
+          session.user.username,
+        ),
         languageSwitch(),
-        h("button", { class: "secondary small", type: "button", onclick: () => leave(t("top.signedOut")) }, t("top.signOut")))),
-    h("nav", { class: "tabs", "aria-label": t("nav.label") }, links));
+        h(
+          "button",
+          { class: "secondary small", type: "button", onclick: () => leave(t("top.signedOut")) },
+          t("top.signOut"),
+        ),
+      ),
+    ),
+    h("nav", { class: "tabs", "aria-label": t("nav.label") }, links),
+  );
   top.querySelector(".tabs .active")?.scrollIntoView({ block: "nearest", inline: "nearest" }); // a phone's row scrolls
 }
 
@@ -301,10 +407,15 @@ async function start() {
   window.addEventListener("hashchange", () => {
     if (!(current.alive && current.hash === location.hash)) route();
   });
-  window.addEventListener("door:offline", () => { banner.hidden = false; });
-  window.addEventListener("door:online", () => { banner.hidden = true; });
+  window.addEventListener("door:offline", () => {
+    banner.hidden = false;
+  });
+  window.addEventListener("door:online", () => {
+    banner.hidden = true;
+  });
   window.addEventListener("door:signed-out", (event) => {
-    if (isPass() || event.detail?.code === "pass_ended") { // a phone's pass ended: it says so, no sign-in
+    if (isPass() || event.detail?.code === "pass_ended") {
+      // a phone's pass ended: it says so, no sign-in
       if (isPass()) refuseAll(session.user.username, event.detail || {}); // what it queued never goes
       endSession();
       return navigate("#/pass-ended");

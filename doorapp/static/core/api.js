@@ -35,7 +35,8 @@ export const shownAccount = () => shown;
 
 window.addEventListener("storage", (event) => {
   // key null: another tab cleared the whole storage
-  if ((event.key === TOKEN_KEY || event.key === null) && tokenAccount() !== shown) emit("door:account-changed");
+  if ((event.key === TOKEN_KEY || event.key === null) && tokenAccount() !== shown)
+    emit("door:account-changed");
 });
 
 // An answer that is not a success: RFC 9457 fields (status, code, detail, errors, ...) as properties.
@@ -89,8 +90,11 @@ export function isOffline() {
 const STRING_OR_BIG_INTEGER = /"(?:[^"\\]|\\.)*"|-?\d{16,}(?![\d.eE])/g;
 
 export function parseJson(text) {
-  return JSON.parse(text.replace(STRING_OR_BIG_INTEGER,
-    (m) => (m[0] === '"' || Number.isSafeInteger(Number(m)) ? m : `"${m}"`)));
+  return JSON.parse(
+    text.replace(STRING_OR_BIG_INTEGER, (m) =>
+      m[0] === '"' || Number.isSafeInteger(Number(m)) ? m : `"${m}"`,
+    ),
+  );
 }
 
 async function problemFrom(reply) {
@@ -117,15 +121,21 @@ async function problemFrom(reply) {
 // boundary). It goes out only under a token of the account `as` (by default the one this tab shows): under
 // another it is not sent (401 account_changed). `signal` (an AbortController's) cancels a read overtaken by a
 // newer one: it rejects with the AbortError, and says nothing of the network.
-export async function request(method, path, { json, form, files, auth = true, etag, accept, headers: extra, as = shown,
-  signal } = {}) {
+export async function request(
+  method,
+  path,
+  { json, form, files, auth = true, etag, accept, headers: extra, as = shown, signal } = {},
+) {
   const headers = { Accept: accept || "application/json", ...extra };
   const options = { method, headers, cache: "no-store", signal };
   const sent = auth ? token.get() : null;
   if (sent && as && tokenAccount(sent) !== as) {
     if (tokenAccount(sent) !== shown) emit("door:account-changed");
-    throw new ApiProblem({ status: 401, code: "account_changed",
-      detail: "Another account signed in on this device; this was not sent." });
+    throw new ApiProblem({
+      status: 401,
+      code: "account_changed",
+      detail: "Another account signed in on this device; this was not sent.",
+    });
   }
   if (sent) headers.Authorization = "Bearer " + sent;
   if (json !== undefined) {
@@ -144,8 +154,11 @@ export async function request(method, path, { json, form, files, auth = true, et
     if (signal && signal.aborted) throw error;
     connectionLost();
     // the request may have reached the server before the connection broke: never say nothing changed
-    throw new ApiProblem({ status: 0, code: "network_error",
-      detail: "The connection to Door is lost; retrying. This request may or may not have reached Door." });
+    throw new ApiProblem({
+      status: 0,
+      code: "network_error",
+      detail: "The connection to Door is lost; retrying. This request may or may not have reached Door.",
+    });
   }
   connectionBack();
   if (reply.status === 304) return { notModified: true };
@@ -191,7 +204,9 @@ export function signIn(username, password) {
 
 // PATCH /auth/password: the account's other sessions end; this one goes on with the fresh token.
 export async function changePassword(currentPassword, newPassword) {
-  const answer = await request("PATCH", "/auth/password", { json: { current_password: currentPassword, new_password: newPassword } });
+  const answer = await request("PATCH", "/auth/password", {
+    json: { current_password: currentPassword, new_password: newPassword },
+  });
   token.set(answer.access_token);
   return answer;
 }

@@ -6,14 +6,19 @@ import en from "../locales/en.js";
 import es from "../locales/es.js";
 
 export const CATALOGUES = { en, es };
-export const LANGUAGES = [["en", "EN", "English"], ["es", "ES", "Español"]];
+export const LANGUAGES = [
+  ["en", "EN", "English"],
+  ["es", "ES", "Español"],
+];
 const STORE = "door_lang";
 
 function preferred() {
   const stored = localStorage.getItem(STORE);
   if (CATALOGUES[stored]) return stored;
   for (const tag of navigator.languages || [navigator.language]) {
-    const code = String(tag || "").toLowerCase().split("-")[0];
+    const code = String(tag || "")
+      .toLowerCase()
+      .split("-")[0];
     if (CATALOGUES[code]) return code;
   }
   return "en";
@@ -44,9 +49,10 @@ function entry(key, params) {
   let text = CATALOGUES[lang][key] ?? en[key];
   if (text === undefined) return undefined;
   if (typeof text === "object") {
-    const form = params.ordinal !== undefined
-      ? pluralRules("ordinal").select(params.ordinal)
-      : pluralRules("cardinal").select(params.count ?? 0);
+    const form =
+      params.ordinal !== undefined
+        ? pluralRules("ordinal").select(params.ordinal)
+        : pluralRules("cardinal").select(params.count ?? 0);
     text = text[form] ?? text.other;
   }
   return text;
@@ -65,11 +71,14 @@ export function t(key, params = {}) {
 // The same sentence as [text, node, text, ...]: params that are DOM nodes (a <strong> name) go in as nodes.
 export function tn(key, params = {}) {
   const text = entry(key, params) ?? key;
-  return text.split(/(\{\w+\})/).filter(Boolean).map((part) => {
-    const name = /^\{(\w+)\}$/.exec(part)?.[1];
-    if (!name || !(name in params)) return part;
-    return params[name] instanceof Node ? params[name] : shown(params[name]);
-  });
+  return text
+    .split(/(\{\w+\})/)
+    .filter(Boolean)
+    .map((part) => {
+      const name = /^\{(\w+)\}$/.exec(part)?.[1];
+      if (!name || !(name in params)) return part;
+      return params[name] instanceof Node ? params[name] : shown(params[name]);
+    });
 }
 
 export const formatNumber = (n) => numbers.format(n);
@@ -90,8 +99,14 @@ const KINDS = {
   datetime: () => t("field.datetime"),
   invalid: ({ rule }) => (RULES[rule] ? t(RULES[rule]) : undefined),
 };
-const TYPES = { string: "field.string", integer: "field.integer", boolean: "field.boolean", object: "field.object",
-  array: "field.array", datetime: "field.datetime" };
+const TYPES = {
+  string: "field.string",
+  integer: "field.integer",
+  boolean: "field.boolean",
+  object: "field.object",
+  array: "field.array",
+  datetime: "field.datetime",
+};
 const RULES = {
   visible_name: "field.invisible",
   no_leading_mark: "field.combining",
@@ -117,10 +132,13 @@ export function problemText(error) {
   // the server's own detail is English and names what it is about (a guest, a username): English gets it whole
   if (lang === "en" && error.serverDetail) return error.detail;
   if (error.code && has(`error.${error.code}`)) return t(`error.${error.code}`, error);
-  if (/^http_\d+$/.test(error.code || "") && !error.serverDetail) return t("error.http", { status: error.status });
+  if (/^http_\d+$/.test(error.code || "") && !error.serverDetail)
+    return t("error.http", { status: error.status });
   return error.detail || error.message || String(error);
 }
 
 export function fieldMessages(error) {
-  return error.code === "validation_error" && Array.isArray(error.errors) ? error.errors.map(fieldMessage) : [];
+  return error.code === "validation_error" && Array.isArray(error.errors)
+    ? error.errors.map(fieldMessage)
+    : [];
 }

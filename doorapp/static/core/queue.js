@@ -81,8 +81,18 @@ function update(id, changes) {
 // may end "failed" later, set aside for "needs attention").
 export async function submit({ id = randomKey(), meetup, kind, method, path, body = {}, guest }) {
   const at = new Date().toISOString();
-  const item = { id, meetup, kind, method, path, body: { ...body, door_time: at }, guest, at,
-    user: shownAccount(), state: "waiting" };
+  const item = {
+    id,
+    meetup,
+    kind,
+    method,
+    path,
+    body: { ...body, door_time: at },
+    guest,
+    at,
+    user: shownAccount(),
+    state: "waiting",
+  };
   save([...load(), item]);
   tell({ id: item.id, state: "waiting", item });
   return new Promise((resolve) => {
@@ -103,7 +113,10 @@ export async function submit({ id = randomKey(), meetup, kind, method, path, bod
 
 // Send what waits, in order, once per tab at a time and one tab at a time.
 export function flush() {
-  if (!draining) draining = exclusively(drain).finally(() => { draining = null; });
+  if (!draining)
+    draining = exclusively(drain).finally(() => {
+      draining = null;
+    });
   return draining;
 }
 
@@ -124,17 +137,44 @@ async function drain() {
     // read again: another tab may have sent it
     const waiting = load().filter((item) => item.state === "waiting");
     const signedIn = tokenAccount();
-    const next = signedIn && signedIn === shownAccount() ? waiting.find((item) => item.user === signedIn) : null;
+    const next =
+      signedIn && signedIn === shownAccount() ? waiting.find((item) => item.user === signedIn) : null;
     if (!next) return waiting.length ? schedule() : undefined; // its maker may sign in (again) any moment
     if (next.retryAt > Date.now()) return schedule(next.retryAt - Date.now());
     const reachable = !isOffline();
     let answer;
     try {
-      answer = await request(next.method, next.path, { json: next.body, headers: { "Idempotency-Key": next.id }, as: next.user });
+      answer = await request(next.method, next.path, {
+        json: next.body,
+        headers: { "Idempotency-Key": next.id },
+        as: next.user,
+      });
     } catch (problem) {
       // what the door's words for a refusal are made of (core/i18n.js problemText; door/actions.js)
-      const { status, code, detail, ban_reason, arrival_order, arrival_time, checked_in_by, inside, capacity, exited_at } = problem;
-      const kept = { status, code, detail, ban_reason, arrival_order, arrival_time, checked_in_by, inside, capacity, exited_at };
+      const {
+        status,
+        code,
+        detail,
+        ban_reason,
+        arrival_order,
+        arrival_time,
+        checked_in_by,
+        inside,
+        capacity,
+        exited_at,
+      } = problem;
+      const kept = {
+        status,
+        code,
+        detail,
+        ban_reason,
+        arrival_order,
+        arrival_time,
+        checked_in_by,
+        inside,
+        capacity,
+        exited_at,
+      };
       if (status >= 500 || (status === 0 && reachable)) {
         const failures = (next.failures || 0) + 1;
         if (failures < MAX_FAILURES) {
@@ -145,12 +185,14 @@ async function drain() {
         tell({ id: next.id, state: "failed", item: { ...next, failures }, problem: kept });
         continue;
       }
-      if (code === "pass_ended") { // a door pass ended meanwhile: none of its actions will ever go
+      if (code === "pass_ended") {
+        // a door pass ended meanwhile: none of its actions will ever go
         refuseAll(next.user, kept);
         continue;
       }
       if (status === 0 || status === 401 || status === 429) return schedule(); // no answer, or none yet
-      if (code === "already_checked_in" && next.kind === "checkin") { // what it asked for, done by another door
+      if (code === "already_checked_in" && next.kind === "checkin") {
+        // what it asked for, done by another door
         save(load().filter((item) => item.id !== next.id));
         tell({ id: next.id, state: "already", item: next, problem: kept });
         continue;

@@ -34,7 +34,9 @@ export function keyHandler(door) {
     const target = event.target;
     const inSearch = target === door.search;
     if (!inSearch && target.closest?.("input, textarea, select, [contenteditable]")) return;
-    const shortcut = SHORTCUTS.find(([key]) => key === event.key || (key === "a character" && isCharacter(event.key)));
+    const shortcut = SHORTCUTS.find(
+      ([key]) => key === event.key || (key === "a character" && isCharacter(event.key)),
+    );
     if (!shortcut) return;
     const [, applies, run, keep] = shortcut;
     if (!applies({ inSearch, target })) return;

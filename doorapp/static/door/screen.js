@@ -35,7 +35,7 @@ export async function redirect(view, [meetupId], ctx) {
       await api.get(orgPath(`/meetups/${meetupId}`, org));
       return ctx.redirect(doorHash(org.id, meetupId));
     } catch (error) {
-      const last = error.status === 0 && await kept(meetupId);
+      const last = error.status === 0 && (await kept(meetupId));
       if (last) return ctx.redirect(doorHash(last.meetup.org_id, meetupId));
       if (error.status !== 404 && error.status !== 403) throw error;
     }
@@ -44,9 +44,15 @@ export async function redirect(view, [meetupId], ctx) {
 }
 
 function notFound(view) {
-  view.append(h("section", { class: "panel" }, h("h1", {}, t("door.notFound")),
-    h("p", {}, t("door.notFoundText")),
-    h("a", { class: "button secondary", href: "#/meetups" }, t("door.backToMeetups"))));
+  view.append(
+    h(
+      "section",
+      { class: "panel" },
+      h("h1", {}, t("door.notFound")),
+      h("p", {}, t("door.notFoundText")),
+      h("a", { class: "button secondary", href: "#/meetups" }, t("door.backToMeetups")),
+    ),
+  );
 }
 
 export async function screen(view, [orgId, meetupId], ctx) {
@@ -74,7 +80,8 @@ class DoorScreen {
     this.base = orgPath(`/meetups/${meetup.id}`, { id: meetup.org_id });
     this.state = new DoorList();
     this.loaded = false;
-    if (last) { // the list as last held shows at once; the first poll brings it up to date
+    if (last) {
+      // the list as last held shows at once; the first poll brings it up to date
       this.state.load(last.list);
       this.loaded = true;
     }
@@ -100,7 +107,9 @@ class DoorScreen {
     this.loadNotice();
     const timer = setInterval(() => this.poll(), POLL_MS);
     const keys = keyHandler(this);
-    const visible = () => { if (!document.hidden) this.poll(); };
+    const visible = () => {
+      if (!document.hidden) this.poll();
+    };
     const queued = (event) => this.onQueue(event.detail);
     const network = () => this.renderNetwork();
     document.addEventListener("keydown", keys);
@@ -129,8 +138,10 @@ class DoorScreen {
     const id = ++this.fetchId;
     const since = this.state.version;
     try {
-      const answer = await api.get(`${this.base}/guests${since ? `?since=${encodeURIComponent(since)}` : ""}`,
-        { etag: since ? `W/"${since}"` : null });
+      const answer = await api.get(
+        `${this.base}/guests${since ? `?since=${encodeURIComponent(since)}` : ""}`,
+        { etag: since ? `W/"${since}"` : null },
+      );
       this.pollError = null;
       if (id < this.floor || !this.ctx.alive || answer.notModified || this.state.version !== since) return;
       this.state.apply(answer.data);
@@ -143,7 +154,8 @@ class DoorScreen {
     } catch (error) {
       if (error.status === 404 && this.ctx.alive) this.ctx.navigate("#/meetups");
       // a door pass for every open meetup: this one was finalized or cancelled, so the others are offered
-      else if (error.code === "pass_not_allowed" && isPass() && this.ctx.alive) this.ctx.navigate("#/door-meetups");
+      else if (error.code === "pass_not_allowed" && isPass() && this.ctx.alive)
+        this.ctx.navigate("#/door-meetups");
       else if (error.status >= 400 && error.status !== 401 && this.pollError !== error.detail) {
         this.pollError = error.detail; // say it once, not every second
         this.announce(problemText(error), "error");
@@ -201,7 +213,8 @@ class DoorScreen {
 
   setFilter(value) {
     this.filter = value;
-    for (const chip of this.chips.children) chip.setAttribute("aria-checked", String(chip.dataset.filter === value));
+    for (const chip of this.chips.children)
+      chip.setAttribute("aria-checked", String(chip.dataset.filter === value));
     this.renderResults();
     this.search.focus();
   }
@@ -209,9 +222,11 @@ class DoorScreen {
   select(id, chosen = false) {
     this.selectedId = id;
     this.chosen = chosen;
-    for (const li of this.list.children) li.setAttribute("aria-selected", String(li.dataset.guest === String(id)));
+    for (const li of this.list.children)
+      li.setAttribute("aria-selected", String(li.dataset.guest === String(id)));
     const row = this.list.querySelector("[aria-selected=true] > [role=gridcell]");
-    if (row) this.search.setAttribute("aria-activedescendant", row.id); // a screen reader reads the selected row
+    if (row)
+      this.search.setAttribute("aria-activedescendant", row.id); // a screen reader reads the selected row
     else this.search.removeAttribute("aria-activedescendant");
   }
 
@@ -219,7 +234,8 @@ class DoorScreen {
     const shown = this.results.slice(0, SHOWN);
     if (!shown.length) return;
     const at = shown.findIndex((e) => idOf(e) === this.selectedId);
-    const next = at < 0 ? (step > 0 ? 0 : shown.length - 1) : Math.min(shown.length - 1, Math.max(0, at + step));
+    const next =
+      at < 0 ? (step > 0 ? 0 : shown.length - 1) : Math.min(shown.length - 1, Math.max(0, at + step));
     this.select(idOf(shown[next]), true);
     this.list.children[next]?.scrollIntoView({ block: "nearest" });
   }
