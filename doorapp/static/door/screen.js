@@ -7,10 +7,11 @@
 // the shell) while the network is down, and catches up by changes when it is back.
 //
 // This file holds the screen's state, its poll and its selection; the rest of the screen is one module per
-// concern, mixed into DoorScreen: view.js (what it draws), status.js (the status line: network, queue and
-// the last message), actions.js (check-in, undo, link, sync, finalize), room.js (stepping out and back in,
-// someone left, the capacity), walkin.js (the walk-in dialog), keys.js (the keyboard shortcuts, one table)
-// and list.js (the list's rule: what a search finds and what Enter may act on, and the counts).
+// concern, mixed into DoorScreen: view.js (what it draws), row.js (one row of the list), status.js (the
+// status line: network, queue and the last message), actions.js (check-in, undo, link, sync, finalize),
+// room.js (stepping out and back in, someone left, the capacity), walkin.js (the walk-in dialog), keys.js
+// (the keyboard shortcuts, one table) and list.js (the list's rule: what a search finds and what Enter may
+// act on, and the counts).
 import { api } from "../core/api.js";
 import { h } from "../core/dom.js";
 import { problemText, t } from "../core/i18n.js";
@@ -20,6 +21,7 @@ import { actions } from "./actions.js";
 import { keyHandler } from "./keys.js";
 import { DoorList, idOf } from "./list.js";
 import { room } from "./room.js";
+import { rows } from "./row.js";
 import { status } from "./status.js";
 import { SHOWN, view } from "./view.js";
 import { walkIns } from "./walkin.js";
@@ -259,4 +261,4 @@ class DoorScreen {
   }
 }
 
-Object.assign(DoorScreen.prototype, view, status, actions, room, walkIns);
+Object.assign(DoorScreen.prototype, view, rows, status, actions, room, walkIns);

@@ -1,13 +1,13 @@
 // What the door screen draws (mixed into DoorScreen by screen.js): its head and actions, the counters (the
-// people inside: room.js), the search bar with its filters and status line (status.js) and the list's rows.
-import { clear, formatDate, formatStamp, formatTime, h } from "../core/dom.js";
+// people inside: room.js), the search bar with its filters and status line (status.js) and the list, one
+// row.js row per result.
+import { clear, formatDate, formatTime, h } from "../core/dom.js";
 import { formatNumber, t } from "../core/i18n.js";
 import { isOrgAdmin, isPass, session } from "../core/session.js";
-import { rowBadges } from "./badges.js";
-import { FILTERS, idOf, isOutside, isWaitlisted, tagFilter } from "./list.js";
-import { actorName, handle, hintText, named, shortName } from "../shared/names.js";
+import { FILTERS, idOf, tagFilter } from "./list.js";
+import { shortName } from "../shared/names.js";
 import { noticeDetails } from "../shared/notice.js";
-import { tagChip, tagDot } from "../shared/tags.js";
+import { tagDot } from "../shared/tags.js";
 
 export const SHOWN = 60; // rows rendered at once; typing narrows the rest down
 
@@ -18,9 +18,6 @@ function namesakes(entries) {
   for (const { guest } of entries) (seen.has(shortName(guest)) ? twice : seen).add(shortName(guest));
   return twice;
 }
-
-// The id of a row's first cell, which the search box points at while the row is selected.
-export const rowId = (entry) => `door-guest-${idOf(entry)}`;
 
 export const view = {
   build() {
@@ -273,152 +270,5 @@ export const view = {
       );
     } else if (total > SHOWN) this.more.textContent = t("door.showing", { shown: SHOWN, count: total });
     else this.more.textContent = "";
-  },
-
-  // Beside the name: @username; for a guest read from a file, what tells them apart from namesakes (their
-  // e-mail's first letters, their id's end, else the RSVP's time where the name is on the list twice). On a
-  // list read from a file everyone is "not on the platform": said (and linked) only where others are.
-  tellApart({ guest, rsvp }) {
-    if (!guest.is_local) return handle(guest);
-    const hint =
-      hintText(guest) ||
-      (this.namesakes.has(shortName(guest)) && !rsvp.is_walkin
-        ? t("guest.hintRsvp", { time: formatStamp(rsvp.rsvp_time) })
-        : "");
-    return hint || (this.meetup.platform_url ? handle(guest) : "");
-  },
-
-  row(entry) {
-    const { guest, rsvp } = entry;
-    const selected = idOf(entry) === this.selectedId;
-    const classes = ["row"];
-    if (guest.is_banned) classes.push("banned");
-    if (rsvp.has_arrived) classes.push("arrived");
-    if (isOutside(rsvp)) classes.push("outside");
-    if (rsvp.cancelled_rsvp) classes.push("cancelled");
-    const waitlisted = isWaitlisted(rsvp);
-    if (waitlisted) classes.push("waitlisted");
-    if (entry.pending) classes.push("pending");
-    const cell = (name, ...children) => h("div", { class: name, role: "gridcell" }, ...children);
-    let state;
-    if (entry.pending) {
-      state = cell(
-        "state",
-        h("span", { class: "badge pending" }, t("door.pending")),
-        " ",
-        t("door.pendingText", {
-          what: t(`door.pending.${entry.pending}`),
-          time: formatTime(entry.pendingAt),
-        }),
-      );
-    } else if (isOutside(rsvp)) {
-      state = cell(
-        "state",
-        h("span", { class: "badge out" }, `#${rsvp.arrival_order}`),
-        " ",
-        h("strong", { class: "out-since" }, t("door.outSince", { time: formatTime(rsvp.exited_at) })),
-        h("span", { class: "then" }, " · ", t("door.arrivedAt", { time: formatTime(rsvp.arrival_time) })),
-      );
-    } else if (rsvp.has_arrived) {
-      state = cell(
-        "state",
-        h("span", { class: "badge arrived" }, `#${rsvp.arrival_order}`),
-        " ",
-        t("door.arrivedAt", { time: formatTime(rsvp.arrival_time) }),
-        rsvp.guests_count
-          ? [
-              " · ",
-              h(
-                "span",
-                { class: "brought" },
-                t("door.broughtOf", {
-                  brought: rsvp.guests_brought ?? rsvp.guests_count,
-                  count: rsvp.guests_count,
-                }),
-              ),
-            ]
-          : "",
-        rsvp.checked_in_by
-          ? h("span", { class: "by" }, " · ", t("door.letInBy", { username: actorName(rsvp.checked_in_by) }))
-          : "",
-      );
-    } else {
-      state = cell(
-        "state",
-        rsvp.cancelled_rsvp
-          ? t("door.rsvpCancelled")
-          : waitlisted
-            ? h("span", { class: "badge waitlist" }, t("door.waitlisted"))
-            : t("counter.expected"),
-      );
-    }
-    const closed = this.meetup.is_finalized || Boolean(entry.pending);
-    // an arrival's steps out and back in queue behind one another and behind a check-in (a smoker out and
-    // back while offline); not behind an undo, nor for a guest Door has not given an id yet
-    const steps = this.meetup.is_finalized || entry.pending === "undo" || idOf(entry).startsWith("pending-");
-    const who = named(guest); // every action names its guest: sixty rows are not sixty "Check in" buttons
-    const button = (label, named, kind, onclick, disabled = closed) =>
-      h(
-        "button",
-        { type: "button", class: kind, disabled, "aria-label": t(named, { guest: who }), onclick },
-        label,
-      );
-    const undo = button(t("door.undo"), "door.undoNamed", "secondary", () => this.undo(entry));
-    // an arrival: out and back in (Back in first: Enter does it), undo last
-    const buttons = isOutside(rsvp)
-      ? [button(t("door.backInButton"), "door.backInNamed", "primary", () => this.act(entry), steps), undo]
-      : rsvp.has_arrived
-        ? [
-            button(t("door.stepOut"), "door.stepOutNamed", "secondary", () => this.stepOut(entry), steps),
-            undo,
-          ]
-        : [
-            button(
-              guest.is_banned ? t("door.checkInBanned") : t("door.checkIn"),
-              guest.is_banned ? "door.checkInBannedNamed" : "door.checkInNamed",
-              guest.is_banned ? "danger" : waitlisted ? "secondary" : "primary",
-              () => this.act(entry),
-            ),
-          ];
-    return h(
-      "div",
-      {
-        class: classes.join(" "),
-        role: "row",
-        "aria-selected": String(selected),
-        dataset: { guest: idOf(entry) },
-        onclick: (event) => {
-          if (!event.target.closest("button")) this.select(idOf(entry), true);
-        },
-      },
-      h(
-        "div",
-        { class: "who", role: "gridcell", id: rowId(entry) },
-        h("span", { class: "name" }, shortName(guest)),
-        this.tellApart(entry) ? h("span", { class: "username" }, this.tellApart(entry)) : null,
-        rsvp.is_walkin ? h("span", { class: "tag" }, t("door.walkInTag")) : null,
-        (guest.tags || []).map(tagChip),
-        rowBadges(entry),
-      ),
-      guest.is_banned ? cell("ban", h("strong", {}, t("door.banned")), " ", guest.ban_reason || "") : null,
-      guest.note ? cell("note", guest.note) : null,
-      state,
-      cell(
-        "act",
-        buttons,
-        guest.is_local && !entry.pending && isOrgAdmin() && this.meetup.platform_url
-          ? h(
-              "button",
-              {
-                type: "button",
-                class: "secondary",
-                "aria-label": t("door.linkNamed", { guest: who }),
-                onclick: () => this.link(guest),
-              },
-              t("door.linkButton"),
-            )
-          : null,
-      ),
-    );
   },
 };
