@@ -19,6 +19,28 @@ function namesakes(entries) {
   return twice;
 }
 
+// Back to the meetups, but for a door pass on its own meetup (it has no other).
+function backLink(meetup) {
+  if (isPass() && meetup.id === session.user.pass.meetup_id) return null;
+  return h(
+    "a",
+    { class: "back", href: isPass() ? "#/door-meetups" : "#/meetups", "aria-label": t("door.backToMeetups") },
+    "←",
+  );
+}
+
+// One note: a cancelled night says so even once finalized (nobody was let in either way).
+function meetupNote(meetup) {
+  if (meetup.cancelled_at) {
+    return h(
+      "div",
+      { class: "alert warn wide cancelled" },
+      t("door.cancelledNote", { reason: meetup.cancel_reason }),
+    );
+  }
+  return meetup.is_finalized ? h("div", { class: "alert info wide" }, t("door.finalizedNote")) : null;
+}
+
 export const view = {
   build() {
     this.head = h("div", { class: "door-head" });
@@ -94,6 +116,13 @@ export const view = {
   },
 
   renderHead() {
+    clear(this.actions, this.headActions());
+    clear(this.head, backLink(this.meetup), this.title(), meetupNote(this.meetup));
+  },
+
+  // The actions menu: a walk-in, sync and a newer file while the night is open; capacity and finalize for
+  // admins.
+  headActions() {
     const m = this.meetup;
     const action = (label, onclick) => h("button", { type: "button", class: "secondary", onclick }, label);
     const actions = [];
@@ -126,45 +155,25 @@ export const view = {
           : action(t("meetup.finalize"), () => this.setFinalized(true)),
       );
     }
-    clear(this.actions, actions);
-    clear(
-      this.head,
-      isPass() && this.meetup.id === session.user.pass.meetup_id
-        ? null
-        : h(
-            "a",
-            {
-              class: "back",
-              href: isPass() ? "#/door-meetups" : "#/meetups",
-              "aria-label": t("door.backToMeetups"),
-            },
-            "←",
-          ),
+    return actions;
+  },
+
+  title() {
+    const m = this.meetup;
+    return h(
+      "div",
+      { class: "title" },
+      h("h1", {}, m.name),
       h(
-        "div",
-        { class: "title" },
-        h("h1", {}, m.name),
-        h(
-          "p",
-          { class: "muted" },
-          formatDate(m.date),
-          " · ",
-          m.last_synced_at
-            ? t(m.platform_url ? "door.synced" : "door.fileRead", { time: formatTime(m.last_synced_at) })
-            : t("door.neverSynced"),
-        ),
-        this.notice ? noticeDetails(this.notice) : null,
+        "p",
+        { class: "muted" },
+        formatDate(m.date),
+        " · ",
+        m.last_synced_at
+          ? t(m.platform_url ? "door.synced" : "door.fileRead", { time: formatTime(m.last_synced_at) })
+          : t("door.neverSynced"),
       ),
-      // one note: a cancelled night says so even once finalized (nobody was let in either way)
-      m.cancelled_at
-        ? h(
-            "div",
-            { class: "alert warn wide cancelled" },
-            t("door.cancelledNote", { reason: m.cancel_reason }),
-          )
-        : m.is_finalized
-          ? h("div", { class: "alert info wide" }, t("door.finalizedNote"))
-          : null,
+      this.notice ? noticeDetails(this.notice) : null,
     );
   },
 
