@@ -124,11 +124,27 @@ async function problemFrom(reply) {
 export async function request(
   method,
   path,
-  { json, form, files, auth = true, etag, accept, headers: extra, as = shown, signal } = {},
+  { json, form, files, auth = true, etag, accept, headers, as = shown, signal } = {},
 ) {
-  const headers = { Accept: accept || "application/json", ...extra };
-  const options = { method, headers, cache: "no-store", signal };
-  const sent = auth ? token.get() : null;
+  const sent = auth ? tokenFor(as) : null;
+  const options = {
+    method,
+    headers: requestHeaders(sent, { accept, etag, headers }),
+    cache: "no-store",
+    signal,
+  };
+  addBody(options, { json, form, files });
+  const reply = await send(path, options);
+  if (reply.status === 304) return { notModified: true };
+  if (!reply.ok) throw await refused(reply, sent);
+  if (accept) return reply;
+  const data = reply.status === 204 ? null : parseJson(await reply.text());
+  return etag !== undefined ? { data, etag: reply.headers.get("ETag") } : data;
+}
+
+// The stored token, if any, when it is the account `as`'s; under another account nothing is sent.
+function tokenFor(as) {
+  const sent = token.get();
   if (sent && as && tokenAccount(sent) !== as) {
     if (tokenAccount(sent) !== shown) emit("door:account-changed");
     throw new ApiProblem({
@@ -137,21 +153,36 @@ export async function request(
       detail: "Another account signed in on this device; this was not sent.",
     });
   }
-  if (sent) headers.Authorization = "Bearer " + sent;
+  return sent;
+}
+
+// JSON, a form's fields, or a FormData sent as multipart/form-data (the browser writes its boundary).
+function addBody(options, { json, form, files }) {
   if (json !== undefined) {
-    headers["Content-Type"] = "application/json";
+    options.headers["Content-Type"] = "application/json";
     options.body = JSON.stringify(json);
   } else if (form !== undefined) {
     options.body = new URLSearchParams(form);
   } else if (files !== undefined) {
     options.body = files;
   }
-  if (etag) headers["If-None-Match"] = etag;
-  let reply;
+}
+
+function requestHeaders(sent, { accept, etag, headers }) {
+  const all = { Accept: accept || "application/json", ...headers };
+  if (sent) all.Authorization = "Bearer " + sent;
+  if (etag) all["If-None-Match"] = etag;
+  return all;
+}
+
+// fetch(), saying whether the connection is lost or back; a read cancelled (`signal`) says nothing of it.
+async function send(path, options) {
   try {
-    reply = await fetch(path, options);
+    const reply = await fetch(path, options);
+    connectionBack();
+    return reply;
   } catch (error) {
-    if (signal && signal.aborted) throw error;
+    if (options.signal && options.signal.aborted) throw error;
     connectionLost();
     // the request may have reached the server before the connection broke: never say nothing changed
     throw new ApiProblem({
@@ -160,21 +191,18 @@ export async function request(
       detail: "The connection to Door is lost; retrying. This request may or may not have reached Door.",
     });
   }
-  connectionBack();
-  if (reply.status === 304) return { notModified: true };
-  if (!reply.ok) {
-    const problem = await problemFrom(reply);
-    // a wrong password (changing it) is not a dead session: only a refused token signs out, and only while
-    // it is the stored one (another tab may have signed in since)
-    if (reply.status === 401 && sent && sent === token.get() && problem.code !== "invalid_credentials") {
-      token.clear();
-      emit("door:signed-out", problem);
-    }
-    throw problem;
+}
+
+// The problem an answer that is not a success says.
+async function refused(reply, sent) {
+  const problem = await problemFrom(reply);
+  // a wrong password (changing it) is not a dead session: only a refused token signs out, and only while
+  // it is the stored one (another tab may have signed in since)
+  if (reply.status === 401 && sent && sent === token.get() && problem.code !== "invalid_credentials") {
+    token.clear();
+    emit("door:signed-out", problem);
   }
-  if (accept) return reply;
-  const data = reply.status === 204 ? null : parseJson(await reply.text());
-  return etag !== undefined ? { data, etag: reply.headers.get("ETag") } : data;
+  return problem;
 }
 
 export const api = {
