@@ -5,7 +5,7 @@
 // search.js's order by name, so a keystroke is one pass over the list (over the last one's matches, when it
 // only adds to what was typed) and never a sort. Pure: no DOM, no requests, so a test can evaluate it in the
 // page.
-import { byName, fold, haystack, matcher, rank, terms } from "../core/search.js";
+import { byName, keysOf, matcher, rank, terms, tierOf } from "../core/search.js";
 
 export const FILTERS = [
   ["all", "filter.all"],
@@ -48,12 +48,12 @@ const keeper = (filter) => {
   return (e) => (e.guest.tags || []).some((tag) => tag.id === id);
 };
 
-export const idOf = (entry) => String(entry.guest.platform_user_id);
+// Arrived: the latest first by the door's time (a check-in sent late keeps its minute), one still waiting to
+// be sent (no time yet) on top.
+const came = (e) => (e.rsvp.arrival_time ? Date.parse(e.rsvp.arrival_time) : Infinity);
+const latest = (a, b) => came(b) - came(a) || (b.rsvp.arrival_order || 0) - (a.rsvp.arrival_order || 0);
 
-// "@Grace_Okafor " -> "grace_okafor": what a typed query is as a username.
-export function asUsername(query) {
-  return fold(query.trim().replace(/^@/, ""));
-}
+export const idOf = (entry) => String(entry.guest.platform_user_id);
 
 // What a queued action (core/queue.js) will make of its guest's row, shown until Door answers it.
 const PENDING = {
@@ -80,12 +80,6 @@ function pendingRsvp(item, rsvp) {
   };
 }
 
-// What a query compares of an entry, folded once: its search text, its username, its name.
-const keysOf = (entry) => ({
-  hay: haystack(entry),
-  user: fold(entry.guest.username),
-  name: fold(entry.guest.displayname).replace(/\s+/g, " "),
-});
 const sameName = (a, b) =>
   a.guest.username === b.guest.username && a.guest.displayname === b.guest.displayname;
 
@@ -288,27 +282,40 @@ export class DoorList {
   // and no more than `limit` results kept of each tier and rank.
   query(query, filter = "all", limit = Infinity) {
     const keep = keeper(filter);
-    const username = asUsername(query);
-    const name = fold(query.trim()).replace(/\s+/g, " ");
     const matches = matcher(query);
     const wanted = terms(query);
-    // typing on narrows: what matches it matched what was typed before (each term held one of those)
-    const last = this.last;
-    const narrows =
-      last && last.era === this.era && last.wanted.every((t) => wanted.some((term) => term.includes(t)));
-    const from = narrows ? last.ids : this.order;
-    const ids = wanted.length ? from.filter((id) => matches(this.keys.get(id).hay)) : from; // "": every one
-    this.last = { era: this.era, wanted, ids };
-    const tier = (e, keys) => {
-      if (username && keys.user === username && !e.guest.is_local) return 0;
-      if (name && keys.name === name) return e.rsvp.has_arrived ? 1 : 2;
-      return 3;
-    };
+    const tier = tierOf(query);
     const found = [0, 1, 2, 3].map(() => [[], [], []]); // [tier][search.js's rank]
     const kept = filter === "arrived" ? Infinity : limit; // the Arrived order is by time: all of them
     // nothing typed, nothing filtered: the whole list, whose count is known, and the first `limit` guests
     // expected are the first results (an Escape costs no pass over a conference's list)
     const whole = !wanted.length && filter === "all";
+    let total = this.gather(this.candidates(wanted, matches), { keep, tier, found, kept, whole });
+    total += this.gatherAdded({ matches, keep, tier, found });
+    const tiers = found.map((ranks) => ranks.flat());
+    // the Arrived order, by time (the sort is stable: ties keep their order)
+    if (filter === "arrived") tiers.forEach((entries) => entries.sort(latest));
+    const results = tiers.flat().slice(0, limit);
+    if (whole) total = this.size;
+    const exact = tiers[0][0] || null;
+    return { results, total, target: exact || (total === 1 ? results[0] : null) };
+  }
+
+  // The ids a query may find, in their order: typing on narrows (what matches it matched what was typed
+  // before: each term held one of those); nothing typed, every one.
+  candidates(wanted, matches) {
+    const last = this.last;
+    const narrows =
+      last && last.era === this.era && last.wanted.every((t) => wanted.some((term) => term.includes(t)));
+    const from = narrows ? last.ids : this.order;
+    const ids = wanted.length ? from.filter((id) => matches(this.keys.get(id).hay)) : from;
+    this.last = { era: this.era, wanted, ids };
+    return ids;
+  }
+
+  // Puts the entries of `ids` that `keep` keeps in `found`'s buckets, no more than `kept` in each; how many
+  // there are (the whole list stops at its first `kept` guests expected).
+  gather(ids, { keep, tier, found, kept, whole }) {
     let total = 0;
     for (const id of ids) {
       const entry = this.shown(id);
@@ -318,8 +325,13 @@ export class DoorList {
       if (bucket.length < kept) bucket.push(entry);
       else if (whole && bucket === found[3][0]) break;
     }
+    return total;
+  }
+
+  // The walk-ins this door added that the query finds: few, each put in its place by name; how many.
+  gatherAdded({ matches, keep, tier, found }) {
+    let total = 0;
     for (const entry of this.added) {
-      // few: each goes to its place by name
       const keys = keysOf(entry);
       if (!matches(keys.hay) || !keep(entry)) continue;
       total += 1;
@@ -330,15 +342,6 @@ export class DoorList {
         entry,
       );
     }
-    // Arrived: the latest first by the door's time (a check-in sent late keeps its minute), one still waiting to
-    // be sent (no time yet) on top
-    const came = (e) => (e.rsvp.arrival_time ? Date.parse(e.rsvp.arrival_time) : Infinity);
-    const latest = (a, b) => came(b) - came(a) || (b.rsvp.arrival_order || 0) - (a.rsvp.arrival_order || 0);
-    const tiers = found.map((ranks) => ranks.flat());
-    if (filter === "arrived") tiers.forEach((entries) => entries.sort(latest)); // stable: ties keep their order
-    const results = tiers.flat().slice(0, limit);
-    if (whole) total = this.size;
-    const exact = tiers[0][0] || null;
-    return { results, total, target: exact || (total === 1 ? results[0] : null) };
+    return total;
   }
 }
