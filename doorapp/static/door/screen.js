@@ -146,26 +146,35 @@ class DoorScreen {
       );
       this.pollError = null;
       if (id < this.floor || !this.ctx.alive || answer.notModified || this.state.version !== since) return;
-      this.state.apply(answer.data);
-      this.loaded = true;
-      keep(this.meetup, answer.data, since);
-      this.meetupChanged(answer.data.meetup);
-      this.renderChips();
-      this.renderCounters();
-      this.renderResults();
+      this.showList(answer.data, since);
     } catch (error) {
-      if (error.status === 404 && this.ctx.alive) this.ctx.navigate("#/meetups");
-      // a door pass for every open meetup: this one was finalized or cancelled, so the others are offered
-      else if (error.code === "pass_not_allowed" && isPass() && this.ctx.alive)
-        this.ctx.navigate("#/door-meetups");
-      else if (error.status >= 400 && error.status !== 401 && this.pollError !== error.detail) {
-        this.pollError = error.detail; // say it once, not every second
-        this.announce(problemText(error), "error");
-      }
-      // a lost connection shows the banner (core/api.js); the next tick tries again
+      this.pollFailed(error);
     } finally {
       this.polling = false;
     }
+  }
+
+  // A poll's answer: the list as it now is, kept on the device and drawn.
+  showList(data, since) {
+    this.state.apply(data);
+    this.loaded = true;
+    keep(this.meetup, data, since);
+    this.meetupChanged(data.meetup);
+    this.renderChips();
+    this.renderCounters();
+    this.renderResults();
+  }
+
+  pollFailed(error) {
+    if (error.status === 404 && this.ctx.alive) this.ctx.navigate("#/meetups");
+    // a door pass for every open meetup: this one was finalized or cancelled, so the others are offered
+    else if (error.code === "pass_not_allowed" && isPass() && this.ctx.alive)
+      this.ctx.navigate("#/door-meetups");
+    else if (error.status >= 400 && error.status !== 401 && this.pollError !== error.detail) {
+      this.pollError = error.detail; // say it once, not every second
+      this.announce(problemText(error), "error");
+    }
+    // a lost connection shows the banner (core/api.js); the next tick tries again
   }
 
   // The organization's notice to the people at its door, in the head's details (none: nothing there).
