@@ -59,19 +59,24 @@ function notFound(view) {
 
 export async function screen(view, [orgId, meetupId], ctx) {
   const org = setOrg(orgId) || session.orgs.find((o) => o.id === orgId) || { id: orgId };
-  let meetup = null;
   const last = kept(meetupId); // the list as this device held it, read meanwhile
-  try {
-    meetup = await api.get(orgPath(`/meetups/${meetupId}`, org));
-  } catch (error) {
-    const held = error.status === 0 ? await last : null;
-    if (held) meetup = held.meetup;
-    else if (error.status !== 404 && error.status !== 403) throw error;
-  }
+  const meetup = await loadMeetup(org, meetupId, last);
   ctx.renderTop();
   if (!meetup && isPass()) return ctx.redirect("#/door-meetups"); // not one of the pass's open meetups
   if (!meetup) return notFound(view);
   new DoorScreen(view, meetup, ctx, await last).start();
+}
+
+// The meetup from Door, or as this device held it when Door cannot be reached; null when there is none.
+async function loadMeetup(org, meetupId, last) {
+  try {
+    return await api.get(orgPath(`/meetups/${meetupId}`, org));
+  } catch (error) {
+    const held = error.status === 0 ? await last : null;
+    if (held) return held.meetup;
+    if (error.status !== 404 && error.status !== 403) throw error;
+    return null;
+  }
 }
 
 class DoorScreen {
