@@ -16,28 +16,38 @@ import { askArrival } from "./heads.js";
 import { isOutside } from "./list.js";
 
 export const actions = {
-  onQueue({ id, state, item, answer, problem }) {
+  onQueue(event) {
+    const { state, item, answer } = event;
     if (item && item.meetup !== this.meetup.id) return;
     if (state === "sent" && item.kind === "left") this.countedOut(item.body.people);
-    if (state === "sent" && answer && answer.guest) {
-      this.patch(answer);
-      if (!this.live.has(id))
-        this.announce(
-          answer.rsvp.has_arrived
-            ? t("door.sentNumbered", { action: describe(item), order: answer.rsvp.arrival_order })
-            : t("door.sent", { action: describe(item) }),
-          "ok",
-        );
-    }
-    if (state === "refused" && !this.live.has(id))
-      this.announce(t("door.wasRefused", { action: describe(item), problem: problemText(problem) }), "error");
-    // a check-in sent late for a guest another door let in meanwhile: they are in, which is no refusal
-    if (state === "already" && !this.live.has(id)) this.announce(alreadyIn(item.guest, problem), "warn");
-    if (state === "failed")
-      this.announce(t("door.failed", { action: describe(item), count: item.failures }), "error");
+    if (state === "sent" && answer && answer.guest) this.sentRow(event);
+    this.announceSettled(event);
     this.renderQueue();
     this.renderCounters();
     this.renderResults();
+  },
+
+  // A guest's action Door took: their row as it answered, and a word when no one here waits for it.
+  sentRow({ id, item, answer }) {
+    this.patch(answer);
+    if (this.live.has(id)) return;
+    this.announce(
+      answer.rsvp.has_arrived
+        ? t("door.sentNumbered", { action: describe(item), order: answer.rsvp.arrival_order })
+        : t("door.sent", { action: describe(item) }),
+      "ok",
+    );
+  },
+
+  // An action refused, done already, or failed: said unless this door waits for it (a failure always).
+  announceSettled({ id, state, item, problem }) {
+    const waited = this.live.has(id);
+    if (state === "refused" && !waited)
+      this.announce(t("door.wasRefused", { action: describe(item), problem: problemText(problem) }), "error");
+    // a check-in sent late for a guest another door let in meanwhile: they are in, which is no refusal
+    if (state === "already" && !waited) this.announce(alreadyIn(item.guest, problem), "warn");
+    if (state === "failed")
+      this.announce(t("door.failed", { action: describe(item), count: item.failures }), "error");
   },
 
   // Enter, or a row's first button: check in; for an arrival who stepped out, back in.
