@@ -65,6 +65,12 @@ export const actions = {
     if (guest.is_banned && isPass()) return this.override(guest, guest.ban_reason);
     const brought = await askArrival(entry); // on the waitlist, or RSVP'd with guests: the door says first
     if (brought === null) return this.search.focus();
+    return this.letIn(entry, brought);
+  },
+
+  // Check in a guest and the `brought` people with them: past a ban when the door confirms, past the room's
+  // capacity when a person says why.
+  letIn({ guest, rsvp }, brought) {
     const people = 1 + (brought ?? rsvp.guests_count ?? 0);
     const admit = (extra) =>
       this.admitting(guest, people, (more) => this.checkIn(guest, brought, { ...extra, ...more }));
