@@ -7,16 +7,23 @@ export function h(tag, props = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(props)) {
     if (value === undefined || value === null || value === false) continue;
-    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else if (key === "class") node.className = value;
-    else if (key === "text") node.textContent = value;
-    else if (key === "dataset") Object.assign(node.dataset, value);
-    else if (key === "value" || key === "checked" || key === "disabled" || key === "selected")
-      node[key] = value;
-    else node.setAttribute(key, value === true ? "" : String(value));
+    setProp(node, key, value);
   }
   append(node, children);
   return node;
+}
+
+const PROPERTIES = new Set(["value", "checked", "disabled", "selected"]); // set as properties, not attributes
+
+// One of h()'s props: a listener (onclick), the class, the text, data-* attributes, a property, else an
+// attribute (true: present and empty).
+function setProp(node, key, value) {
+  if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+  else if (key === "class") node.className = value;
+  else if (key === "text") node.textContent = value;
+  else if (key === "dataset") Object.assign(node.dataset, value);
+  else if (PROPERTIES.has(key)) node[key] = value;
+  else node.setAttribute(key, value === true ? "" : String(value));
 }
 
 export function append(node, children) {
