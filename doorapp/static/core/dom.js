@@ -120,20 +120,8 @@ export function ask({
 }) {
   return new Promise((resolve) => {
     const errorSlot = h("div");
-    const inputField = input
-      ? field(input.label, {
-          name: "value",
-          required: input.required,
-          ...input.limits,
-          autocomplete: "off",
-          value: input.value || "",
-          placeholder: input.placeholder || "",
-        })
-      : null;
-    const ok =
-      confirm === null
-        ? null
-        : h("button", { type: "submit", class: danger ? "danger" : "primary", value: "ok" }, confirm);
+    const inputField = askField(input);
+    const ok = confirm === null ? null : okButton(confirm, danger);
     const cancelButton = cancel
       ? h("button", { type: "button", class: "secondary", onclick: () => dialog.close("") }, cancel)
       : null;
@@ -141,7 +129,7 @@ export function ask({
       "form",
       { method: "dialog", novalidate: true },
       h("h2", {}, title),
-      message ? (message instanceof Node ? message : h("p", {}, message)) : null,
+      messageNode(message),
       extra || null,
       inputField,
       after || null,
@@ -150,6 +138,10 @@ export function ask({
     );
     const dialog = h("dialog", { class: danger ? "danger" : "" }, form);
     let result = null;
+    const close = (value) => {
+      result = value;
+      dialog.close("ok");
+    };
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       const value = input ? form.elements.value.value.trim() : true;
@@ -162,8 +154,7 @@ export function ask({
         const done = await busy(ok, errorSlot, () => action(value).then(() => true));
         if (!done) return;
       }
-      result = value;
-      dialog.close("ok");
+      close(value);
     });
     dialog.addEventListener("close", () => {
       dialog.remove();
@@ -171,19 +162,38 @@ export function ask({
     });
     document.body.append(dialog);
     dialog.showModal();
-    // a dangerous confirmation starts on Cancel, so a second Enter cannot confirm it by accident
-    const focus = form.querySelector("input, select") || (danger && cancelButton ? cancelButton : ok);
-    if (focus) focus.focus();
-    if (ready) {
-      ready({
-        input: inputField && form.elements.value,
-        close: (value) => {
-          result = value;
-          dialog.close("ok");
-        },
-      });
-    }
+    focusFirst(form, danger ? cancelButton || ok : ok);
+    if (ready) ready({ input: inputField && form.elements.value, close });
   });
+}
+
+const okButton = (label, danger) =>
+  h("button", { type: "submit", class: danger ? "danger" : "primary", value: "ok" }, label);
+
+// The dialog's first field, else its button: a dangerous confirmation starts on Cancel, so a second Enter
+// cannot confirm it by accident.
+function focusFirst(form, button) {
+  const focus = form.querySelector("input, select") || button;
+  if (focus) focus.focus();
+}
+
+// ask()'s field, when it has `input`.
+function askField(input) {
+  if (!input) return null;
+  return field(input.label, {
+    name: "value",
+    required: input.required,
+    ...input.limits,
+    autocomplete: "off",
+    value: input.value || "",
+    placeholder: input.placeholder || "",
+  });
+}
+
+// ask()'s message: text in a paragraph, or nodes as they are.
+function messageNode(message) {
+  if (!message) return null;
+  return message instanceof Node ? message : h("p", {}, message);
 }
 
 let toastTimer = null;
