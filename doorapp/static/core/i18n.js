@@ -126,19 +126,24 @@ function fieldMessage({ loc = [], msg = "", type, ctx = {} }) {
 // fields fill the sentence), else the server's `detail`. A 422 names its fields.
 export function problemText(error) {
   if (!error) return "";
-  if (error.code === "validation_error" && Array.isArray(error.errors) && error.errors.length) {
-    return fieldMessage(error.errors[0]);
-  }
+  if (isValidation(error) && error.errors.length) return fieldMessage(error.errors[0]);
+  const said = catalogueText(error);
+  return said !== null ? said : error.detail || error.message || String(error);
+}
+
+const isValidation = (error) => error.code === "validation_error" && Array.isArray(error.errors);
+
+// A problem's words: the catalogue's for its code, or for its HTTP status when Door did not answer it; null
+// when the catalogue has none.
+function catalogueText(error) {
   // the server's own detail is English and names what it is about (a guest, a username): English gets it whole
   if (lang === "en" && error.serverDetail) return error.detail;
   if (error.code && has(`error.${error.code}`)) return t(`error.${error.code}`, error);
   if (/^http_\d+$/.test(error.code || "") && !error.serverDetail)
     return t("error.http", { status: error.status });
-  return error.detail || error.message || String(error);
+  return null;
 }
 
 export function fieldMessages(error) {
-  return error.code === "validation_error" && Array.isArray(error.errors)
-    ? error.errors.map(fieldMessage)
-    : [];
+  return isValidation(error) ? error.errors.map(fieldMessage) : [];
 }
