@@ -1,20 +1,19 @@
-// The app shell: session start, the hash router, the top bar and the connection banner.
+// The app shell: session start, the hash router, the top bar (shared/top.js draws it) and the connection
+// banner.
 import { api, isOffline, signOut, token, tokenAccount } from "./core/api.js";
 import { h, clear, toast } from "./core/dom.js";
 import { refuseAll } from "./core/queue.js";
-import { LANGUAGES, lang, problemText, setLang, t, tn } from "./core/i18n.js";
+import { problemText, t, tn } from "./core/i18n.js";
 import {
   DOOR_ROUTE,
   endSession,
   forgetSession,
-  isOrgAdmin,
   isPass,
   isSiteAdmin,
   lastSession,
   loadSession,
   passHome,
   session,
-  setOrg,
 } from "./core/session.js";
 import * as auth from "./screens/auth.js";
 import * as account from "./screens/account.js";
@@ -31,6 +30,7 @@ import * as privacy from "./screens/privacy.js";
 import * as staff from "./screens/staff.js";
 import * as summary from "./screens/summary.js";
 import * as tags from "./screens/tags.js";
+import { drawTop } from "./shared/top.js";
 
 const AFTER_SIGN_IN = "door_after_sign_in";
 const PUBLIC = new Set(["signin", "register", "forgot", "setup", "pass", "pass-ended"]);
@@ -185,141 +185,10 @@ function setupDone() {
   setupChecked = false;
 }
 
-function navLink(hash, label) {
-  const active =
-    location.hash === hash ||
-    (hash === "#/meetups" && (location.hash.startsWith("#/meetups/") || DOOR_ROUTE.test(location.hash)));
-  return h("a", { href: hash, class: active ? "active" : "", "aria-current": active ? "page" : null }, label);
-}
-
-// The other language, one tap away (EN on a Spanish screen, ES on an English one): every screen speaks it from
-// then on, remembered on this device; the open screen is drawn again in it.
-function languageSwitch() {
-  const [code, short, name] = LANGUAGES.find(([other]) => other !== lang);
-  // named "ES Español": what it shows, then what it means (a voice user says what they see)
-  return h(
-    "button",
-    {
-      type: "button",
-      class: "secondary small lang-switch",
-      lang: code,
-      title: name,
-      onclick: () => {
-        setLang(code);
-        route();
-      },
-    },
-    short,
-    h("span", { class: "sr-only" }, ` ${name}`),
-  );
-}
-
 function renderTop() {
   document.title = t("app.title");
   banner.textContent = t("app.connectionLost");
-  if (!session.user) {
-    clear(
-      top,
-      h("div", { class: "bar" }, h("a", { class: "brand", href: "#/" }, t("app.title")), languageSwitch()),
-    );
-    return;
-  }
-  if (isPass()) {
-    // a phone with a door pass: the door and nothing else
-    clear(
-      top,
-      h(
-        "div",
-        { class: "bar" },
-        h("a", { class: "brand", href: "#/" }, t("app.title")),
-        h(
-          "div",
-          { class: "me" },
-          h("span", { class: "who pass-label", title: t("pass.using") }, session.user.pass.label),
-          languageSwitch(),
-        ),
-      ),
-    );
-    return;
-  }
-  const switcher = session.orgs.length
-    ? h(
-        "select",
-        {
-          class: "org-switch",
-          "aria-label": t("top.organization"),
-          onchange: (e) => {
-            setOrg(e.target.value);
-            navigate("#/meetups");
-          },
-        },
-        session.orgs.map((o) => h("option", { value: o.id, selected: o.id === session.org?.id }, o.name)),
-      )
-    : null;
-  const links = [];
-  if (session.org) links.push(navLink("#/meetups", t("nav.meetups")));
-  // Phones early: on a phone the tabs are one row that scrolls, and a lost phone's pass is revoked there
-  if (isSiteAdmin() || session.orgs.some((o) => o.role === "ADMIN"))
-    links.push(navLink("#/phones", t("nav.phones")));
-  if (session.org) {
-    links.push(navLink("#/bans", t("nav.bans")));
-    if (isOrgAdmin()) {
-      links.push(
-        navLink("#/members", t("nav.members")),
-        navLink("#/tags", t("nav.tags")),
-        navLink("#/audit", t("nav.audit")),
-        navLink("#/privacy", t("nav.privacy")),
-      );
-    }
-  }
-  if (isSiteAdmin()) {
-    const staffLink = navLink("#/staff", t("nav.staff"));
-    links.push(staffLink, navLink("#/orgs", t("nav.orgs")));
-    showPending(staffLink);
-  }
-  clear(
-    top,
-    h(
-      "div",
-      { class: "bar" },
-      h("a", { class: "brand", href: "#/" }, t("app.title")),
-      switcher,
-      h(
-        "div",
-        { class: "me" },
-        h(
-          "a",
-          {
-            class: "who",
-            href: "#/account",
-            title: t("top.signedInAs", { username: session.user.username }),
-          },
-          session.user.username,
-        ),
-        languageSwitch(),
-        h(
-          "button",
-          { class: "secondary small", type: "button", onclick: () => leave(t("top.signedOut")) },
-          t("top.signOut"),
-        ),
-      ),
-    ),
-    h("nav", { class: "tabs", "aria-label": t("nav.label") }, links),
-  );
-  top.querySelector(".tabs .active")?.scrollIntoView({ block: "nearest", inline: "nearest" }); // a phone's row scrolls
-}
-
-// How many accounts wait for approval, as a count on the Staff tab (site admins).
-async function showPending(link) {
-  let total = 0;
-  try {
-    ({ total } = await api.get("/staff/pending"));
-  } catch {
-    return; // the count is a convenience; the Staff screen shows the list
-  }
-  if (!total || !link.isConnected) return;
-  link.append(" ", h("span", { class: "count" }, String(total)));
-  link.setAttribute("aria-label", t("nav.staffWaiting", { count: total }));
+  drawTop(top, { navigate, redraw: route, signOut: () => leave(t("top.signedOut")) });
 }
 
 function leave(message) {
