@@ -92,14 +92,8 @@ function leaveScreen() {
 async function route() {
   leaveScreen();
   const name = routeName();
-  const signedIn = Boolean(session.user);
-  const isPublic = PUBLIC.has(name.split("/")[0]);
-  if (!signedIn && !isPublic) {
-    if (name) sessionStorage.setItem(AFTER_SIGN_IN, "#/" + name);
-    return navigate((await setupNeeded()) ? "#/setup" : "#/signin");
-  }
-  if (signedIn && isPublic && !PAIRING.has(name.split("/")[0])) return navigate("#/");
-  if (!name) return navigate(home());
+  const elsewhere = await gate(name);
+  if (elsewhere) return navigate(elsewhere);
   const match = ROUTES.map(([pattern, screen, needs]) => [name.match(pattern), screen, needs]).find(
     ([m]) => m,
   );
@@ -118,23 +112,9 @@ async function route() {
   };
   current = ctx;
   renderTop();
-  if (!match) {
-    view.append(
-      h(
-        "section",
-        { class: "panel" },
-        h("h1", {}, t("notFound.title")),
-        h("p", {}, t("notFound.text")),
-        h("a", { href: "#/" }, t("notFound.home")),
-      ),
-    );
-    return;
-  }
+  if (!match) return view.append(notFound());
   const [m, screen, needs] = match;
-  if (needs === "org" && !session.org) {
-    view.append(noOrg());
-    return;
-  }
+  if (needs === "org" && !session.org) return view.append(noOrg());
   try {
     await screen(view, m.slice(1), ctx);
   } catch (error) {
@@ -149,6 +129,30 @@ async function route() {
         ),
       );
   }
+}
+
+// Where `name` sends this user instead, if anywhere: sign-in (or setup) for a screen that needs a session,
+// home for sign-in's screens once signed in (a phone's pass pairing aside) and for no name at all.
+async function gate(name) {
+  const signedIn = Boolean(session.user);
+  const isPublic = PUBLIC.has(name.split("/")[0]);
+  if (!signedIn && !isPublic) {
+    if (name) sessionStorage.setItem(AFTER_SIGN_IN, "#/" + name);
+    return (await setupNeeded()) ? "#/setup" : "#/signin";
+  }
+  if (signedIn && isPublic && !PAIRING.has(name.split("/")[0])) return "#/";
+  if (!name) return home();
+  return null;
+}
+
+function notFound() {
+  return h(
+    "section",
+    { class: "panel" },
+    h("h1", {}, t("notFound.title")),
+    h("p", {}, t("notFound.text")),
+    h("a", { href: "#/" }, t("notFound.home")),
+  );
 }
 
 function home() {
