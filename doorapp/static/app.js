@@ -269,10 +269,13 @@ async function switchAccount() {
   forgetSession();
   renderTop();
   if (token.get()) await restore();
-  if (session.user) toast(t("session.switched", { username: session.user.username }));
-  else if (was) toast(t("session.signedOutElsewhere"));
-  if (session.user) goOn();
-  else route();
+  if (session.user) {
+    toast(t("session.switched", { username: session.user.username }));
+    goOn();
+  } else {
+    if (was) toast(t("session.signedOutElsewhere"));
+    route();
+  }
 }
 
 async function start() {
