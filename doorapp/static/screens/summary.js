@@ -21,25 +21,79 @@ export async function screen(view, [meetupId], ctx) {
 }
 
 function render(view, summary, path, ctx) {
-  const { meetup, counts } = summary;
-  const actions = [
+  const { meetup } = summary;
+  view.append(
     h(
-      "a",
-      { class: "button secondary", href: doorHash(meetup.org_id, meetup.id) },
-      meetup.is_finalized ? t("summary.doorList") : t("meetups.openDoor"),
-    ),
-  ];
-  if (isOrgAdmin()) {
-    actions.push(
+      "section",
+      { class: "panel summary" },
+      h("a", { class: "back", href: "#/meetups" }, "← ", t("nav.meetups")),
+      h("h1", {}, meetup.name),
+      h("p", { class: "muted" }, formatDate(meetup.date), " · ", meetupState(meetup)),
+      meetup.cancelled_at
+        ? h(
+            "p",
+            { class: "alert warn cancelled" },
+            t("summary.cancelledBecause", { date: formatDate(meetup.cancelled_at) }),
+            " ",
+            meetup.cancel_reason,
+          )
+        : null,
+      h("div", { class: "actions" }, summaryActions(summary, path, ctx)),
       h(
-        "button",
-        { type: "button", class: "primary", onclick: () => downloadCsv(`${path}/export`) },
-        t("common.downloadCsv"),
+        "div",
+        { class: "tiles" },
+        tiles(summary).map(([label, value, kind, note]) =>
+          h(
+            "div",
+            { class: `tile ${kind || ""}` },
+            h("span", { class: "value" }, formatNumber(value)),
+            h("span", { class: "label" }, label),
+            note ? h("span", { class: "note" }, note) : null,
+          ),
+        ),
       ),
-      ...cancelOrDelete(summary, path, ctx),
-    );
-  }
-  const tiles = [
+    ),
+    arrivals(summary, view),
+    h(
+      "section",
+      { class: "panel" },
+      h("h2", {}, t("summary.guests", { count: summary.guests.length })),
+      summary.guests.length
+        ? guestList(summary, (guest) => guestRow(guest, path, ctx))
+        : h("p", { class: "muted" }, t("summary.emptyList")),
+    ),
+  );
+}
+
+function meetupState(meetup) {
+  if (meetup.cancelled_at) return h("span", { class: "badge warn" }, t("meetup.cancelled"));
+  if (meetup.is_finalized) return h("span", { class: "badge" }, t("meetup.finalized"));
+  return t(meetup.is_over ? "summary.open" : "summary.upcoming");
+}
+
+// To the door's list; for admins, the CSV and the way out of a night that did not happen.
+function summaryActions(summary, path, ctx) {
+  const { meetup } = summary;
+  const door = h(
+    "a",
+    { class: "button secondary", href: doorHash(meetup.org_id, meetup.id) },
+    meetup.is_finalized ? t("summary.doorList") : t("meetups.openDoor"),
+  );
+  if (!isOrgAdmin()) return [door];
+  return [
+    door,
+    h(
+      "button",
+      { type: "button", class: "primary", onclick: () => downloadCsv(`${path}/export`) },
+      t("common.downloadCsv"),
+    ),
+    ...cancelOrDelete(summary, path, ctx),
+  ];
+}
+
+// The numbers: [label, value, kind, note].
+function tiles({ counts, peak_at }) {
+  return [
     [
       t("summary.peopleIn"),
       counts.people,
@@ -68,77 +122,31 @@ function render(view, summary, path, ctx) {
       t("summary.peak"),
       counts.peak_inside,
       "",
-      summary.peak_at ? t("summary.peakAt", { time: formatTime(summary.peak_at) }) : null,
+      peak_at ? t("summary.peakAt", { time: formatTime(peak_at) }) : null,
     ],
   ];
-  view.append(
-    h(
-      "section",
-      { class: "panel summary" },
-      h("a", { class: "back", href: "#/meetups" }, "← ", t("nav.meetups")),
-      h("h1", {}, meetup.name),
-      h(
-        "p",
-        { class: "muted" },
-        formatDate(meetup.date),
-        " · ",
-        meetup.cancelled_at
-          ? h("span", { class: "badge warn" }, t("meetup.cancelled"))
-          : meetup.is_finalized
-            ? h("span", { class: "badge" }, t("meetup.finalized"))
-            : t(meetup.is_over ? "summary.open" : "summary.upcoming"),
-      ),
-      meetup.cancelled_at
-        ? h(
-            "p",
-            { class: "alert warn cancelled" },
-            t("summary.cancelledBecause", { date: formatDate(meetup.cancelled_at) }),
-            " ",
-            meetup.cancel_reason,
-          )
-        : null,
-      h("div", { class: "actions" }, actions),
-      h(
-        "div",
-        { class: "tiles" },
-        tiles.map(([label, value, kind, note]) =>
+}
+
+// Arrivals per bar of the chart, from the first to the last.
+function arrivals(summary, view) {
+  return h(
+    "section",
+    { class: "panel" },
+    h("h2", {}, t("summary.arrivals")),
+    summary.arrivals.length
+      ? [
           h(
-            "div",
-            { class: `tile ${kind || ""}` },
-            h("span", { class: "value" }, formatNumber(value)),
-            h("span", { class: "label" }, label),
-            note ? h("span", { class: "note" }, note) : null,
+            "p",
+            { class: "muted" },
+            t("summary.arrivalRange", {
+              first: formatTime(summary.first_arrival),
+              last: formatTime(summary.last_arrival),
+              minutes: summary.bar_minutes,
+            }),
           ),
-        ),
-      ),
-    ),
-    h(
-      "section",
-      { class: "panel" },
-      h("h2", {}, t("summary.arrivals")),
-      summary.arrivals.length
-        ? [
-            h(
-              "p",
-              { class: "muted" },
-              t("summary.arrivalRange", {
-                first: formatTime(summary.first_arrival),
-                last: formatTime(summary.last_arrival),
-                minutes: summary.bar_minutes,
-              }),
-            ),
-            arrivalsChart(summary.arrivals, summary.bar_minutes, Math.min(960, view.clientWidth - 48)),
-          ]
-        : h("p", { class: "muted" }, t("summary.noArrivals")),
-    ),
-    h(
-      "section",
-      { class: "panel" },
-      h("h2", {}, t("summary.guests", { count: summary.guests.length })),
-      summary.guests.length
-        ? guestList(summary, (guest) => guestRow(guest, path, ctx))
-        : h("p", { class: "muted" }, t("summary.emptyList")),
-    ),
+          arrivalsChart(summary.arrivals, summary.bar_minutes, Math.min(960, view.clientWidth - 48)),
+        ]
+      : h("p", { class: "muted" }, t("summary.noArrivals")),
   );
 }
 
