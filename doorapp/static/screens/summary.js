@@ -215,37 +215,7 @@ function cancelOrDelete({ meetup, counts }, path, ctx) {
 }
 
 function guestRow(guest, path, ctx) {
-  const name = shortName(guest);
-  const excuse =
-    isOrgAdmin() && guest.outcome === "NO_SHOW"
-      ? h(
-          "button",
-          {
-            type: "button",
-            class: "secondary",
-            "aria-label": t("summary.excuseNamed", { guest: named(guest) }),
-            onclick: async () => {
-              const done = await ask({
-                title: t("summary.excuseTitle", { name }),
-                message: t("summary.excuseText"),
-                confirm: t("summary.excuse"),
-                input: {
-                  label: t("common.reasonLabel"),
-                  required: true,
-                  placeholder: t("summary.excusePlaceholder"),
-                  limits: (await limits("excuse_no_show")).reason,
-                },
-                action: (reason) => api.patch(`${path}/guests/${guest.platform_user_id}/excuse`, { reason }),
-              });
-              if (done) {
-                toast(t("summary.excused", { name }));
-                ctx.navigate(location.hash);
-              }
-            },
-          },
-          t("summary.excuseButton"),
-        )
-      : null;
+  const excuse = isOrgAdmin() && guest.outcome === "NO_SHOW" ? excuseButton(guest, path, ctx) : null;
   const brought =
     isOrgAdmin() && guest.guests_count && guest.guests_brought !== null
       ? broughtButton(guest, path, ctx)
@@ -253,42 +223,81 @@ function guestRow(guest, path, ctx) {
   return h(
     "li",
     { class: "row", dataset: { guest: String(guest.platform_user_id) } },
-    h(
-      "div",
-      { class: "who" },
-      isOrgAdmin()
-        ? h("a", { class: "name", href: `#/guests/${guest.platform_user_id}` }, name)
-        : h("span", { class: "name" }, name),
-      h("span", { class: "username" }, handle(guest)),
-      outcomeBadge(guest.outcome),
-      guest.guests_count
-        ? h(
-            "span",
-            { class: "tag brought" },
-            guest.guests_brought === null
-              ? `+${guest.guests_count}`
-              : t("door.broughtOf", { brought: guest.guests_brought, count: guest.guests_count }),
-          )
-        : null,
-      (guest.tags || []).map(tagChip),
-    ),
+    guestWho(guest),
     guest.note ? h("div", { class: "note" }, guest.note) : null,
-    h(
-      "div",
-      { class: "state" },
-      guest.arrival_time
-        ? [
-            t("summary.arrivedAt", { order: guest.arrival_order, time: formatTime(guest.arrival_time) }),
-            guest.checked_in_by ? [" · ", t("door.letInBy", { username: checkerName(guest) })] : "",
-          ]
-        : guest.excused_at
-          ? t("summary.excusedOn", { date: formatDate(guest.excused_at) })
-          : guest.cancelled_at
-            ? t("summary.cancelledOn", { date: formatDate(guest.cancelled_at) })
-            : "",
-    ),
+    h("div", { class: "state" }, arrivalState(guest)),
     excuse || brought ? h("div", { class: "act" }, excuse, brought) : null,
   );
+}
+
+// The guest's name (for admins, a link to their history), username, outcome, the guests they brought and
+// their tags.
+function guestWho(guest) {
+  const name = shortName(guest);
+  return h(
+    "div",
+    { class: "who" },
+    isOrgAdmin()
+      ? h("a", { class: "name", href: `#/guests/${guest.platform_user_id}` }, name)
+      : h("span", { class: "name" }, name),
+    h("span", { class: "username" }, handle(guest)),
+    outcomeBadge(guest.outcome),
+    guest.guests_count
+      ? h(
+          "span",
+          { class: "tag brought" },
+          guest.guests_brought === null
+            ? `+${guest.guests_count}`
+            : t("door.broughtOf", { brought: guest.guests_brought, count: guest.guests_count }),
+        )
+      : null,
+    (guest.tags || []).map(tagChip),
+  );
+}
+
+// An admin excuses a no-show, with a reason.
+function excuseButton(guest, path, ctx) {
+  const name = shortName(guest);
+  return h(
+    "button",
+    {
+      type: "button",
+      class: "secondary",
+      "aria-label": t("summary.excuseNamed", { guest: named(guest) }),
+      onclick: async () => {
+        const done = await ask({
+          title: t("summary.excuseTitle", { name }),
+          message: t("summary.excuseText"),
+          confirm: t("summary.excuse"),
+          input: {
+            label: t("common.reasonLabel"),
+            required: true,
+            placeholder: t("summary.excusePlaceholder"),
+            limits: (await limits("excuse_no_show")).reason,
+          },
+          action: (reason) => api.patch(`${path}/guests/${guest.platform_user_id}/excuse`, { reason }),
+        });
+        if (done) {
+          toast(t("summary.excused", { name }));
+          ctx.navigate(location.hash);
+        }
+      },
+    },
+    t("summary.excuseButton"),
+  );
+}
+
+// When the guest arrived (and who let them in), was excused, or cancelled.
+function arrivalState(guest) {
+  if (guest.arrival_time) {
+    return [
+      t("summary.arrivedAt", { order: guest.arrival_order, time: formatTime(guest.arrival_time) }),
+      guest.checked_in_by ? [" · ", t("door.letInBy", { username: checkerName(guest) })] : "",
+    ];
+  }
+  if (guest.excused_at) return t("summary.excusedOn", { date: formatDate(guest.excused_at) });
+  if (guest.cancelled_at) return t("summary.cancelledOn", { date: formatDate(guest.cancelled_at) });
+  return "";
 }
 
 // How many of an arrival's RSVP'd guests came, corrected by an admin: the door's People, this summary and the
