@@ -63,59 +63,6 @@ export async function list(view, params, ctx) {
 
 function card(meetup, refresh, ctx) {
   const c = meetup.counts;
-  const actions = [
-    h(
-      "a",
-      { class: "button primary", href: doorHash(meetup.org_id, meetup.id) },
-      meetup.is_finalized ? t("meetups.open") : t("meetups.openDoor"),
-    ),
-    h("a", { class: "button secondary", href: `#/meetups/${meetup.id}/summary` }, t("meetups.summary")),
-  ];
-  const neverSynced = !meetup.last_synced_at;
-  if (neverSynced && !meetup.is_finalized) {
-    actions.unshift(
-      h(
-        "button",
-        {
-          type: "button",
-          class: "secondary",
-          onclick: (event) =>
-            busy(event.currentTarget, null, async () => {
-              const result = await api.post(orgPath(`/meetups/${meetup.id}/sync`), {});
-              toast(t("meetups.synced", { name: meetup.name, count: result.total }));
-              refresh();
-            }),
-        },
-        t("meetups.syncNow"),
-      ),
-    );
-  }
-  if (isOrgAdmin() && !meetup.is_finalized) {
-    // a phone at this door without an account (screens/passes.js)
-    actions.push(h("a", { class: "button secondary", href: `#/passes/${meetup.id}` }, t("passes.new")));
-  }
-  if (isOrgAdmin()) {
-    const finalize = !meetup.is_finalized;
-    actions.push(
-      h(
-        "button",
-        {
-          type: "button",
-          class: "secondary",
-          onclick: async () => {
-            const done = await confirmFinalize(
-              meetup,
-              finalize,
-              t(finalize ? "meetups.finalizeTitle" : "meetups.unfinalizeTitle", { name: meetup.name }),
-            );
-            if (done && finalize) ctx.navigate(`#/meetups/${meetup.id}/summary`);
-            else if (done) refresh();
-          },
-        },
-        t(finalize ? "meetups.finalizeButton" : "meetups.unfinalizeButton"),
-      ),
-    );
-  }
   return h(
     "article",
     { class: "card meetup", dataset: { meetup: meetup.id } },
@@ -123,18 +70,8 @@ function card(meetup, refresh, ctx) {
       "div",
       { class: "card-main" },
       h("h2", {}, h("a", { href: doorHash(meetup.org_id, meetup.id) }, meetup.name)),
-      h(
-        "p",
-        { class: "muted" },
-        formatDate(meetup.date),
-        meetup.is_finalized || meetup.cancelled_at ? " · " : "",
-        meetup.cancelled_at
-          ? h("span", { class: "badge warn" }, t("meetup.cancelled"))
-          : meetup.is_finalized
-            ? h("span", { class: "badge" }, t("meetup.finalized"))
-            : null,
-      ),
-      neverSynced
+      h("p", { class: "muted" }, formatDate(meetup.date), meetupBadge(meetup)),
+      !meetup.last_synced_at
         ? h("p", { class: "stats never-synced" }, t("meetups.neverSynced"))
         : h(
             "p",
@@ -146,7 +83,71 @@ function card(meetup, refresh, ctx) {
             }),
           ),
     ),
-    h("div", { class: "actions" }, actions),
+    h("div", { class: "actions" }, cardActions(meetup, refresh, ctx)),
+  );
+}
+
+// Open the door, the summary; sync a list never synced; for admins, a door pass and finalize.
+function cardActions(meetup, refresh, ctx) {
+  const actions = [
+    h(
+      "a",
+      { class: "button primary", href: doorHash(meetup.org_id, meetup.id) },
+      meetup.is_finalized ? t("meetups.open") : t("meetups.openDoor"),
+    ),
+    h("a", { class: "button secondary", href: `#/meetups/${meetup.id}/summary` }, t("meetups.summary")),
+  ];
+  if (!meetup.last_synced_at && !meetup.is_finalized) actions.unshift(syncButton(meetup, refresh));
+  if (isOrgAdmin() && !meetup.is_finalized) {
+    // a phone at this door without an account (screens/passes.js)
+    actions.push(h("a", { class: "button secondary", href: `#/passes/${meetup.id}` }, t("passes.new")));
+  }
+  if (isOrgAdmin()) actions.push(finalizeButton(meetup, refresh, ctx));
+  return actions;
+}
+
+// " · Cancelled" or " · Finalized", else nothing.
+function meetupBadge(meetup) {
+  if (meetup.cancelled_at) return [" · ", h("span", { class: "badge warn" }, t("meetup.cancelled"))];
+  if (meetup.is_finalized) return [" · ", h("span", { class: "badge" }, t("meetup.finalized"))];
+  return null;
+}
+
+function syncButton(meetup, refresh) {
+  return h(
+    "button",
+    {
+      type: "button",
+      class: "secondary",
+      onclick: (event) =>
+        busy(event.currentTarget, null, async () => {
+          const result = await api.post(orgPath(`/meetups/${meetup.id}/sync`), {});
+          toast(t("meetups.synced", { name: meetup.name, count: result.total }));
+          refresh();
+        }),
+    },
+    t("meetups.syncNow"),
+  );
+}
+
+function finalizeButton(meetup, refresh, ctx) {
+  const finalize = !meetup.is_finalized;
+  return h(
+    "button",
+    {
+      type: "button",
+      class: "secondary",
+      onclick: async () => {
+        const done = await confirmFinalize(
+          meetup,
+          finalize,
+          t(finalize ? "meetups.finalizeTitle" : "meetups.unfinalizeTitle", { name: meetup.name }),
+        );
+        if (done && finalize) ctx.navigate(`#/meetups/${meetup.id}/summary`);
+        else if (done) refresh();
+      },
+    },
+    t(finalize ? "meetups.finalizeButton" : "meetups.unfinalizeButton"),
   );
 }
 
