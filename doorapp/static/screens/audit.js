@@ -207,17 +207,18 @@ function label(type) {
 const MOMENT = /^\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d)$/;
 
 function detail([name, value]) {
-  const shown =
-    typeof value === "boolean"
-      ? t(value ? "common.yes" : "common.no")
-      : typeof value === "string" && MOMENT.test(value)
-        ? formatStamp(value)
-        : typeof value === "string" && has(`role.${value.toLowerCase()}`)
-          ? t(`role.${value.toLowerCase()}`)
-          : typeof value === "object" && value !== null
-            ? worded(value)
-            : value;
-  return `${has(`detail.${name}`) ? t(`detail.${name}`) : name}: ${typeof shown === "number" ? formatNumber(shown) : shown}`;
+  const shown = detailValue(value);
+  const said = has(`detail.${name}`) ? t(`detail.${name}`) : name;
+  return `${said}: ${typeof shown === "number" ? formatNumber(shown) : shown}`;
+}
+
+function detailValue(value) {
+  if (typeof value === "boolean") return t(value ? "common.yes" : "common.no");
+  if (typeof value === "string" && MOMENT.test(value)) return formatStamp(value);
+  if (typeof value === "string" && has(`role.${value.toLowerCase()}`))
+    return t(`role.${value.toLowerCase()}`);
+  if (typeof value === "object" && value !== null) return worded(value);
+  return value;
 }
 
 // A detail that holds more than one value, in words: a list, or what changed ({time_zone: {old, new}} is
