@@ -155,6 +155,52 @@ function whoLists(report) {
 // The preview of an import: the format recognised, the columns used, the counts (an update's with who), the first
 // rows, every problem.
 export function reportView(report, { update = false, onColumns } = {}) {
+  return h(
+    "div",
+    { class: "import-report stack", dataset: { format: report.format } },
+    h(
+      "p",
+      { class: "format" },
+      ...tn("import.recognised", { format: h("strong", {}, t(`import.format.${report.format}`)) }),
+      " ",
+      t("import.rows", { count: report.rows }),
+    ),
+    columnsLine(report, onColumns),
+    tiles(reportCounts(report, update)),
+    update ? whoLists(report) : null,
+    update
+      ? tiles([
+          ["expected", report.expected],
+          ["waitlisted", report.waitlisted],
+          ["not_expected", report.not_expected],
+        ])
+      : null,
+    report.first_rows.length
+      ? h(
+          "div",
+          { class: "table-scroll" },
+          h("p", { class: "hint" }, t("import.firstRows")),
+          firstRows(report),
+        )
+      : null,
+    formulas(report),
+    report.problems.length
+      ? h(
+          "div",
+          { class: "alert warn problems" },
+          t("import.problems", { count: report.rows - entries(report) }),
+          h(
+            "ul",
+            {},
+            report.problems.map((problem) => h("li", {}, problemLine(problem, report))),
+          ),
+        )
+      : null,
+  );
+}
+
+// The counts an import will make, or an update's changes.
+function reportCounts(report, update) {
   const counts = update
     ? [
         ["added", report.added, "ok"],
@@ -169,7 +215,12 @@ export function reportView(report, { update = false, onColumns } = {}) {
         ["not_expected", report.not_expected],
       ];
   if (report.checked_in) counts.push(["checked_in", report.checked_in, "ok"]); // Luma's door let them in
-  const rows = h(
+  return counts;
+}
+
+// The file's first rows, as Door read them.
+function firstRows(report) {
+  return h(
     "table",
     { class: "first-rows" },
     h(
@@ -198,55 +249,22 @@ export function reportView(report, { update = false, onColumns } = {}) {
       ),
     ),
   );
+}
+
+// Cells that held formulas (a spreadsheet's), which Door read as text.
+function formulas(report) {
+  if (!report.formulas.length) return null;
   return h(
     "div",
-    { class: "import-report stack", dataset: { format: report.format } },
+    { class: "alert warn formulas" },
+    t("import.formulas", { count: report.formulas.length }),
     h(
-      "p",
-      { class: "format" },
-      ...tn("import.recognised", { format: h("strong", {}, t(`import.format.${report.format}`)) }),
-      " ",
-      t("import.rows", { count: report.rows }),
+      "ul",
+      {},
+      report.formulas.map((found) =>
+        h("li", {}, t("import.problemRow", { row: found.row, problem: found.name })),
+      ),
     ),
-    columnsLine(report, onColumns),
-    tiles(counts),
-    update ? whoLists(report) : null,
-    update
-      ? tiles([
-          ["expected", report.expected],
-          ["waitlisted", report.waitlisted],
-          ["not_expected", report.not_expected],
-        ])
-      : null,
-    report.first_rows.length
-      ? h("div", { class: "table-scroll" }, h("p", { class: "hint" }, t("import.firstRows")), rows)
-      : null,
-    report.formulas.length
-      ? h(
-          "div",
-          { class: "alert warn formulas" },
-          t("import.formulas", { count: report.formulas.length }),
-          h(
-            "ul",
-            {},
-            report.formulas.map((found) =>
-              h("li", {}, t("import.problemRow", { row: found.row, problem: found.name })),
-            ),
-          ),
-        )
-      : null,
-    report.problems.length
-      ? h(
-          "div",
-          { class: "alert warn problems" },
-          t("import.problems", { count: report.rows - entries(report) }),
-          h(
-            "ul",
-            {},
-            report.problems.map((problem) => h("li", {}, problemLine(problem, report))),
-          ),
-        )
-      : null,
   );
 }
 
