@@ -1,16 +1,34 @@
 """The house style's mechanical part over the whole tree: ruff's checks (pyproject.toml selects them:
-pyflakes, pycodestyle, import order, pyupgrade, bugbear, simplify, complexity at most 10) and its format."""
+pyflakes, pycodestyle, import order, pyupgrade, bugbear, simplify, complexity at most 10) and its format;
+and over the browser app's JavaScript (doorapp/static, Swagger UI aside), ESLint's checks (eslint.config.mjs:
+the same complexity ceiling, undefined and unused names, strict equality) and Prettier's format
+(.prettierrc.json: the same line length).
 
+ESLint and Prettier are installed from the npm registry at the versions below (.ci/run does it, as it does
+Redocly's CLI) and found at DOOR_ESLINT and DOOR_PRETTIER (or on PATH). Without them their tests are skipped
+with the command that installs them; with DOOR_REQUIRE_ESLINT=1 and DOOR_REQUIRE_PRETTIER=1 (CI) a missing
+one fails them."""
+
+import json
+import os
+import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+STATIC = ROOT / "doorapp" / "static"
+ESLINT_VERSION = "10.15.0"  # .ci/run installs these
+PRETTIER_VERSION = "3.10.1"
 
 
 def test_ruff_finds_nothing():
-    root = Path(__file__).parent.parent
     result = subprocess.run(
         [sys.executable, "-m", "ruff", "check", "--output-format", "concise", "."],
-        cwd=root,
+        cwd=ROOT,
         capture_output=True,
         text=True,
     )
@@ -18,8 +36,73 @@ def test_ruff_finds_nothing():
 
 
 def test_ruff_format_changes_nothing():
-    root = Path(__file__).parent.parent
     result = subprocess.run(
-        [sys.executable, "-m", "ruff", "format", "--check", "."], cwd=root, capture_output=True, text=True
+        [sys.executable, "-m", "ruff", "format", "--check", "."], cwd=ROOT, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def browser_code():
+    """The browser app's modules, as paths from the root; Swagger UI is vendored."""
+    return sorted(
+        str(path.relative_to(ROOT))
+        for path in STATIC.rglob("*.js")
+        if path.relative_to(STATIC).parts[0] != "swagger-ui"
+    )
+
+
+def node_tool(name, version):
+    """The path of an npm-installed tool at DOOR_<NAME> or on PATH, at the pinned version."""
+    variable = f"DOOR_{name.upper()}"
+    found = os.environ.get(variable) or shutil.which(name)
+    if not (found and Path(found).exists()):
+        if os.environ.get(f"DOOR_REQUIRE_{name.upper()}") == "1":
+            pytest.fail(f"DOOR_REQUIRE_{name.upper()}=1 but no {name} at {variable} or on PATH")
+        pytest.skip(
+            f"{name} not installed (npm install {name}@{version}; {variable}=its node_modules/.bin/{name})"
+        )
+    run = subprocess.run([found, "--version"], capture_output=True, text=True, timeout=60)
+    assert run.stdout.strip().lstrip("v") == version, f"{found} is {run.stdout.strip()}, not {version}"
+    return found
+
+
+def test_eslint_finds_nothing_in_the_browser_code():
+    run = subprocess.run(
+        [node_tool("eslint", ESLINT_VERSION), "--format", "json", "doorapp/static"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    report = json.loads(run.stdout)
+    assert sorted(str(Path(file["filePath"]).relative_to(ROOT)) for file in report) == browser_code()
+    found = [
+        f"{Path(file['filePath']).relative_to(ROOT)}:{said['line']} {said['message']} ({said['ruleId']})"
+        for file in report
+        for said in file["messages"]
+    ]
+    assert found == [], "\n".join(found)
+    assert run.returncode == 0, run.stderr
+
+
+def test_eslint_holds_the_browser_code_to_the_python_complexity_ceiling():
+    run = subprocess.run(
+        [node_tool("eslint", ESLINT_VERSION), "--print-config", "doorapp/static/app.js"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    ceiling = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["ruff"]["lint"]["mccabe"]
+    assert json.loads(run.stdout)["rules"]["complexity"] == [2, ceiling["max-complexity"]]
+
+
+def test_prettier_changes_nothing_in_the_browser_code():
+    run = subprocess.run(
+        [node_tool("prettier", PRETTIER_VERSION), "--check", *browser_code()],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr

@@ -1,10 +1,20 @@
-// The app shell: session start, the hash router, the top bar and the connection banner.
+// The app shell: session start, the hash router, the top bar (shared/top.js draws it) and the connection
+// banner.
 import { api, isOffline, signOut, token, tokenAccount } from "./core/api.js";
 import { h, clear, toast } from "./core/dom.js";
 import { refuseAll } from "./core/queue.js";
-import { LANGUAGES, lang, problemText, setLang, t, tn } from "./core/i18n.js";
-import { DOOR_ROUTE, endSession, forgetSession, isOrgAdmin, isPass, isSiteAdmin, lastSession, loadSession, passHome, session,
-  setOrg } from "./core/session.js";
+import { problemText, t, tn } from "./core/i18n.js";
+import {
+  DOOR_ROUTE,
+  endSession,
+  forgetSession,
+  isPass,
+  isSiteAdmin,
+  lastSession,
+  loadSession,
+  passHome,
+  session,
+} from "./core/session.js";
 import * as auth from "./screens/auth.js";
 import * as account from "./screens/account.js";
 import * as audit from "./screens/audit.js";
@@ -20,6 +30,7 @@ import * as privacy from "./screens/privacy.js";
 import * as staff from "./screens/staff.js";
 import * as summary from "./screens/summary.js";
 import * as tags from "./screens/tags.js";
+import { drawTop } from "./shared/top.js";
 
 const AFTER_SIGN_IN = "door_after_sign_in";
 const PUBLIC = new Set(["signin", "register", "forgot", "setup", "pass", "pass-ended"]);
@@ -81,37 +92,67 @@ function leaveScreen() {
 async function route() {
   leaveScreen();
   const name = routeName();
-  const signedIn = Boolean(session.user);
-  const isPublic = PUBLIC.has(name.split("/")[0]);
-  if (!signedIn && !isPublic) {
-    if (name) sessionStorage.setItem(AFTER_SIGN_IN, "#/" + name);
-    return navigate((await setupNeeded()) ? "#/setup" : "#/signin");
-  }
-  if (signedIn && isPublic && !PAIRING.has(name.split("/")[0])) return navigate("#/");
-  if (!name) return navigate(home());
-  const match = ROUTES.map(([pattern, screen, needs]) => [name.match(pattern), screen, needs]).find(([m]) => m);
+  const elsewhere = await gate(name);
+  if (elsewhere) return navigate(elsewhere);
+  const match = ROUTES.map(([pattern, screen, needs]) => [name.match(pattern), screen, needs]).find(
+    ([m]) => m,
+  );
   const view = h("div", { class: "view" });
   clear(main, view);
-  const ctx = { hash: location.hash, leave: [], alive: true, navigate, redirect, refresh: refreshSession, renderTop, signedIn: afterSignIn,
-    setupDone };
+  const ctx = {
+    hash: location.hash,
+    leave: [],
+    alive: true,
+    navigate,
+    redirect,
+    refresh: refreshSession,
+    renderTop,
+    signedIn: afterSignIn,
+    setupDone,
+  };
   current = ctx;
   renderTop();
-  if (!match) {
-    view.append(h("section", { class: "panel" }, h("h1", {}, t("notFound.title")),
-      h("p", {}, t("notFound.text")), h("a", { href: "#/" }, t("notFound.home"))));
-    return;
-  }
+  if (!match) return view.append(notFound());
   const [m, screen, needs] = match;
-  if (needs === "org" && !session.org) {
-    view.append(noOrg());
-    return;
-  }
+  if (needs === "org" && !session.org) return view.append(noOrg());
   try {
     await screen(view, m.slice(1), ctx);
   } catch (error) {
     if (error.status === 401) return; // the signed-out handler has taken over
-    if (ctx.alive) clear(view, h("section", { class: "panel" }, h("div", { class: "alert error", role: "alert" }, problemText(error))));
+    if (ctx.alive)
+      clear(
+        view,
+        h(
+          "section",
+          { class: "panel" },
+          h("div", { class: "alert error", role: "alert" }, problemText(error)),
+        ),
+      );
   }
+}
+
+// Where `name` sends this user instead, if anywhere: sign-in (or setup) for a screen that needs a session,
+// home for sign-in's screens once signed in (a phone's pass pairing aside) and for no name at all.
+async function gate(name) {
+  const signedIn = Boolean(session.user);
+  const isPublic = PUBLIC.has(name.split("/")[0]);
+  if (!signedIn && !isPublic) {
+    if (name) sessionStorage.setItem(AFTER_SIGN_IN, "#/" + name);
+    return (await setupNeeded()) ? "#/setup" : "#/signin";
+  }
+  if (signedIn && isPublic && !PAIRING.has(name.split("/")[0])) return "#/";
+  if (!name) return home();
+  return null;
+}
+
+function notFound() {
+  return h(
+    "section",
+    { class: "panel" },
+    h("h1", {}, t("notFound.title")),
+    h("p", {}, t("notFound.text")),
+    h("a", { href: "#/" }, t("notFound.home")),
+  );
 }
 
 function home() {
@@ -121,11 +162,14 @@ function home() {
 }
 
 function noOrg() {
-  return h("section", { class: "panel" },
+  return h(
+    "section",
+    { class: "panel" },
     h("h1", {}, t("noOrg.title")),
     isSiteAdmin()
       ? h("p", {}, ...tn("noOrg.siteAdmin", { link: h("a", { href: "#/orgs" }, t("nav.orgs")) }))
-      : h("p", {}, t("noOrg.member")));
+      : h("p", {}, t("noOrg.member")),
+  );
 }
 
 let setupChecked = null;
@@ -145,75 +189,10 @@ function setupDone() {
   setupChecked = false;
 }
 
-function navLink(hash, label) {
-  const active = location.hash === hash || (hash === "#/meetups" && (location.hash.startsWith("#/meetups/") || DOOR_ROUTE.test(location.hash)));
-  return h("a", { href: hash, class: active ? "active" : "", "aria-current": active ? "page" : null }, label);
-}
-
-// The other language, one tap away (EN on a Spanish screen, ES on an English one): every screen speaks it from
-// then on, remembered on this device; the open screen is drawn again in it.
-function languageSwitch() {
-  const [code, short, name] = LANGUAGES.find(([other]) => other !== lang);
-  // named "ES Español": what it shows, then what it means (a voice user says what they see)
-  return h("button", { type: "button", class: "secondary small lang-switch", lang: code, title: name,
-    onclick: () => { setLang(code); route(); } }, short, h("span", { class: "sr-only" }, ` ${name}`));
-}
-
 function renderTop() {
   document.title = t("app.title");
   banner.textContent = t("app.connectionLost");
-  if (!session.user) {
-    clear(top, h("div", { class: "bar" }, h("a", { class: "brand", href: "#/" }, t("app.title")), languageSwitch()));
-    return;
-  }
-  if (isPass()) { // a phone with a door pass: the door and nothing else
-    clear(top, h("div", { class: "bar" }, h("a", { class: "brand", href: "#/" }, t("app.title")),
-      h("div", { class: "me" }, h("span", { class: "who pass-label", title: t("pass.using") }, session.user.pass.label), languageSwitch())));
-    return;
-  }
-  const switcher = session.orgs.length
-    ? h("select", { class: "org-switch", "aria-label": t("top.organization"), onchange: (e) => { setOrg(e.target.value); navigate("#/meetups"); } },
-      session.orgs.map((o) => h("option", { value: o.id, selected: o.id === session.org?.id }, o.name)))
-    : null;
-  const links = [];
-  if (session.org) links.push(navLink("#/meetups", t("nav.meetups")));
-  // Phones early: on a phone the tabs are one row that scrolls, and a lost phone's pass is revoked there
-  if (isSiteAdmin() || session.orgs.some((o) => o.role === "ADMIN")) links.push(navLink("#/phones", t("nav.phones")));
-  if (session.org) {
-    links.push(navLink("#/bans", t("nav.bans")));
-    if (isOrgAdmin()) {
-      links.push(navLink("#/members", t("nav.members")), navLink("#/tags", t("nav.tags")),
-        navLink("#/audit", t("nav.audit")), navLink("#/privacy", t("nav.privacy")));
-    }
-  }
-  if (isSiteAdmin()) {
-    const staffLink = navLink("#/staff", t("nav.staff"));
-    links.push(staffLink, navLink("#/orgs", t("nav.orgs")));
-    showPending(staffLink);
-  }
-  clear(top,
-    h("div", { class: "bar" },
-      h("a", { class: "brand", href: "#/" }, t("app.title")),
-      switcher,
-      h("div", { class: "me" },
-        h("a", { class: "who", href: "#/account", title: t("top.signedInAs", { username: session.user.username }) }, session.user.username),
-        languageSwitch(),
-        h("button", { class: "secondary small", type: "button", onclick: () => leave(t("top.signedOut")) }, t("top.signOut")))),
-    h("nav", { class: "tabs", "aria-label": t("nav.label") }, links));
-  top.querySelector(".tabs .active")?.scrollIntoView({ block: "nearest", inline: "nearest" }); // a phone's row scrolls
-}
-
-// How many accounts wait for approval, as a count on the Staff tab (site admins).
-async function showPending(link) {
-  let total = 0;
-  try {
-    ({ total } = await api.get("/staff/pending"));
-  } catch {
-    return; // the count is a convenience; the Staff screen shows the list
-  }
-  if (!total || !link.isConnected) return;
-  link.append(" ", h("span", { class: "count" }, String(total)));
-  link.setAttribute("aria-label", t("nav.staffWaiting", { count: total }));
+  drawTop(top, { navigate, redraw: route, signOut: () => leave(t("top.signedOut")) });
 }
 
 function leave(message) {
@@ -256,7 +235,9 @@ async function restore() {
           window.addEventListener("door:online", () => refreshSession().catch(() => {}), { once: true });
           return;
         }
-        await new Promise((resolve) => window.addEventListener("door:online", resolve, { once: true }));
+        await new Promise((resolve) => {
+          window.addEventListener("door:online", resolve, { once: true });
+        });
         continue;
       }
       if (error.status === 403) {
@@ -288,10 +269,13 @@ async function switchAccount() {
   forgetSession();
   renderTop();
   if (token.get()) await restore();
-  if (session.user) toast(t("session.switched", { username: session.user.username }));
-  else if (was) toast(t("session.signedOutElsewhere"));
-  if (session.user) goOn();
-  else route();
+  if (session.user) {
+    toast(t("session.switched", { username: session.user.username }));
+    goOn();
+  } else {
+    if (was) toast(t("session.signedOutElsewhere"));
+    route();
+  }
 }
 
 async function start() {
@@ -299,10 +283,15 @@ async function start() {
   window.addEventListener("hashchange", () => {
     if (!(current.alive && current.hash === location.hash)) route();
   });
-  window.addEventListener("door:offline", () => { banner.hidden = false; });
-  window.addEventListener("door:online", () => { banner.hidden = true; });
+  window.addEventListener("door:offline", () => {
+    banner.hidden = false;
+  });
+  window.addEventListener("door:online", () => {
+    banner.hidden = true;
+  });
   window.addEventListener("door:signed-out", (event) => {
-    if (isPass() || event.detail?.code === "pass_ended") { // a phone's pass ended: it says so, no sign-in
+    if (isPass() || event.detail?.code === "pass_ended") {
+      // a phone's pass ended: it says so, no sign-in
       if (isPass()) refuseAll(session.user.username, event.detail || {}); // what it queued never goes
       endSession();
       return navigate("#/pass-ended");

@@ -88,6 +88,8 @@ def test_a_waitlisted_guest_is_never_checked_in_by_one_tap_or_enter(
     expect(counter(page, "waitlisted")).to_have_text("0")
     expect(counter(page, "people")).to_have_text("1")
     expect(row(page, "ana").locator(".tag.waitlist")).to_be_visible()  # let in: the tag says from where
+    # Door answered: the counters count an action as it is sent
+    expect(page.locator(".last-action")).to_have_attribute("data-kind", "ok")
     assert arrived(5)
 
 

@@ -35,7 +35,8 @@ export const shownAccount = () => shown;
 
 window.addEventListener("storage", (event) => {
   // key null: another tab cleared the whole storage
-  if ((event.key === TOKEN_KEY || event.key === null) && tokenAccount() !== shown) emit("door:account-changed");
+  if ((event.key === TOKEN_KEY || event.key === null) && tokenAccount() !== shown)
+    emit("door:account-changed");
 });
 
 // An answer that is not a success: RFC 9457 fields (status, code, detail, errors, ...) as properties.
@@ -89,8 +90,11 @@ export function isOffline() {
 const STRING_OR_BIG_INTEGER = /"(?:[^"\\]|\\.)*"|-?\d{16,}(?![\d.eE])/g;
 
 export function parseJson(text) {
-  return JSON.parse(text.replace(STRING_OR_BIG_INTEGER,
-    (m) => (m[0] === '"' || Number.isSafeInteger(Number(m)) ? m : `"${m}"`)));
+  return JSON.parse(
+    text.replace(STRING_OR_BIG_INTEGER, (m) =>
+      m[0] === '"' || Number.isSafeInteger(Number(m)) ? m : `"${m}"`,
+    ),
+  );
 }
 
 async function problemFrom(reply) {
@@ -117,51 +121,88 @@ async function problemFrom(reply) {
 // boundary). It goes out only under a token of the account `as` (by default the one this tab shows): under
 // another it is not sent (401 account_changed). `signal` (an AbortController's) cancels a read overtaken by a
 // newer one: it rejects with the AbortError, and says nothing of the network.
-export async function request(method, path, { json, form, files, auth = true, etag, accept, headers: extra, as = shown,
-  signal } = {}) {
-  const headers = { Accept: accept || "application/json", ...extra };
-  const options = { method, headers, cache: "no-store", signal };
-  const sent = auth ? token.get() : null;
+export async function request(
+  method,
+  path,
+  { json, form, files, auth = true, etag, accept, headers, as = shown, signal } = {},
+) {
+  const sent = auth ? tokenFor(as) : null;
+  const options = {
+    method,
+    headers: requestHeaders(sent, { accept, etag, headers }),
+    cache: "no-store",
+    signal,
+  };
+  addBody(options, { json, form, files });
+  const reply = await send(path, options);
+  if (reply.status === 304) return { notModified: true };
+  if (!reply.ok) throw await refused(reply, sent);
+  if (accept) return reply;
+  const data = reply.status === 204 ? null : parseJson(await reply.text());
+  return etag !== undefined ? { data, etag: reply.headers.get("ETag") } : data;
+}
+
+// The stored token, if any, when it is the account `as`'s; under another account nothing is sent.
+function tokenFor(as) {
+  const sent = token.get();
   if (sent && as && tokenAccount(sent) !== as) {
     if (tokenAccount(sent) !== shown) emit("door:account-changed");
-    throw new ApiProblem({ status: 401, code: "account_changed",
-      detail: "Another account signed in on this device; this was not sent." });
+    throw new ApiProblem({
+      status: 401,
+      code: "account_changed",
+      detail: "Another account signed in on this device; this was not sent.",
+    });
   }
-  if (sent) headers.Authorization = "Bearer " + sent;
+  return sent;
+}
+
+// JSON, a form's fields, or a FormData sent as multipart/form-data (the browser writes its boundary).
+function addBody(options, { json, form, files }) {
   if (json !== undefined) {
-    headers["Content-Type"] = "application/json";
+    options.headers["Content-Type"] = "application/json";
     options.body = JSON.stringify(json);
   } else if (form !== undefined) {
     options.body = new URLSearchParams(form);
   } else if (files !== undefined) {
     options.body = files;
   }
-  if (etag) headers["If-None-Match"] = etag;
-  let reply;
+}
+
+function requestHeaders(sent, { accept, etag, headers }) {
+  const all = { Accept: accept || "application/json", ...headers };
+  if (sent) all.Authorization = "Bearer " + sent;
+  if (etag) all["If-None-Match"] = etag;
+  return all;
+}
+
+// fetch(), saying whether the connection is lost or back; a read cancelled (`signal`) says nothing of it.
+async function send(path, options) {
   try {
-    reply = await fetch(path, options);
+    const reply = await fetch(path, options);
+    connectionBack();
+    return reply;
   } catch (error) {
-    if (signal && signal.aborted) throw error;
+    if (options.signal && options.signal.aborted) throw error;
     connectionLost();
     // the request may have reached the server before the connection broke: never say nothing changed
-    throw new ApiProblem({ status: 0, code: "network_error",
-      detail: "The connection to Door is lost; retrying. This request may or may not have reached Door." });
+    throw new ApiProblem({
+      status: 0,
+      code: "network_error",
+      detail: "The connection to Door is lost; retrying. This request may or may not have reached Door.",
+    });
   }
-  connectionBack();
-  if (reply.status === 304) return { notModified: true };
-  if (!reply.ok) {
-    const problem = await problemFrom(reply);
-    // a wrong password (changing it) is not a dead session: only a refused token signs out, and only while
-    // it is the stored one (another tab may have signed in since)
-    if (reply.status === 401 && sent && sent === token.get() && problem.code !== "invalid_credentials") {
-      token.clear();
-      emit("door:signed-out", problem);
-    }
-    throw problem;
+}
+
+// The problem an answer that is not a success says.
+async function refused(reply, sent) {
+  const problem = await problemFrom(reply);
+  // a wrong password (changing it) is not a dead session: only a refused token signs out, and only while
+  // it is the stored one (another tab may have signed in since)
+  if (reply.status === 401 && sent && sent === token.get() && problem.code !== "invalid_credentials") {
+    token.clear();
+    emit("door:signed-out", problem);
   }
-  if (accept) return reply;
-  const data = reply.status === 204 ? null : parseJson(await reply.text());
-  return etag !== undefined ? { data, etag: reply.headers.get("ETag") } : data;
+  return problem;
 }
 
 export const api = {
@@ -191,7 +232,9 @@ export function signIn(username, password) {
 
 // PATCH /auth/password: the account's other sessions end; this one goes on with the fresh token.
 export async function changePassword(currentPassword, newPassword) {
-  const answer = await request("PATCH", "/auth/password", { json: { current_password: currentPassword, new_password: newPassword } });
+  const answer = await request("PATCH", "/auth/password", {
+    json: { current_password: currentPassword, new_password: newPassword },
+  });
   token.set(answer.access_token);
   return answer;
 }

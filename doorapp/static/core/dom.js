@@ -7,15 +7,23 @@ export function h(tag, props = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(props)) {
     if (value === undefined || value === null || value === false) continue;
-    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else if (key === "class") node.className = value;
-    else if (key === "text") node.textContent = value;
-    else if (key === "dataset") Object.assign(node.dataset, value);
-    else if (key === "value" || key === "checked" || key === "disabled" || key === "selected") node[key] = value;
-    else node.setAttribute(key, value === true ? "" : String(value));
+    setProp(node, key, value);
   }
   append(node, children);
   return node;
+}
+
+const PROPERTIES = new Set(["value", "checked", "disabled", "selected"]); // set as properties, not attributes
+
+// One of h()'s props: a listener (onclick), the class, the text, data-* attributes, a property, else an
+// attribute (true: present and empty).
+function setProp(node, key, value) {
+  if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+  else if (key === "class") node.className = value;
+  else if (key === "text") node.textContent = value;
+  else if (key === "dataset") Object.assign(node.dataset, value);
+  else if (PROPERTIES.has(key)) node[key] = value;
+  else node.setAttribute(key, value === true ? "" : String(value));
 }
 
 export function append(node, children) {
@@ -42,7 +50,13 @@ export function field(label, props = {}, hint) {
   delete attributes.tag;
   delete attributes.options;
   const input = h(tag, attributes, ...(options || []).map(([value, text]) => h("option", { value }, text)));
-  return h("div", { class: "field" }, h("label", { for: id }, label), input, hint ? h("p", { class: "hint" }, hint) : null);
+  return h(
+    "div",
+    { class: "field" },
+    h("label", { for: id }, label),
+    input,
+    hint ? h("p", { class: "hint" }, hint) : null,
+  );
 }
 
 // The problem in the chosen language (core/i18n.js problemText) in an alert box; a 422 of several fields, how many
@@ -50,8 +64,16 @@ export function field(label, props = {}, hint) {
 export function problemBox(error) {
   const fields = fieldMessages(error);
   if (fields.length < 2) return h("div", { class: "alert error", role: "alert" }, problemText(error));
-  return h("div", { class: "alert error", role: "alert" }, t("common.fields", { count: fields.length }),
-    h("ul", {}, fields.map((text) => h("li", {}, text))));
+  return h(
+    "div",
+    { class: "alert error", role: "alert" },
+    t("common.fields", { count: fields.length }),
+    h(
+      "ul",
+      {},
+      fields.map((text) => h("li", {}, text)),
+    ),
+  );
 }
 
 export function showProblem(slot, error) {
@@ -83,25 +105,43 @@ export function formValues(form) {
 // A dialog of choices rather than one confirm (the walk-in's) passes `after` (nodes below the input),
 // `confirm: null` (no OK button), `ready({input, close})`, called once it shows (`close(result)` resolves the
 // dialog with that result), and `submit(value)`, what Enter in the field does instead of confirming.
-export function ask({ title, message, confirm = t("dialog.ok"), cancel = t("dialog.cancel"), danger = false, input, extra,
-  action, after, ready, submit }) {
+export function ask({
+  title,
+  message,
+  confirm = t("dialog.ok"),
+  cancel = t("dialog.cancel"),
+  danger = false,
+  input,
+  extra,
+  action,
+  after,
+  ready,
+  submit,
+}) {
   return new Promise((resolve) => {
     const errorSlot = h("div");
-    const inputField = input ? field(input.label, { name: "value", required: input.required, ...input.limits,
-      autocomplete: "off", value: input.value || "", placeholder: input.placeholder || "" }) : null;
-    const ok = confirm === null ? null : h("button", { type: "submit", class: danger ? "danger" : "primary", value: "ok" }, confirm);
-    const cancelButton = cancel ? h("button", { type: "button", class: "secondary", onclick: () => dialog.close("") }, cancel) : null;
-    const form = h("form", { method: "dialog", novalidate: true },
+    const inputField = askField(input);
+    const ok = confirm === null ? null : okButton(confirm, danger);
+    const cancelButton = cancel
+      ? h("button", { type: "button", class: "secondary", onclick: () => dialog.close("") }, cancel)
+      : null;
+    const form = h(
+      "form",
+      { method: "dialog", novalidate: true },
       h("h2", {}, title),
-      message ? (message instanceof Node ? message : h("p", {}, message)) : null,
+      messageNode(message),
       extra || null,
       inputField,
       after || null,
       errorSlot,
-      h("div", { class: "actions" },
-        cancelButton, ok));
+      h("div", { class: "actions" }, cancelButton, ok),
+    );
     const dialog = h("dialog", { class: danger ? "danger" : "" }, form);
     let result = null;
+    const close = (value) => {
+      result = value;
+      dialog.close("ok");
+    };
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       const value = input ? form.elements.value.value.trim() : true;
@@ -114,8 +154,7 @@ export function ask({ title, message, confirm = t("dialog.ok"), cancel = t("dial
         const done = await busy(ok, errorSlot, () => action(value).then(() => true));
         if (!done) return;
       }
-      result = value;
-      dialog.close("ok");
+      close(value);
     });
     dialog.addEventListener("close", () => {
       dialog.remove();
@@ -123,16 +162,38 @@ export function ask({ title, message, confirm = t("dialog.ok"), cancel = t("dial
     });
     document.body.append(dialog);
     dialog.showModal();
-    // a dangerous confirmation starts on Cancel, so a second Enter cannot confirm it by accident
-    const focus = form.querySelector("input, select") || (danger && cancelButton ? cancelButton : ok);
-    if (focus) focus.focus();
-    if (ready) {
-      ready({ input: inputField && form.elements.value, close: (value) => {
-        result = value;
-        dialog.close("ok");
-      } });
-    }
+    focusFirst(form, danger ? cancelButton || ok : ok);
+    if (ready) ready({ input: inputField && form.elements.value, close });
   });
+}
+
+const okButton = (label, danger) =>
+  h("button", { type: "submit", class: danger ? "danger" : "primary", value: "ok" }, label);
+
+// The dialog's first field, else its button: a dangerous confirmation starts on Cancel, so a second Enter
+// cannot confirm it by accident.
+function focusFirst(form, button) {
+  const focus = form.querySelector("input, select") || button;
+  if (focus) focus.focus();
+}
+
+// ask()'s field, when it has `input`.
+function askField(input) {
+  if (!input) return null;
+  return field(input.label, {
+    name: "value",
+    required: input.required,
+    ...input.limits,
+    autocomplete: "off",
+    value: input.value || "",
+    placeholder: input.placeholder || "",
+  });
+}
+
+// ask()'s message: text in a paragraph, or nodes as they are.
+function messageNode(message) {
+  if (!message) return null;
+  return message instanceof Node ? message : h("p", {}, message);
 }
 
 let toastTimer = null;
@@ -149,8 +210,22 @@ export function toast(message, kind = "ok") {
 // Dates and times in the chosen language's formats, in the device's time zone (the venue's).
 const FORMATS = {
   time: { hour: "2-digit", minute: "2-digit" },
-  date: { weekday: "short", day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit" },
-  stamp: { year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit" },
+  date: {
+    weekday: "short",
+    day: "numeric",
+    month: "short",
+    year: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+  },
+  stamp: {
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+  },
   day: { dateStyle: "medium" },
 };
 const formatters = new Map();
@@ -186,17 +261,20 @@ export async function copyText(text, input) {
 // the last key; an answer overtaken by a newer search is dropped (Datasette's fetchId), an error shown.
 export function liveSearch(input, results, find) {
   let fetchId = 0;
-  input.addEventListener("input", debounce(async () => {
-    const q = input.value.trim();
-    const id = ++fetchId;
-    if (!q) return results.replaceChildren();
-    try {
-      const rows = await find(q);
-      if (id === fetchId) clear(results, rows);
-    } catch (error) {
-      if (id === fetchId) clear(results, h("li", { class: "alert error" }, problemText(error)));
-    }
-  }, 200));
+  input.addEventListener(
+    "input",
+    debounce(async () => {
+      const q = input.value.trim();
+      const id = ++fetchId;
+      if (!q) return results.replaceChildren();
+      try {
+        const rows = await find(q);
+        if (id === fetchId) clear(results, rows);
+      } catch (error) {
+        if (id === fetchId) clear(results, h("li", { class: "alert error" }, problemText(error)));
+      }
+    }, 200),
+  );
 }
 
 export function debounce(fn, ms) {

@@ -6,14 +6,19 @@ import en from "../locales/en.js";
 import es from "../locales/es.js";
 
 export const CATALOGUES = { en, es };
-export const LANGUAGES = [["en", "EN", "English"], ["es", "ES", "Español"]];
+export const LANGUAGES = [
+  ["en", "EN", "English"],
+  ["es", "ES", "Español"],
+];
 const STORE = "door_lang";
 
 function preferred() {
   const stored = localStorage.getItem(STORE);
   if (CATALOGUES[stored]) return stored;
   for (const tag of navigator.languages || [navigator.language]) {
-    const code = String(tag || "").toLowerCase().split("-")[0];
+    const code = String(tag || "")
+      .toLowerCase()
+      .split("-")[0];
     if (CATALOGUES[code]) return code;
   }
   return "en";
@@ -44,9 +49,10 @@ function entry(key, params) {
   let text = CATALOGUES[lang][key] ?? en[key];
   if (text === undefined) return undefined;
   if (typeof text === "object") {
-    const form = params.ordinal !== undefined
-      ? pluralRules("ordinal").select(params.ordinal)
-      : pluralRules("cardinal").select(params.count ?? 0);
+    const form =
+      params.ordinal !== undefined
+        ? pluralRules("ordinal").select(params.ordinal)
+        : pluralRules("cardinal").select(params.count ?? 0);
     text = text[form] ?? text.other;
   }
   return text;
@@ -65,11 +71,14 @@ export function t(key, params = {}) {
 // The same sentence as [text, node, text, ...]: params that are DOM nodes (a <strong> name) go in as nodes.
 export function tn(key, params = {}) {
   const text = entry(key, params) ?? key;
-  return text.split(/(\{\w+\})/).filter(Boolean).map((part) => {
-    const name = /^\{(\w+)\}$/.exec(part)?.[1];
-    if (!name || !(name in params)) return part;
-    return params[name] instanceof Node ? params[name] : shown(params[name]);
-  });
+  return text
+    .split(/(\{\w+\})/)
+    .filter(Boolean)
+    .map((part) => {
+      const name = /^\{(\w+)\}$/.exec(part)?.[1];
+      if (!name || !(name in params)) return part;
+      return params[name] instanceof Node ? params[name] : shown(params[name]);
+    });
 }
 
 export const formatNumber = (n) => numbers.format(n);
@@ -90,8 +99,14 @@ const KINDS = {
   datetime: () => t("field.datetime"),
   invalid: ({ rule }) => (RULES[rule] ? t(RULES[rule]) : undefined),
 };
-const TYPES = { string: "field.string", integer: "field.integer", boolean: "field.boolean", object: "field.object",
-  array: "field.array", datetime: "field.datetime" };
+const TYPES = {
+  string: "field.string",
+  integer: "field.integer",
+  boolean: "field.boolean",
+  object: "field.object",
+  array: "field.array",
+  datetime: "field.datetime",
+};
 const RULES = {
   visible_name: "field.invisible",
   no_leading_mark: "field.combining",
@@ -111,16 +126,24 @@ function fieldMessage({ loc = [], msg = "", type, ctx = {} }) {
 // fields fill the sentence), else the server's `detail`. A 422 names its fields.
 export function problemText(error) {
   if (!error) return "";
-  if (error.code === "validation_error" && Array.isArray(error.errors) && error.errors.length) {
-    return fieldMessage(error.errors[0]);
-  }
+  if (isValidation(error) && error.errors.length) return fieldMessage(error.errors[0]);
+  const said = catalogueText(error);
+  return said !== null ? said : error.detail || error.message || String(error);
+}
+
+const isValidation = (error) => error.code === "validation_error" && Array.isArray(error.errors);
+
+// A problem's words: the catalogue's for its code, or for its HTTP status when Door did not answer it; null
+// when the catalogue has none.
+function catalogueText(error) {
   // the server's own detail is English and names what it is about (a guest, a username): English gets it whole
   if (lang === "en" && error.serverDetail) return error.detail;
   if (error.code && has(`error.${error.code}`)) return t(`error.${error.code}`, error);
-  if (/^http_\d+$/.test(error.code || "") && !error.serverDetail) return t("error.http", { status: error.status });
-  return error.detail || error.message || String(error);
+  if (/^http_\d+$/.test(error.code || "") && !error.serverDetail)
+    return t("error.http", { status: error.status });
+  return null;
 }
 
 export function fieldMessages(error) {
-  return error.code === "validation_error" && Array.isArray(error.errors) ? error.errors.map(fieldMessage) : [];
+  return isValidation(error) ? error.errors.map(fieldMessage) : [];
 }

@@ -30,7 +30,10 @@ function database() {
         req.result.createObjectStore(ENTRIES);
       };
       req.onsuccess = () => {
-        req.result.onversionchange = () => { req.result.close(); opened = null; }; // sign-out in another tab
+        req.result.onversionchange = () => {
+          req.result.close();
+          opened = null;
+        }; // sign-out in another tab
         resolve(req.result);
       };
       req.onerror = () => reject(req.error);
@@ -58,8 +61,10 @@ const idOf = (entry) => String(entry.guest.platform_user_id);
 export async function kept(meetupId) {
   try {
     const tx = (await database()).transaction([LISTS, ENTRIES]);
-    const [header, guests] = await Promise.all([request(tx.objectStore(LISTS).get(meetupId)),
-      request(tx.objectStore(ENTRIES).getAll(ofMeetup(meetupId)))]);
+    const [header, guests] = await Promise.all([
+      request(tx.objectStore(LISTS).get(meetupId)),
+      request(tx.objectStore(ENTRIES).getAll(ofMeetup(meetupId))),
+    ]);
     if (!header) return null;
     const { meetup, version, total, counts, state } = header;
     return { meetup, list: { version, full: true, total, counts, meetup: state, guests, removed: [] } };
@@ -73,9 +78,16 @@ export async function kept(meetupId) {
 export async function keep(meetup, answer, from) {
   try {
     const tx = (await database()).transaction([LISTS, ENTRIES], "readwrite");
-    const lists = tx.objectStore(LISTS), entries = tx.objectStore(ENTRIES);
-    const header = { meetupId: meetup.id, meetup, version: answer.version, total: answer.total, counts: answer.counts,
-      state: answer.meetup };
+    const lists = tx.objectStore(LISTS),
+      entries = tx.objectStore(ENTRIES);
+    const header = {
+      meetupId: meetup.id,
+      meetup,
+      version: answer.version,
+      total: answer.total,
+      counts: answer.counts,
+      state: answer.meetup,
+    };
     if (answer.full) {
       localStorage.removeItem(EARLIER);
       lists.clear();
@@ -100,12 +112,18 @@ export function forget() {
   localStorage.removeItem(EARLIER);
   const closing = opened;
   opened = null;
-  return Promise.resolve(closing).then((db) => db?.close()).catch(() => {}).then(() => new Promise((resolve) => {
-    try {
-      const req = indexedDB.deleteDatabase(NAME);
-      req.onsuccess = req.onerror = req.onblocked = () => resolve();
-    } catch {
-      resolve();
-    }
-  }));
+  return Promise.resolve(closing)
+    .then((db) => db?.close())
+    .catch(() => {})
+    .then(
+      () =>
+        new Promise((resolve) => {
+          try {
+            const req = indexedDB.deleteDatabase(NAME);
+            req.onsuccess = req.onerror = req.onblocked = () => resolve();
+          } catch {
+            resolve();
+          }
+        }),
+    );
 }

@@ -6,7 +6,11 @@ import { api, isOffline } from "./api.js";
 let spec = null; // the promise of the document; dropped on failure, so the next form asks again
 
 function load() {
-  if (!spec) spec = api.get("/openapi.json", { auth: false }).catch((error) => { spec = null; throw error; });
+  if (!spec)
+    spec = api.get("/openapi.json", { auth: false }).catch((error) => {
+      spec = null;
+      throw error;
+    });
   return spec;
 }
 
@@ -14,7 +18,10 @@ function load() {
 function resolve(document, schema) {
   let node = schema;
   for (let hops = 0; node && node.$ref && hops < 32; hops += 1) {
-    node = node.$ref.replace(/^#\//, "").split("/").map((part) => part.replace(/~1/g, "/").replace(/~0/g, "~"))
+    node = node.$ref
+      .replace(/^#\//, "")
+      .split("/")
+      .map((part) => part.replace(/~1/g, "/").replace(/~0/g, "~"))
       .reduce((at, part) => at?.[part], document);
   }
   return node || {};
@@ -27,8 +34,13 @@ function operation(document, operationId) {
   return null;
 }
 
-const ATTRIBUTES = [["maxLength", "maxlength"], ["minLength", "minlength"], ["pattern", "pattern"],
-  ["minimum", "min"], ["maximum", "max"]]; // [JSON Schema keyword, input attribute]
+const ATTRIBUTES = [
+  ["maxLength", "maxlength"],
+  ["minLength", "minlength"],
+  ["pattern", "pattern"],
+  ["minimum", "min"],
+  ["maximum", "max"],
+]; // [JSON Schema keyword, input attribute]
 
 // The limits of one operation's body: {field: {maxlength, minlength, pattern, min, max}} (those it declares),
 // e.g. (await limits("register_user")).password -> {minlength: 15, maxlength: 128}. Where the document cannot
@@ -44,11 +56,20 @@ export async function limits(operationId) {
   const body = operation(document, operationId)?.requestBody;
   const media = body ? Object.values(resolve(document, body).content || {})[0] : null;
   const properties = resolve(document, media?.schema).properties || {};
-  return Object.fromEntries(Object.entries(properties).map(([name, property]) => {
-    const schema = resolve(document, property);
-    return [name, Object.fromEntries(ATTRIBUTES.filter(([keyword]) => schema[keyword] !== undefined)
-      .map(([keyword, attribute]) => [attribute, schema[keyword]]))];
-  }));
+  return Object.fromEntries(
+    Object.entries(properties).map(([name, property]) => {
+      const schema = resolve(document, property);
+      return [
+        name,
+        Object.fromEntries(
+          ATTRIBUTES.filter(([keyword]) => schema[keyword] !== undefined).map(([keyword, attribute]) => [
+            attribute,
+            schema[keyword],
+          ]),
+        ),
+      ];
+    }),
+  );
 }
 
 // The values a field of an operation's body may take (its schema's enum), e.g. a tag's colours.
@@ -57,13 +78,18 @@ export async function fieldChoices(operationId, name) {
   const body = operation(document, operationId)?.requestBody;
   const media = body ? Object.values(resolve(document, body).content || {})[0] : null;
   const schema = resolve(document, resolve(document, media?.schema).properties?.[name]);
-  return schema.enum || (schema.anyOf || []).map((choice) => resolve(document, choice)).find((choice) => choice.enum)?.enum || [];
+  return (
+    schema.enum ||
+    (schema.anyOf || []).map((choice) => resolve(document, choice)).find((choice) => choice.enum)?.enum ||
+    []
+  );
 }
 
 // The values a query parameter of an operation may take (its schema's enum, or its items' enum).
 export async function choices(operationId, parameter) {
   const document = await load();
-  const found = (operation(document, operationId)?.parameters || []).map((p) => resolve(document, p))
+  const found = (operation(document, operationId)?.parameters || [])
+    .map((p) => resolve(document, p))
     .find((p) => p.name === parameter);
   const schema = resolve(document, found?.schema);
   return schema.enum || resolve(document, schema.items).enum || [];

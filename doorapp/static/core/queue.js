@@ -81,8 +81,18 @@ function update(id, changes) {
 // may end "failed" later, set aside for "needs attention").
 export async function submit({ id = randomKey(), meetup, kind, method, path, body = {}, guest }) {
   const at = new Date().toISOString();
-  const item = { id, meetup, kind, method, path, body: { ...body, door_time: at }, guest, at,
-    user: shownAccount(), state: "waiting" };
+  const item = {
+    id,
+    meetup,
+    kind,
+    method,
+    path,
+    body: { ...body, door_time: at },
+    guest,
+    at,
+    user: shownAccount(),
+    state: "waiting",
+  };
   save([...load(), item]);
   tell({ id: item.id, state: "waiting", item });
   return new Promise((resolve) => {
@@ -103,7 +113,10 @@ export async function submit({ id = randomKey(), meetup, kind, method, path, bod
 
 // Send what waits, in order, once per tab at a time and one tab at a time.
 export function flush() {
-  if (!draining) draining = exclusively(drain).finally(() => { draining = null; });
+  if (!draining)
+    draining = exclusively(drain).finally(() => {
+      draining = null;
+    });
   return draining;
 }
 
@@ -124,44 +137,76 @@ async function drain() {
     // read again: another tab may have sent it
     const waiting = load().filter((item) => item.state === "waiting");
     const signedIn = tokenAccount();
-    const next = signedIn && signedIn === shownAccount() ? waiting.find((item) => item.user === signedIn) : null;
+    const next =
+      signedIn && signedIn === shownAccount() ? waiting.find((item) => item.user === signedIn) : null;
     if (!next) return waiting.length ? schedule() : undefined; // its maker may sign in (again) any moment
     if (next.retryAt > Date.now()) return schedule(next.retryAt - Date.now());
     const reachable = !isOffline();
     let answer;
     try {
-      answer = await request(next.method, next.path, { json: next.body, headers: { "Idempotency-Key": next.id }, as: next.user });
+      answer = await request(next.method, next.path, {
+        json: next.body,
+        headers: { "Idempotency-Key": next.id },
+        as: next.user,
+      });
     } catch (problem) {
-      // what the door's words for a refusal are made of (core/i18n.js problemText; door/actions.js)
-      const { status, code, detail, ban_reason, arrival_order, arrival_time, checked_in_by, inside, capacity, exited_at } = problem;
-      const kept = { status, code, detail, ban_reason, arrival_order, arrival_time, checked_in_by, inside, capacity, exited_at };
-      if (status >= 500 || (status === 0 && reachable)) {
-        const failures = (next.failures || 0) + 1;
-        if (failures < MAX_FAILURES) {
-          update(next.id, { failures, retryAt: Date.now() + failures * FAILURE_WAIT_MS });
-          return schedule(failures * FAILURE_WAIT_MS); // the same key goes again then
-        }
-        update(next.id, { failures, state: "failed", problem: kept });
-        tell({ id: next.id, state: "failed", item: { ...next, failures }, problem: kept });
-        continue;
-      }
-      if (code === "pass_ended") { // a door pass ended meanwhile: none of its actions will ever go
-        refuseAll(next.user, kept);
-        continue;
-      }
-      if (status === 0 || status === 401 || status === 429) return schedule(); // no answer, or none yet
-      if (code === "already_checked_in" && next.kind === "checkin") { // what it asked for, done by another door
-        save(load().filter((item) => item.id !== next.id));
-        tell({ id: next.id, state: "already", item: next, problem: kept });
-        continue;
-      }
-      update(next.id, { state: "refused", problem: kept });
-      tell({ id: next.id, state: "refused", item: next, problem: kept });
+      const later = settle(next, problem, reachable);
+      if (later) return schedule(later.wait);
       continue;
     }
     save(load().filter((item) => item.id !== next.id));
     tell({ id: next.id, state: "sent", item: next, answer });
   }
+}
+
+// What the door's words for a refusal are made of (core/i18n.js problemText; door/actions.js).
+const KEPT = [
+  "status",
+  "code",
+  "detail",
+  "ban_reason",
+  "arrival_order",
+  "arrival_time",
+  "checked_in_by",
+  "inside",
+  "capacity",
+  "exited_at",
+];
+
+// What becomes of an action the server refused or did not answer: {wait} to send it again later (wait
+// undefined: schedule()'s), or null when it is settled (failed, refused, or done by another door).
+function settle(next, problem, reachable) {
+  const kept = Object.fromEntries(KEPT.map((name) => [name, problem[name]]));
+  const { status, code } = kept;
+  if (status >= 500 || (status === 0 && reachable)) return failedOnce(next, kept);
+  if (code === "pass_ended") {
+    // a door pass ended meanwhile: none of its actions will ever go
+    refuseAll(next.user, kept);
+    return null;
+  }
+  if (status === 0 || status === 401 || status === 429) return { wait: undefined }; // no answer, or none yet
+  if (code === "already_checked_in" && next.kind === "checkin") {
+    // what it asked for, done by another door
+    save(load().filter((item) => item.id !== next.id));
+    tell({ id: next.id, state: "already", item: next, problem: kept });
+    return null;
+  }
+  update(next.id, { state: "refused", problem: kept });
+  tell({ id: next.id, state: "refused", item: next, problem: kept });
+  return null;
+}
+
+// A server error, or no answer while the server was reachable: the same key goes again a little later, up
+// to MAX_FAILURES times, then the action has failed.
+function failedOnce(next, kept) {
+  const failures = (next.failures || 0) + 1;
+  if (failures < MAX_FAILURES) {
+    update(next.id, { failures, retryAt: Date.now() + failures * FAILURE_WAIT_MS });
+    return { wait: failures * FAILURE_WAIT_MS };
+  }
+  update(next.id, { failures, state: "failed", problem: kept });
+  tell({ id: next.id, state: "failed", item: { ...next, failures }, problem: kept });
+  return null;
 }
 
 // Every action `user` left waiting is refused with `problem` (a door pass that ended: none will ever go).

@@ -20,6 +20,30 @@ export function haystack(entry) {
   return " " + words(`${entry.guest.displayname} ${entry.guest.username}`).join(" ");
 }
 
+// "@Grace_Okafor " -> "grace_okafor": what a typed query is as a username.
+export function asUsername(query) {
+  return fold(query.trim().replace(/^@/, ""));
+}
+
+// What a query compares of an entry, folded once: its search text, its username, its name.
+export const keysOf = (entry) => ({
+  hay: haystack(entry),
+  user: fold(entry.guest.username),
+  name: fold(entry.guest.displayname).replace(/\s+/g, " "),
+});
+
+// A door-list entry's tier for `query` (door/list.js's order): 0 the exact username match, 1 and 2 exact
+// full-name matches (arrived, then not), 3 the others.
+export function tierOf(query) {
+  const username = asUsername(query);
+  const name = fold(query.trim()).replace(/\s+/g, " ");
+  return (e, keys) => {
+    if (username && keys.user === username && !e.guest.is_local) return 0;
+    if (name && keys.name === name) return e.rsvp.has_arrived ? 1 : 2;
+    return 3;
+  };
+}
+
 // What a haystack must hold for the query: each word after a space (the start of a word), or anywhere for
 // the scripts written without spaces.
 export function terms(query) {

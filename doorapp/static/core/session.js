@@ -28,11 +28,21 @@ export async function loadSession() {
   if (user.pass) return passSession(user.pass);
   session.user = user;
   showAccount(user.username);
-  const orgs = user.org_memberships.map((m) => ({ id: m.org_id, name: m.org_name, slug: m.org_slug, role: m.role }));
+  const orgs = user.org_memberships.map((m) => ({
+    id: m.org_id,
+    name: m.org_name,
+    slug: m.org_slug,
+    role: m.role,
+  }));
   if (user.role === "SITE_ADMIN") {
     const all = await api.get("/organizations/");
     const roles = new Map(orgs.map((o) => [o.id, o.role]));
-    session.orgs = all.organizations.map((o) => ({ id: o.id, name: o.name, slug: o.slug, role: roles.get(o.id) || null }));
+    session.orgs = all.organizations.map((o) => ({
+      id: o.id,
+      name: o.name,
+      slug: o.slug,
+      role: roles.get(o.id) || null,
+    }));
   } else {
     session.orgs = orgs;
   }

@@ -16,21 +16,38 @@ import { askArrival } from "./heads.js";
 import { isOutside } from "./list.js";
 
 export const actions = {
-  onQueue({ id, state, item, answer, problem }) {
+  onQueue(event) {
+    const { state, item, answer } = event;
     if (item && item.meetup !== this.meetup.id) return;
     if (state === "sent" && item.kind === "left") this.countedOut(item.body.people);
-    if (state === "sent" && answer && answer.guest) {
-      this.patch(answer);
-      if (!this.live.has(id)) this.announce(answer.rsvp.has_arrived
-        ? t("door.sentNumbered", { action: describe(item), order: answer.rsvp.arrival_order }) : t("door.sent", { action: describe(item) }), "ok");
-    }
-    if (state === "refused" && !this.live.has(id)) this.announce(t("door.wasRefused", { action: describe(item), problem: problemText(problem) }), "error");
-    // a check-in sent late for a guest another door let in meanwhile: they are in, which is no refusal
-    if (state === "already" && !this.live.has(id)) this.announce(alreadyIn(item.guest, problem), "warn");
-    if (state === "failed") this.announce(t("door.failed", { action: describe(item), count: item.failures }), "error");
+    if (state === "sent" && answer && answer.guest) this.sentRow(event);
+    this.announceSettled(event);
     this.renderQueue();
     this.renderCounters();
     this.renderResults();
+  },
+
+  // A guest's action Door took: their row as it answered, and a word when no one here waits for it.
+  sentRow({ id, item, answer }) {
+    this.patch(answer);
+    if (this.live.has(id)) return;
+    this.announce(
+      answer.rsvp.has_arrived
+        ? t("door.sentNumbered", { action: describe(item), order: answer.rsvp.arrival_order })
+        : t("door.sent", { action: describe(item) }),
+      "ok",
+    );
+  },
+
+  // An action refused, done already, or failed: said unless this door waits for it (a failure always).
+  announceSettled({ id, state, item, problem }) {
+    const waited = this.live.has(id);
+    if (state === "refused" && !waited)
+      this.announce(t("door.wasRefused", { action: describe(item), problem: problemText(problem) }), "error");
+    // a check-in sent late for a guest another door let in meanwhile: they are in, which is no refusal
+    if (state === "already" && !waited) this.announce(alreadyIn(item.guest, problem), "warn");
+    if (state === "failed")
+      this.announce(t("door.failed", { action: describe(item), count: item.failures }), "error");
   },
 
   // Enter, or a row's first button: check in; for an arrival who stepped out, back in.
@@ -38,25 +55,47 @@ export const actions = {
     const { guest, rsvp } = entry;
     if (this.meetup.is_finalized) return toast(t("door.finalizedClosed"), "error");
     if (isOutside(rsvp)) return this.backIn(entry); // queued behind a step out not sent yet, if need be
-    if (entry.pending) return this.announce(t("door.pendingWaiting", { guest: named(guest), what: t(`door.pending.${entry.pending}`) }), "warn");
+    if (entry.pending)
+      return this.announce(
+        t("door.pendingWaiting", { guest: named(guest), what: t(`door.pending.${entry.pending}`) }),
+        "warn",
+      );
     if (rsvp.has_arrived) return this.announce(alreadyIn(guest, rsvp), "warn");
     // a door pass never lets a banned guest in: it says so at once, not after asking how many came
     if (guest.is_banned && isPass()) return this.override(guest, guest.ban_reason);
     const brought = await askArrival(entry); // on the waitlist, or RSVP'd with guests: the door says first
     if (brought === null) return this.search.focus();
+    return this.letIn(entry, brought);
+  },
+
+  // Check in a guest and the `brought` people with them: past a ban when the door confirms, past the room's
+  // capacity when a person says why.
+  letIn({ guest, rsvp }, brought) {
     const people = 1 + (brought ?? rsvp.guests_count ?? 0);
-    const admit = (extra) => this.admitting(guest, people, (more) => this.checkIn(guest, brought, { ...extra, ...more }));
+    const admit = (extra) =>
+      this.admitting(guest, people, (more) => this.checkIn(guest, brought, { ...extra, ...more }));
     if (guest.is_banned) return this.override(guest, guest.ban_reason, admit);
     return admit({});
   },
 
   // A banned guest: nothing happens unless the door confirms. `then({force: true})` runs on "Check in anyway".
   async override(guest, reason, then) {
-    if (isPass()) return this.announce(t("door.bannedPass", { guest: named(guest), reason: reason || t("door.noReason") }), "error");
+    if (isPass())
+      return this.announce(
+        t("door.bannedPass", { guest: named(guest), reason: reason || t("door.noReason") }),
+        "error",
+      );
     const ok = await ask({
       title: t("door.bannedTitle", { guest: named(guest) }),
-      message: h("div", { class: "ban-reason" }, h("strong", {}, t("common.reason")), " ", reason || t("door.noReason")),
-      confirm: t("door.checkInAnyway"), danger: true,
+      message: h(
+        "div",
+        { class: "ban-reason" },
+        h("strong", {}, t("common.reason")),
+        " ",
+        reason || t("door.noReason"),
+      ),
+      confirm: t("door.checkInAnyway"),
+      danger: true,
     });
     if (ok) await then({ force: true });
     else this.search.focus();
@@ -72,12 +111,17 @@ export const actions = {
   },
 
   async pastCapacity(guest, { inside, capacity }, go) {
-    if (isPass()) return this.announce(t("door.fullPass", { guest: named(guest), inside, capacity }), "error");
+    if (isPass())
+      return this.announce(t("door.fullPass", { guest: named(guest), inside, capacity }), "error");
     const reason = await ask({
       title: t("door.fullTitle", { inside, capacity }),
       message: t("door.fullText", { guest: named(guest) }),
-      input: { label: t("common.reasonLabel"), required: true, placeholder: t("door.fullPlaceholder"),
-        limits: (await limits("check_in_guest")).reason },
+      input: {
+        label: t("common.reasonLabel"),
+        required: true,
+        placeholder: t("door.fullPlaceholder"),
+        limits: (await limits("check_in_guest")).reason,
+      },
       confirm: t("door.letInAnyway"),
       danger: true,
     });
@@ -95,7 +139,8 @@ export const actions = {
     this.live.delete(id);
     if (outcome.state === "sent") return done(outcome.answer);
     if (outcome.state === "already") return outcome.problem; // in already (refused() says by whom); not queued
-    if (outcome.state !== "refused") { // no answer: it may have landed or not; the queue will know
+    if (outcome.state !== "refused") {
+      // no answer: it may have landed or not; the queue will know
       this.nextGuest();
       this.renderQueue();
       this.renderCounters();
@@ -112,8 +157,16 @@ export const actions = {
   // overrides a person confirmed ({force} for a ban, {force_capacity, reason} for a full room)
   async checkIn(guest, brought, extra = {}) {
     const body = { ...extra, ...(brought === undefined ? {} : { guests_brought: brought }) };
-    const problem = await this.send({ kind: "checkin", method: "POST", path: `${this.base}/guests/${guest.platform_user_id}/checkin`,
-      body, guest }, (entry) => this.checkedIn(entry, extra.force));
+    const problem = await this.send(
+      {
+        kind: "checkin",
+        method: "POST",
+        path: `${this.base}/guests/${guest.platform_user_id}/checkin`,
+        body,
+        guest,
+      },
+      (entry) => this.checkedIn(entry, extra.force),
+    );
     if (problem) this.refused(problem, guest, (more) => this.checkIn(guest, brought, { ...extra, ...more }));
     this.search.focus();
   },
@@ -128,10 +181,23 @@ export const actions = {
   // tags and note: "Speaker", "step-free entrance"), so nobody has to ask.
   checkedIn(entry, force) {
     this.patch(entry);
-    const said = { guest: named(entry.guest), order: entry.rsvp.arrival_order, count: entry.rsvp.guests_brought };
+    const said = {
+      guest: named(entry.guest),
+      order: entry.rsvp.arrival_order,
+      count: entry.rsvp.guests_brought,
+    };
     const { tags = [], note } = entry.guest;
-    this.announce([t(force ? "door.checkedInForced" : entry.rsvp.guests_count ? "door.checkedInWith" : "door.checkedIn", said),
-      ...tags.map((tag) => [" ", tagChip(tag)]), note ? ` · ${note}` : ""], "ok");
+    this.announce(
+      [
+        t(
+          force ? "door.checkedInForced" : entry.rsvp.guests_count ? "door.checkedInWith" : "door.checkedIn",
+          said,
+        ),
+        ...tags.map((tag) => [" ", tagChip(tag)]),
+        note ? ` · ${note}` : "",
+      ],
+      "ok",
+    );
     this.nextGuest();
   },
 
@@ -141,7 +207,10 @@ export const actions = {
     if (problem.code === "already_checked_in") this.announce(alreadyIn(guest, problem), "warn");
     else {
       const text = problemText(problem); // named, so the door knows which guest it was about
-      this.announce(text.includes(named(guest)) ? text : t("door.guestProblem", { guest: named(guest), problem: text }), "error");
+      this.announce(
+        text.includes(named(guest)) ? text : t("door.guestProblem", { guest: named(guest), problem: text }),
+        "error",
+      );
     }
     this.poll();
   },
@@ -151,17 +220,29 @@ export const actions = {
     const reason = await ask({
       title: t("door.undoTitle", { guest: named(guest) }),
       message: t("door.undoText", { order: rsvp.arrival_order, time: formatTime(rsvp.arrival_time) }),
-      input: { label: t("common.reasonLabel"), required: true, placeholder: t("door.undoPlaceholder"),
-        limits: (await limits("undo_check_in")).reason },
+      input: {
+        label: t("common.reasonLabel"),
+        required: true,
+        placeholder: t("door.undoPlaceholder"),
+        limits: (await limits("undo_check_in")).reason,
+      },
       confirm: t("door.undoConfirm"),
       danger: true,
     });
     if (reason) {
-      const problem = await this.send({ kind: "undo", method: "PATCH", path: `${this.base}/guests/${guest.platform_user_id}/undo-checkin`,
-        body: { reason }, guest }, (undone) => {
-        this.patch(undone);
-        this.announce(t("door.undone", { guest: named(guest) }), "warn");
-      });
+      const problem = await this.send(
+        {
+          kind: "undo",
+          method: "PATCH",
+          path: `${this.base}/guests/${guest.platform_user_id}/undo-checkin`,
+          body: { reason },
+          guest,
+        },
+        (undone) => {
+          this.patch(undone);
+          this.announce(t("door.undone", { guest: named(guest) }), "warn");
+        },
+      );
       if (problem) this.refused(problem, guest);
     }
     this.search.focus();
@@ -172,12 +253,22 @@ export const actions = {
     const linked = await ask({
       title: t("door.linkTitle", { guest: named(guest) }),
       message: t("door.linkText"),
-      input: { label: t("door.platformUsername"), required: true, limits: (await limits("link_local_guest")).username },
+      input: {
+        label: t("door.platformUsername"),
+        required: true,
+        limits: (await limits("link_local_guest")).username,
+      },
       confirm: t("door.link"),
       action: (username) => api.patch(orgPath(`/guests/${guest.platform_user_id}/link`), { username }),
     });
     if (linked) {
-      this.announce(t("door.linked", { name: guest.displayname, guest: named({ ...guest, is_local: false, username: linked }) }), "ok");
+      this.announce(
+        t("door.linked", {
+          name: guest.displayname,
+          guest: named({ ...guest, is_local: false, username: linked }),
+        }),
+        "ok",
+      );
       this.poll();
     }
     this.search.focus();
@@ -204,7 +295,11 @@ export const actions = {
   },
 
   async setFinalized(finalize) {
-    const changed = await confirmFinalize(this.meetup, finalize, t(finalize ? "door.finalizeTitle" : "door.unfinalizeTitle"));
+    const changed = await confirmFinalize(
+      this.meetup,
+      finalize,
+      t(finalize ? "door.finalizeTitle" : "door.unfinalizeTitle"),
+    );
     if (changed) {
       this.meetup = changed;
       this.renderHead();
@@ -215,15 +310,26 @@ export const actions = {
 
 // "already in, #N, by X at T": what the door needs to tell an arrived guest from a namesake.
 function alreadyIn(guest, arrival) {
-  const params = { guest: named(guest), order: arrival.arrival_order, time: formatTime(arrival.arrival_time) };
-  return arrival.checked_in_by ? t("door.alreadyInBy", { ...params, username: actorName(arrival.checked_in_by) })
+  const params = {
+    guest: named(guest),
+    order: arrival.arrival_order,
+    time: formatTime(arrival.arrival_time),
+  };
+  return arrival.checked_in_by
+    ? t("door.alreadyInBy", { ...params, username: actorName(arrival.checked_in_by) })
     : t("door.alreadyIn", params);
 }
 
 export function describe(item) {
   if (item.kind === "left") return t("door.describe.left", { count: item.body.people });
   const who = named(item.guest);
-  const key = { checkin: "door.describe.checkin", undo: "door.describe.undo", walkin: "door.describe.walkin",
-    local: "door.describe.walkin", exit: "door.describe.exit", reenter: "door.describe.reenter" }[item.kind];
+  const key = {
+    checkin: "door.describe.checkin",
+    undo: "door.describe.undo",
+    walkin: "door.describe.walkin",
+    local: "door.describe.walkin",
+    exit: "door.describe.exit",
+    reenter: "door.describe.reenter",
+  }[item.kind];
   return key ? t(key, { guest: who }) : who;
 }

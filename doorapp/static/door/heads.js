@@ -14,19 +14,57 @@ export function askArrival({ guest, rsvp }) {
   if (!waitlisted && !count) return Promise.resolve(undefined);
   return new Promise((resolve) => {
     let result = null;
-    const close = (value) => { result = value; dialog.close(); };
+    const close = (value) => {
+      result = value;
+      dialog.close();
+    };
     const question = count ? h("p", { id: "heads-question" }, t("door.headsQuestion", { count })) : null;
-    const choices = count ? h("div", { class: "heads-choices", role: "group", "aria-labelledby": "heads-question" },
-      Array.from({ length: count + 1 }, (_, n) => h("button", { type: "button", class: n === count ? "primary" : "secondary",
-        "aria-label": t("door.headsCount", { count: n }), dataset: { brought: String(n) }, onclick: () => close(n) },
-      formatNumber(n)))) : null;
-    const cancel = h("button", { type: "button", class: "secondary", onclick: () => close(null) }, t("dialog.cancel"));
-    const confirm = count ? null : h("button", { type: "button", class: "primary", onclick: () => close(undefined) }, t("door.checkInAnyway"));
-    const dialog = h("dialog", { class: waitlisted ? "heads waitlisted" : "heads", "aria-labelledby": "heads-title" },
-      h("h2", { id: "heads-title" }, waitlisted ? t("door.waitlistTitle", { guest: named(guest) }) : t("door.headsTitle", { guest: named(guest) })),
+    const choices = count
+      ? h(
+          "div",
+          { class: "heads-choices", role: "group", "aria-labelledby": "heads-question" },
+          Array.from({ length: count + 1 }, (_, n) =>
+            h(
+              "button",
+              {
+                type: "button",
+                class: n === count ? "primary" : "secondary",
+                "aria-label": t("door.headsCount", { count: n }),
+                dataset: { brought: String(n) },
+                onclick: () => close(n),
+              },
+              formatNumber(n),
+            ),
+          ),
+        )
+      : null;
+    const cancel = h(
+      "button",
+      { type: "button", class: "secondary", onclick: () => close(null) },
+      t("dialog.cancel"),
+    );
+    const confirm = count
+      ? null
+      : h(
+          "button",
+          { type: "button", class: "primary", onclick: () => close(undefined) },
+          t("door.checkInAnyway"),
+        );
+    const dialog = h(
+      "dialog",
+      { class: waitlisted ? "heads waitlisted" : "heads", "aria-labelledby": "heads-title" },
+      h(
+        "h2",
+        { id: "heads-title" },
+        waitlisted
+          ? t("door.waitlistTitle", { guest: named(guest) })
+          : t("door.headsTitle", { guest: named(guest) }),
+      ),
       waitlisted ? h("p", {}, t("door.waitlistText")) : null,
-      question, choices,
-      h("div", { class: "actions" }, cancel, confirm));
+      question,
+      choices,
+      h("div", { class: "actions" }, cancel, confirm),
+    );
     dialog.addEventListener("close", () => {
       dialog.remove();
       resolve(result);

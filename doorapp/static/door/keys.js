@@ -26,15 +26,23 @@ export const SHORTCUTS = [
 
 const isCharacter = (key) => key.length === 1 && key !== " ";
 
+// Whether a key press is left to the browser: with Ctrl, Alt or Meta, while a dialog is open, or in another
+// field of the page.
+function leftToTheBrowser(event, inSearch) {
+  if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return true;
+  if (document.querySelector("dialog[open]")) return true;
+  return !inSearch && Boolean(event.target.closest?.("input, textarea, select, [contenteditable]"));
+}
+
 // The keydown listener of one door screen.
 export function keyHandler(door) {
   return (event) => {
-    if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
-    if (document.querySelector("dialog[open]")) return;
     const target = event.target;
     const inSearch = target === door.search;
-    if (!inSearch && target.closest?.("input, textarea, select, [contenteditable]")) return;
-    const shortcut = SHORTCUTS.find(([key]) => key === event.key || (key === "a character" && isCharacter(event.key)));
+    if (leftToTheBrowser(event, inSearch)) return;
+    const shortcut = SHORTCUTS.find(
+      ([key]) => key === event.key || (key === "a character" && isCharacter(event.key)),
+    );
     if (!shortcut) return;
     const [, applies, run, keep] = shortcut;
     if (!applies({ inSearch, target })) return;

@@ -5,14 +5,20 @@
 // search.js's order by name, so a keystroke is one pass over the list (over the last one's matches, when it
 // only adds to what was typed) and never a sort. Pure: no DOM, no requests, so a test can evaluate it in the
 // page.
-import { byName, fold, haystack, matcher, rank, terms } from "../core/search.js";
+import { byName, keysOf, matcher, rank, terms, tierOf } from "../core/search.js";
 
-export const FILTERS = [["all", "filter.all"], ["expected", "filter.expected"], ["waitlisted", "filter.waitlisted"],
-  ["arrived", "filter.arrived"], ["banned", "filter.banned"]]; // [value, catalogue key]
+export const FILTERS = [
+  ["all", "filter.all"],
+  ["expected", "filter.expected"],
+  ["waitlisted", "filter.waitlisted"],
+  ["arrived", "filter.arrived"],
+  ["banned", "filter.banned"],
+]; // [value, catalogue key]
 
 // "Waitlist": an RSVP on the platform's waiting list, not cancelled, not arrived (the summary's WAITLIST outcome,
 // the list's counts.waitlisted). Checking one in asks first.
-export const isWaitlisted = (rsvp) => Boolean(rsvp.waitlisted) && !rsvp.is_walkin && !rsvp.has_arrived && !rsvp.cancelled_rsvp;
+export const isWaitlisted = (rsvp) =>
+  Boolean(rsvp.waitlisted) && !rsvp.is_walkin && !rsvp.has_arrived && !rsvp.cancelled_rsvp;
 
 // "Expected", the one definition the counter and the filter share: not arrived, no cancelled RSVP and not on the
 // waitlist (a walk-in added but not let in, or let in and undone, is expected too).
@@ -42,28 +48,40 @@ const keeper = (filter) => {
   return (e) => (e.guest.tags || []).some((tag) => tag.id === id);
 };
 
+// Arrived: the latest first by the door's time (a check-in sent late keeps its minute), one still waiting to
+// be sent (no time yet) on top.
+const came = (e) => (e.rsvp.arrival_time ? Date.parse(e.rsvp.arrival_time) : Infinity);
+const latest = (a, b) => came(b) - came(a) || (b.rsvp.arrival_order || 0) - (a.rsvp.arrival_order || 0);
+
 export const idOf = (entry) => String(entry.guest.platform_user_id);
 
-// "@Grace_Okafor " -> "grace_okafor": what a typed query is as a username.
-export function asUsername(query) {
-  return fold(query.trim().replace(/^@/, ""));
-}
-
 // What a queued action (core/queue.js) will make of its guest's row, shown until Door answers it.
-const PENDING = { checkin: "checkin", walkin: "checkin", local: "checkin", undo: "undo", exit: "exit", reenter: "reenter" };
+const PENDING = {
+  checkin: "checkin",
+  walkin: "checkin",
+  local: "checkin",
+  undo: "undo",
+  exit: "exit",
+  reenter: "reenter",
+};
 
 function pendingRsvp(item, rsvp) {
   if (item.kind === "exit") return { inside: false, exited_at: item.at };
   if (item.kind === "reenter") return { inside: true, exited_at: null };
   const undo = item.kind === "undo";
-  const brought = undo ? null : item.body?.guests_brought ?? rsvp.guests_count ?? 0; // as Door will count it
-  return { has_arrived: !undo, inside: !undo, exited_at: null, arrival_order: null, arrival_time: null, guests_brought: brought };
+  const brought = undo ? null : (item.body?.guests_brought ?? rsvp.guests_count ?? 0); // as Door will count it
+  return {
+    has_arrived: !undo,
+    inside: !undo,
+    exited_at: null,
+    arrival_order: null,
+    arrival_time: null,
+    guests_brought: brought,
+  };
 }
 
-// What a query compares of an entry, folded once: its search text, its username, its name.
-const keysOf = (entry) => ({ hay: haystack(entry), user: fold(entry.guest.username),
-  name: fold(entry.guest.displayname).replace(/\s+/g, " ") });
-const sameName = (a, b) => a.guest.username === b.guest.username && a.guest.displayname === b.guest.displayname;
+const sameName = (a, b) =>
+  a.guest.username === b.guest.username && a.guest.displayname === b.guest.displayname;
 
 export class DoorList {
   constructor() {
@@ -98,7 +116,9 @@ export class DoorList {
     this.said = new Map(this.stored);
     this.keys = new Map(answer.guests.map((e) => [idOf(e), keysOf(e)]));
     const at = new Map([...this.stored.keys()].map((id, i) => [id, i]));
-    this.order = [...this.stored.keys()].sort((a, b) => byName(this.stored.get(a), this.stored.get(b)) || at.get(a) - at.get(b));
+    this.order = [...this.stored.keys()].sort(
+      (a, b) => byName(this.stored.get(a), this.stored.get(b)) || at.get(a) - at.get(b),
+    );
     this.counts = answer.counts;
     this.left = 0;
     this.version = answer.version ?? null;
@@ -135,7 +155,8 @@ export class DoorList {
 
   // Where an entry goes in `order`: after every entry whose name sorts before it or the same.
   place(entry, order = this.order, entryOf = (id) => this.stored.get(id)) {
-    let low = 0, high = order.length;
+    let low = 0,
+      high = order.length;
     while (low < high) {
       const middle = (low + high) >> 1;
       if (byName(entryOf(order[middle]), entry) <= 0) low = middle + 1;
@@ -158,13 +179,29 @@ export class DoorList {
   merge() {
     this.changed = new Map();
     this.added = [];
-    for (const item of this.waiting) { // in the order they will go: a step out, then back in, shows back in
+    for (const item of this.waiting) {
+      // in the order they will go: a step out, then back in, shows back in
       if (!item.guest) continue; // people who left: counted by tally()
-      const known = item.guest.platform_user_id !== undefined && this.stored.get(String(item.guest.platform_user_id));
-      const base = (known && this.changed.get(idOf(known))) || known
-        || { guest: { is_banned: false, ban_reason: null, platform_user_id: `pending-${item.id}`, tags: [], note: null, ...item.guest },
-          rsvp: { is_walkin: true, cancelled_rsvp: false, rsvp_time: item.at, checked_in_by: null } };
-      const entry = { ...base, rsvp: { ...base.rsvp, ...pendingRsvp(item, base.rsvp) }, pending: PENDING[item.kind] || "checkin", pendingAt: item.at };
+      const known =
+        item.guest.platform_user_id !== undefined && this.stored.get(String(item.guest.platform_user_id));
+      const base = (known && this.changed.get(idOf(known))) ||
+        known || {
+          guest: {
+            is_banned: false,
+            ban_reason: null,
+            platform_user_id: `pending-${item.id}`,
+            tags: [],
+            note: null,
+            ...item.guest,
+          },
+          rsvp: { is_walkin: true, cancelled_rsvp: false, rsvp_time: item.at, checked_in_by: null },
+        };
+      const entry = {
+        ...base,
+        rsvp: { ...base.rsvp, ...pendingRsvp(item, base.rsvp) },
+        pending: PENDING[item.kind] || "checkin",
+        pendingAt: item.at,
+      };
       if (known) this.changed.set(idOf(known), entry);
       else this.added.push(entry);
     }
@@ -192,7 +229,17 @@ export class DoorList {
   // door did since its last list (actions answered, and actions its queue has not sent yet); "expected" and
   // "waitlisted" count the entries isExpected() and isWaitlisted() keep; "inside" never goes below 0.
   tally() {
-    const counts = { rsvps: 0, arrived: 0, walkins: 0, people: 0, inside: 0, capacity: null, ...this.counts, expected: 0, waitlisted: 0 };
+    const counts = {
+      rsvps: 0,
+      arrived: 0,
+      walkins: 0,
+      people: 0,
+      inside: 0,
+      capacity: null,
+      ...this.counts,
+      expected: 0,
+      waitlisted: 0,
+    };
     for (const entry of this.entries) {
       const { rsvp } = entry;
       if (isExpected(rsvp)) counts.expected += 1;
@@ -202,7 +249,8 @@ export class DoorList {
         counts.arrived += Number(rsvp.has_arrived) - Number(said.rsvp.has_arrived);
         counts.people += heads(rsvp) - heads(said.rsvp);
         counts.inside += inside(rsvp) - inside(said.rsvp);
-      } else { // not on Door's last list: a walk-in this door added
+      } else {
+        // not on Door's last list: a walk-in this door added
         counts.walkins += Number(rsvp.is_walkin);
         counts.rsvps += Number(!rsvp.is_walkin && !rsvp.cancelled_rsvp);
         counts.arrived += Number(rsvp.has_arrived);
@@ -210,7 +258,9 @@ export class DoorList {
         counts.inside += inside(rsvp);
       }
     }
-    const leaving = this.waiting.filter((item) => item.kind === "left").reduce((sum, item) => sum + item.body.people, 0);
+    const leaving = this.waiting
+      .filter((item) => item.kind === "left")
+      .reduce((sum, item) => sum + item.body.people, 0);
     counts.inside = Math.max(0, counts.inside - this.left - leaving);
     return counts;
   }
@@ -232,26 +282,40 @@ export class DoorList {
   // and no more than `limit` results kept of each tier and rank.
   query(query, filter = "all", limit = Infinity) {
     const keep = keeper(filter);
-    const username = asUsername(query);
-    const name = fold(query.trim()).replace(/\s+/g, " ");
     const matches = matcher(query);
     const wanted = terms(query);
-    // typing on narrows: what matches it matched what was typed before (each term held one of those)
-    const last = this.last;
-    const narrows = last && last.era === this.era && last.wanted.every((t) => wanted.some((term) => term.includes(t)));
-    const from = narrows ? last.ids : this.order;
-    const ids = wanted.length ? from.filter((id) => matches(this.keys.get(id).hay)) : from; // "": every one
-    this.last = { era: this.era, wanted, ids };
-    const tier = (e, keys) => {
-      if (username && keys.user === username && !e.guest.is_local) return 0;
-      if (name && keys.name === name) return e.rsvp.has_arrived ? 1 : 2;
-      return 3;
-    };
+    const tier = tierOf(query);
     const found = [0, 1, 2, 3].map(() => [[], [], []]); // [tier][search.js's rank]
     const kept = filter === "arrived" ? Infinity : limit; // the Arrived order is by time: all of them
     // nothing typed, nothing filtered: the whole list, whose count is known, and the first `limit` guests
     // expected are the first results (an Escape costs no pass over a conference's list)
     const whole = !wanted.length && filter === "all";
+    let total = this.gather(this.candidates(wanted, matches), { keep, tier, found, kept, whole });
+    total += this.gatherAdded({ matches, keep, tier, found });
+    const tiers = found.map((ranks) => ranks.flat());
+    // the Arrived order, by time (the sort is stable: ties keep their order)
+    if (filter === "arrived") tiers.forEach((entries) => entries.sort(latest));
+    const results = tiers.flat().slice(0, limit);
+    if (whole) total = this.size;
+    const exact = tiers[0][0] || null;
+    return { results, total, target: exact || (total === 1 ? results[0] : null) };
+  }
+
+  // The ids a query may find, in their order: typing on narrows (what matches it matched what was typed
+  // before: each term held one of those); nothing typed, every one.
+  candidates(wanted, matches) {
+    const last = this.last;
+    const narrows =
+      last && last.era === this.era && last.wanted.every((t) => wanted.some((term) => term.includes(t)));
+    const from = narrows ? last.ids : this.order;
+    const ids = wanted.length ? from.filter((id) => matches(this.keys.get(id).hay)) : from;
+    this.last = { era: this.era, wanted, ids };
+    return ids;
+  }
+
+  // Puts the entries of `ids` that `keep` keeps in `found`'s buckets, no more than `kept` in each; how many
+  // there are (the whole list stops at its first `kept` guests expected).
+  gather(ids, { keep, tier, found, kept, whole }) {
     let total = 0;
     for (const id of ids) {
       const entry = this.shown(id);
@@ -261,22 +325,23 @@ export class DoorList {
       if (bucket.length < kept) bucket.push(entry);
       else if (whole && bucket === found[3][0]) break;
     }
-    for (const entry of this.added) { // few: each goes to its place by name
+    return total;
+  }
+
+  // The walk-ins this door added that the query finds: few, each put in its place by name; how many.
+  gatherAdded({ matches, keep, tier, found }) {
+    let total = 0;
+    for (const entry of this.added) {
       const keys = keysOf(entry);
       if (!matches(keys.hay) || !keep(entry)) continue;
       total += 1;
       const bucket = found[tier(entry, keys)][rank(entry)];
-      bucket.splice(this.place(entry, bucket, (e) => e), 0, entry);
+      bucket.splice(
+        this.place(entry, bucket, (e) => e),
+        0,
+        entry,
+      );
     }
-    // Arrived: the latest first by the door's time (a check-in sent late keeps its minute), one still waiting to
-    // be sent (no time yet) on top
-    const came = (e) => (e.rsvp.arrival_time ? Date.parse(e.rsvp.arrival_time) : Infinity);
-    const latest = (a, b) => came(b) - came(a) || (b.rsvp.arrival_order || 0) - (a.rsvp.arrival_order || 0);
-    const tiers = found.map((ranks) => ranks.flat());
-    if (filter === "arrived") tiers.forEach((entries) => entries.sort(latest)); // stable: ties keep their order
-    const results = tiers.flat().slice(0, limit);
-    if (whole) total = this.size;
-    const exact = tiers[0][0] || null;
-    return { results, total, target: exact || (total === 1 ? results[0] : null) };
+    return total;
   }
 }

@@ -11,12 +11,23 @@ import { named } from "../shared/names.js";
 export const room = {
   async stepOut(entry) {
     const { guest } = entry;
-    const problem = await this.send({ kind: "exit", method: "POST", path: `${this.base}/guests/${guest.platform_user_id}/exit`,
-      body: {}, guest }, (answer) => {
-      this.patch(answer);
-      this.announce(t("door.steppedOut", { guest: named(guest), time: formatTime(answer.rsvp.exited_at) }), "ok");
-      this.nextGuest();
-    });
+    const problem = await this.send(
+      {
+        kind: "exit",
+        method: "POST",
+        path: `${this.base}/guests/${guest.platform_user_id}/exit`,
+        body: {},
+        guest,
+      },
+      (answer) => {
+        this.patch(answer);
+        this.announce(
+          t("door.steppedOut", { guest: named(guest), time: formatTime(answer.rsvp.exited_at) }),
+          "ok",
+        );
+        this.nextGuest();
+      },
+    );
     if (problem) this.refused(problem, guest);
     this.search.focus();
   },
@@ -27,12 +38,20 @@ export const room = {
     const { guest, rsvp } = entry;
     return this.admitting(guest, 1 + (rsvp.guests_brought ?? 0), async (more) => {
       const body = { ...extra, ...more };
-      const problem = await this.send({ kind: "reenter", method: "POST", path: `${this.base}/guests/${guest.platform_user_id}/reenter`,
-        body, guest }, (answer) => {
-        this.patch(answer);
-        this.announce(t("door.backIn", { guest: named(guest), order: answer.rsvp.arrival_order }), "ok");
-        this.nextGuest();
-      });
+      const problem = await this.send(
+        {
+          kind: "reenter",
+          method: "POST",
+          path: `${this.base}/guests/${guest.platform_user_id}/reenter`,
+          body,
+          guest,
+        },
+        (answer) => {
+          this.patch(answer);
+          this.announce(t("door.backIn", { guest: named(guest), order: answer.rsvp.arrival_order }), "ok");
+          this.nextGuest();
+        },
+      );
       if (problem) this.refused(problem, guest, (again) => this.backIn(entry, { ...body, ...again }));
       this.search.focus();
     });
@@ -40,8 +59,10 @@ export const room = {
 
   // Someone left without being found on the list (most guests leave so): the people inside go down by one.
   async someoneLeft() {
-    const problem = await this.send({ kind: "left", method: "POST", path: `${this.base}/left`, body: { people: 1 }, guest: null },
-      () => this.announce(t("door.someoneLeftDone"), "ok"));
+    const problem = await this.send(
+      { kind: "left", method: "POST", path: `${this.base}/left`, body: { people: 1 }, guest: null },
+      () => this.announce(t("door.someoneLeftDone"), "ok"),
+    );
     if (problem) this.announce(problemText(problem), "error");
     this.search.focus();
   },
@@ -59,13 +80,19 @@ export const room = {
     const done = await ask({
       title: t("door.capacityTitle"),
       message: t("door.capacityText", { inside: counts.inside }),
-      input: { label: t("door.capacityLabel"), value: counts.capacity === null ? "" : String(counts.capacity),
-        limits: { ...field, type: "number", inputmode: "numeric" } },
+      input: {
+        label: t("door.capacityLabel"),
+        value: counts.capacity === null ? "" : String(counts.capacity),
+        limits: { ...field, type: "number", inputmode: "numeric" },
+      },
       confirm: t("door.capacitySave"),
       action: (value) => api.patch(this.base, { capacity: value ? Number(value) : null }),
     });
     if (done !== null) {
-      this.announce(done ? t("door.capacitySet", { capacity: Number(done) }) : t("door.capacityLifted"), "ok");
+      this.announce(
+        done ? t("door.capacitySet", { capacity: Number(done) }) : t("door.capacityLifted"),
+        "ok",
+      );
       await this.poll();
     }
     this.search.focus();
@@ -76,7 +103,11 @@ export const room = {
     const share = capacity ? inside / capacity : 0;
     const state = !capacity ? "" : share >= 1 ? " full" : share >= 0.9 ? " near" : "";
     const value = capacity ? t("counter.insideOf", { inside, capacity }) : formatNumber(inside);
-    return h("div", { class: `counter inside${state}`, dataset: { counter: "inside" } },
-      h("span", { class: "value" }, value), h("span", { class: "label" }, state === " full" ? t("counter.full") : t("counter.inside")));
+    return h(
+      "div",
+      { class: `counter inside${state}`, dataset: { counter: "inside" } },
+      h("span", { class: "value" }, value),
+      h("span", { class: "label" }, state === " full" ? t("counter.full") : t("counter.inside")),
+    );
   },
 };

@@ -7,10 +7,11 @@
 // the shell) while the network is down, and catches up by changes when it is back.
 //
 // This file holds the screen's state, its poll and its selection; the rest of the screen is one module per
-// concern, mixed into DoorScreen: view.js (what it draws), status.js (the status line: network, queue and
-// the last message), actions.js (check-in, undo, link, sync, finalize), room.js (stepping out and back in,
-// someone left, the capacity), walkin.js (the walk-in dialog), keys.js (the keyboard shortcuts, one table)
-// and list.js (the list's rule: what a search finds and what Enter may act on, and the counts).
+// concern, mixed into DoorScreen: view.js (what it draws), row.js (one row of the list), status.js (the
+// status line: network, queue and the last message), actions.js (check-in, undo, link, sync, finalize),
+// room.js (stepping out and back in, someone left, the capacity), walkin.js (the walk-in dialog), keys.js
+// (the keyboard shortcuts, one table) and list.js (the list's rule: what a search finds and what Enter may
+// act on, and the counts).
 import { api } from "../core/api.js";
 import { h } from "../core/dom.js";
 import { problemText, t } from "../core/i18n.js";
@@ -20,6 +21,7 @@ import { actions } from "./actions.js";
 import { keyHandler } from "./keys.js";
 import { DoorList, idOf } from "./list.js";
 import { room } from "./room.js";
+import { rows } from "./row.js";
 import { status } from "./status.js";
 import { SHOWN, view } from "./view.js";
 import { walkIns } from "./walkin.js";
@@ -35,7 +37,7 @@ export async function redirect(view, [meetupId], ctx) {
       await api.get(orgPath(`/meetups/${meetupId}`, org));
       return ctx.redirect(doorHash(org.id, meetupId));
     } catch (error) {
-      const last = error.status === 0 && await kept(meetupId);
+      const last = error.status === 0 && (await kept(meetupId));
       if (last) return ctx.redirect(doorHash(last.meetup.org_id, meetupId));
       if (error.status !== 404 && error.status !== 403) throw error;
     }
@@ -44,26 +46,37 @@ export async function redirect(view, [meetupId], ctx) {
 }
 
 function notFound(view) {
-  view.append(h("section", { class: "panel" }, h("h1", {}, t("door.notFound")),
-    h("p", {}, t("door.notFoundText")),
-    h("a", { class: "button secondary", href: "#/meetups" }, t("door.backToMeetups"))));
+  view.append(
+    h(
+      "section",
+      { class: "panel" },
+      h("h1", {}, t("door.notFound")),
+      h("p", {}, t("door.notFoundText")),
+      h("a", { class: "button secondary", href: "#/meetups" }, t("door.backToMeetups")),
+    ),
+  );
 }
 
 export async function screen(view, [orgId, meetupId], ctx) {
   const org = setOrg(orgId) || session.orgs.find((o) => o.id === orgId) || { id: orgId };
-  let meetup = null;
   const last = kept(meetupId); // the list as this device held it, read meanwhile
-  try {
-    meetup = await api.get(orgPath(`/meetups/${meetupId}`, org));
-  } catch (error) {
-    const held = error.status === 0 ? await last : null;
-    if (held) meetup = held.meetup;
-    else if (error.status !== 404 && error.status !== 403) throw error;
-  }
+  const meetup = await loadMeetup(org, meetupId, last);
   ctx.renderTop();
   if (!meetup && isPass()) return ctx.redirect("#/door-meetups"); // not one of the pass's open meetups
   if (!meetup) return notFound(view);
   new DoorScreen(view, meetup, ctx, await last).start();
+}
+
+// The meetup from Door, or as this device held it when Door cannot be reached; null when there is none.
+async function loadMeetup(org, meetupId, last) {
+  try {
+    return await api.get(orgPath(`/meetups/${meetupId}`, org));
+  } catch (error) {
+    const held = error.status === 0 ? await last : null;
+    if (held) return held.meetup;
+    if (error.status !== 404 && error.status !== 403) throw error;
+    return null;
+  }
 }
 
 class DoorScreen {
@@ -74,7 +87,8 @@ class DoorScreen {
     this.base = orgPath(`/meetups/${meetup.id}`, { id: meetup.org_id });
     this.state = new DoorList();
     this.loaded = false;
-    if (last) { // the list as last held shows at once; the first poll brings it up to date
+    if (last) {
+      // the list as last held shows at once; the first poll brings it up to date
       this.state.load(last.list);
       this.loaded = true;
     }
@@ -100,7 +114,9 @@ class DoorScreen {
     this.loadNotice();
     const timer = setInterval(() => this.poll(), POLL_MS);
     const keys = keyHandler(this);
-    const visible = () => { if (!document.hidden) this.poll(); };
+    const visible = () => {
+      if (!document.hidden) this.poll();
+    };
     const queued = (event) => this.onQueue(event.detail);
     const network = () => this.renderNetwork();
     document.addEventListener("keydown", keys);
@@ -129,29 +145,41 @@ class DoorScreen {
     const id = ++this.fetchId;
     const since = this.state.version;
     try {
-      const answer = await api.get(`${this.base}/guests${since ? `?since=${encodeURIComponent(since)}` : ""}`,
-        { etag: since ? `W/"${since}"` : null });
+      const answer = await api.get(
+        `${this.base}/guests${since ? `?since=${encodeURIComponent(since)}` : ""}`,
+        { etag: since ? `W/"${since}"` : null },
+      );
       this.pollError = null;
       if (id < this.floor || !this.ctx.alive || answer.notModified || this.state.version !== since) return;
-      this.state.apply(answer.data);
-      this.loaded = true;
-      keep(this.meetup, answer.data, since);
-      this.meetupChanged(answer.data.meetup);
-      this.renderChips();
-      this.renderCounters();
-      this.renderResults();
+      this.showList(answer.data, since);
     } catch (error) {
-      if (error.status === 404 && this.ctx.alive) this.ctx.navigate("#/meetups");
-      // a door pass for every open meetup: this one was finalized or cancelled, so the others are offered
-      else if (error.code === "pass_not_allowed" && isPass() && this.ctx.alive) this.ctx.navigate("#/door-meetups");
-      else if (error.status >= 400 && error.status !== 401 && this.pollError !== error.detail) {
-        this.pollError = error.detail; // say it once, not every second
-        this.announce(problemText(error), "error");
-      }
-      // a lost connection shows the banner (core/api.js); the next tick tries again
+      this.pollFailed(error);
     } finally {
       this.polling = false;
     }
+  }
+
+  // A poll's answer: the list as it now is, kept on the device and drawn.
+  showList(data, since) {
+    this.state.apply(data);
+    this.loaded = true;
+    keep(this.meetup, data, since);
+    this.meetupChanged(data.meetup);
+    this.renderChips();
+    this.renderCounters();
+    this.renderResults();
+  }
+
+  pollFailed(error) {
+    if (error.status === 404 && this.ctx.alive) this.ctx.navigate("#/meetups");
+    // a door pass for every open meetup: this one was finalized or cancelled, so the others are offered
+    else if (error.code === "pass_not_allowed" && isPass() && this.ctx.alive)
+      this.ctx.navigate("#/door-meetups");
+    else if (error.status >= 400 && error.status !== 401 && this.pollError !== error.detail) {
+      this.pollError = error.detail; // say it once, not every second
+      this.announce(problemText(error), "error");
+    }
+    // a lost connection shows the banner (core/api.js); the next tick tries again
   }
 
   // The organization's notice to the people at its door, in the head's details (none: nothing there).
@@ -201,7 +229,8 @@ class DoorScreen {
 
   setFilter(value) {
     this.filter = value;
-    for (const chip of this.chips.children) chip.setAttribute("aria-checked", String(chip.dataset.filter === value));
+    for (const chip of this.chips.children)
+      chip.setAttribute("aria-checked", String(chip.dataset.filter === value));
     this.renderResults();
     this.search.focus();
   }
@@ -209,9 +238,11 @@ class DoorScreen {
   select(id, chosen = false) {
     this.selectedId = id;
     this.chosen = chosen;
-    for (const li of this.list.children) li.setAttribute("aria-selected", String(li.dataset.guest === String(id)));
+    for (const li of this.list.children)
+      li.setAttribute("aria-selected", String(li.dataset.guest === String(id)));
     const row = this.list.querySelector("[aria-selected=true] > [role=gridcell]");
-    if (row) this.search.setAttribute("aria-activedescendant", row.id); // a screen reader reads the selected row
+    if (row)
+      this.search.setAttribute("aria-activedescendant", row.id); // a screen reader reads the selected row
     else this.search.removeAttribute("aria-activedescendant");
   }
 
@@ -219,7 +250,8 @@ class DoorScreen {
     const shown = this.results.slice(0, SHOWN);
     if (!shown.length) return;
     const at = shown.findIndex((e) => idOf(e) === this.selectedId);
-    const next = at < 0 ? (step > 0 ? 0 : shown.length - 1) : Math.min(shown.length - 1, Math.max(0, at + step));
+    const next =
+      at < 0 ? (step > 0 ? 0 : shown.length - 1) : Math.min(shown.length - 1, Math.max(0, at + step));
     this.select(idOf(shown[next]), true);
     this.list.children[next]?.scrollIntoView({ block: "nearest" });
   }
@@ -243,4 +275,4 @@ class DoorScreen {
   }
 }
 
-Object.assign(DoorScreen.prototype, view, status, actions, room, walkIns);
+Object.assign(DoorScreen.prototype, view, rows, status, actions, room, walkIns);

@@ -17,14 +17,34 @@ export const status = {
   buildStatus() {
     this.pills = h("span", { class: "status-pills", role: "status" });
     this.last = h("span", { class: "last-action", "aria-live": "assertive" });
-    this.statusToggle = h("button", { type: "button", class: "status-toggle", "aria-expanded": "false",
-      "aria-controls": "door-status-details", "aria-label": t("door.status.details"),
-      onclick: () => this.openStatus(!this.statusOpen()) }, "▾");
+    this.statusToggle = h(
+      "button",
+      {
+        type: "button",
+        class: "status-toggle",
+        "aria-expanded": "false",
+        "aria-controls": "door-status-details",
+        "aria-label": t("door.status.details"),
+        onclick: () => this.openStatus(!this.statusOpen()),
+      },
+      "▾",
+    );
     this.statusDetails = h("div", { class: "status-details", id: "door-status-details", hidden: true });
-    this.status = h("div", { class: "door-status", hidden: true },
-      h("div", { class: "status-box" },
-        h("div", { class: "status-line" }, h("div", { class: "status-text" }, this.pills, this.last), this.statusToggle),
-        this.statusDetails));
+    this.status = h(
+      "div",
+      { class: "door-status", hidden: true },
+      h(
+        "div",
+        { class: "status-box" },
+        h(
+          "div",
+          { class: "status-line" },
+          h("div", { class: "status-text" }, this.pills, this.last),
+          this.statusToggle,
+        ),
+        this.statusDetails,
+      ),
+    );
     this.message = null; // {text, kind}: the last thing the door was told
     this.needing = [];
     this.waiting = [];
@@ -57,8 +77,13 @@ export const status = {
     this.hinted = false;
     this.message = { text, kind };
     this.last.dataset.kind = kind;
-    clear(this.last, text, progress
-      ? h("span", { class: "progress", role: "progressbar", "aria-label": t("sync.label") }, h("span")) : null);
+    clear(
+      this.last,
+      text,
+      progress
+        ? h("span", { class: "progress", role: "progressbar", "aria-label": t("sync.label") }, h("span"))
+        : null,
+    );
     this.renderStatus();
   },
 
@@ -93,10 +118,17 @@ export const status = {
     if (!this.status) return; // the queue or the network spoke before the screen was built
     const pill = (kind, text, dataset) => h("span", { class: `pill ${kind}`, dataset }, text);
     const pills = [
-      this.needing.length ? pill("error", t("door.status.attention", { count: this.needing.length }), { queue: "attention" }) : null,
-      isOffline() ? pill("warn", t(this.reloadSafe ? "door.status.offline" : "door.status.offlineNoReload"),
-        { network: "offline" }) : null,
-      this.waiting.length ? pill("info", t("door.status.waiting", { count: this.waiting.length }), { queue: "waiting" }) : null,
+      this.needing.length
+        ? pill("error", t("door.status.attention", { count: this.needing.length }), { queue: "attention" })
+        : null,
+      isOffline()
+        ? pill("warn", t(this.reloadSafe ? "door.status.offline" : "door.status.offlineNoReload"), {
+            network: "offline",
+          })
+        : null,
+      this.waiting.length
+        ? pill("info", t("door.status.waiting", { count: this.waiting.length }), { queue: "waiting" })
+        : null,
       this.others.count ? pill("warn", t("door.status.others", this.others), { queue: "others" }) : null,
     ].filter(Boolean);
     const said = pills.map((p) => p.outerHTML).join(""); // redrawn only when it changed: a live region speaks
@@ -104,7 +136,10 @@ export const status = {
     this.pillsSaid = said;
     const kinds = [...pills.map((p) => p.classList[1]), this.message?.kind].filter(Boolean);
     this.status.hidden = !kinds.length;
-    this.status.dataset.kind = kinds.reduce((a, b) => (URGENCY.indexOf(b) > URGENCY.indexOf(a) ? b : a), "ok");
+    this.status.dataset.kind = kinds.reduce(
+      (a, b) => (URGENCY.indexOf(b) > URGENCY.indexOf(a) ? b : a),
+      "ok",
+    );
     if (!kinds.length) this.openStatus(false);
     this.renderDetails();
   },
@@ -112,24 +147,63 @@ export const status = {
   // The details, in full: what needs attention, the network, what waits (mine, then other accounts').
   renderDetails() {
     if (!this.statusOpen()) return clear(this.statusDetails);
-    const list = (items, text) => h("ul", {}, items.map((item) => h("li", {}, text(item))));
-    clear(this.statusDetails,
-      this.needing.length ? h("div", { class: "needs-attention" }, h("strong", {}, t("door.needsAttention")),
-        list(this.needing, (item) => this.attentionItem(item))) : null,
-      isOffline() ? h("p", {}, h("strong", {}, t("door.noNetwork")), " ", t("door.offlineText"), " ",
-        this.reloadSafe ? t("door.reloadSafe") : t("door.doNotReload")) : null,
-      this.waiting.length ? [h("p", {}, t("door.queueWaiting", { count: this.waiting.length })),
-        list(this.waiting, (item) => t("door.status.queued", { action: describe(item), time: formatTime(item.at) }))] : null,
-      this.others.count ? h("p", {}, t("door.queueOthers", this.others)) : null);
+    const list = (items, text) =>
+      h(
+        "ul",
+        {},
+        items.map((item) => h("li", {}, text(item))),
+      );
+    clear(
+      this.statusDetails,
+      this.needing.length
+        ? h(
+            "div",
+            { class: "needs-attention" },
+            h("strong", {}, t("door.needsAttention")),
+            list(this.needing, (item) => this.attentionItem(item)),
+          )
+        : null,
+      isOffline()
+        ? h(
+            "p",
+            {},
+            h("strong", {}, t("door.noNetwork")),
+            " ",
+            t("door.offlineText"),
+            " ",
+            this.reloadSafe ? t("door.reloadSafe") : t("door.doNotReload"),
+          )
+        : null,
+      this.waiting.length
+        ? [
+            h("p", {}, t("door.queueWaiting", { count: this.waiting.length })),
+            list(this.waiting, (item) =>
+              t("door.status.queued", { action: describe(item), time: formatTime(item.at) }),
+            ),
+          ]
+        : null,
+      this.others.count ? h("p", {}, t("door.queueOthers", this.others)) : null,
+    );
   },
 
   // A refused action says why (dismissed once handled); a failed one can go again.
   attentionItem(item) {
-    const button = (label, onclick) => h("button", { type: "button", class: "secondary small", onclick }, label);
-    const text = item.state === "failed"
-      ? t("door.failedItem", { action: describe(item), problem: problemText(item.problem), count: item.failures })
-      : t("door.refusedItem", { action: describe(item), problem: problemText(item.problem) });
-    return [text, " ", item.state === "failed" ? button(t("door.tryAgain"), () => queue.retry(item.id)) : null,
-      " ", button(t("door.dismiss"), () => queue.dismiss(item.id))];
+    const button = (label, onclick) =>
+      h("button", { type: "button", class: "secondary small", onclick }, label);
+    const text =
+      item.state === "failed"
+        ? t("door.failedItem", {
+            action: describe(item),
+            problem: problemText(item.problem),
+            count: item.failures,
+          })
+        : t("door.refusedItem", { action: describe(item), problem: problemText(item.problem) });
+    return [
+      text,
+      " ",
+      item.state === "failed" ? button(t("door.tryAgain"), () => queue.retry(item.id)) : null,
+      " ",
+      button(t("door.dismiss"), () => queue.dismiss(item.id)),
+    ];
   },
 };

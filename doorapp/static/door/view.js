@@ -1,25 +1,45 @@
 // What the door screen draws (mixed into DoorScreen by screen.js): its head and actions, the counters (the
-// people inside: room.js), the search bar with its filters and status line (status.js) and the list's rows.
-import { clear, formatDate, formatStamp, formatTime, h } from "../core/dom.js";
+// people inside: room.js), the search bar with its filters and status line (status.js) and the list, one
+// row.js row per result.
+import { clear, formatDate, formatTime, h } from "../core/dom.js";
 import { formatNumber, t } from "../core/i18n.js";
 import { isOrgAdmin, isPass, session } from "../core/session.js";
-import { rowBadges } from "./badges.js";
-import { FILTERS, idOf, isOutside, isWaitlisted, tagFilter } from "./list.js";
-import { actorName, handle, hintText, named, shortName } from "../shared/names.js";
+import { FILTERS, idOf, tagFilter } from "./list.js";
+import { shortName } from "../shared/names.js";
 import { noticeDetails } from "../shared/notice.js";
-import { tagChip, tagDot } from "../shared/tags.js";
+import { tagDot } from "../shared/tags.js";
 
 export const SHOWN = 60; // rows rendered at once; typing narrows the rest down
 
 // The names that more than one guest on the list has.
 function namesakes(entries) {
-  const seen = new Set(), twice = new Set();
+  const seen = new Set(),
+    twice = new Set();
   for (const { guest } of entries) (seen.has(shortName(guest)) ? twice : seen).add(shortName(guest));
   return twice;
 }
 
-// The id of a row's first cell, which the search box points at while the row is selected.
-export const rowId = (entry) => `door-guest-${idOf(entry)}`;
+// Back to the meetups, but for a door pass on its own meetup (it has no other).
+function backLink(meetup) {
+  if (isPass() && meetup.id === session.user.pass.meetup_id) return null;
+  return h(
+    "a",
+    { class: "back", href: isPass() ? "#/door-meetups" : "#/meetups", "aria-label": t("door.backToMeetups") },
+    "←",
+  );
+}
+
+// One note: a cancelled night says so even once finalized (nobody was let in either way).
+function meetupNote(meetup) {
+  if (meetup.cancelled_at) {
+    return h(
+      "div",
+      { class: "alert warn wide cancelled" },
+      t("door.cancelledNote", { reason: meetup.cancel_reason }),
+    );
+  }
+  return meetup.is_finalized ? h("div", { class: "alert info wide" }, t("door.finalizedNote")) : null;
+}
 
 export const view = {
   build() {
@@ -28,9 +48,18 @@ export const view = {
     this.counters = h("div", { class: "counters" });
     this.actions = h("div", { class: "actions", id: "door-actions" });
     // on a phone the actions fold behind one button (css/app.css), so the counters keep their line
-    const toggle = h("button", { type: "button", class: "secondary menu-toggle", "aria-label": t("door.actions"),
-      "aria-expanded": "false", "aria-controls": "door-actions",
-      onclick: () => toggle.setAttribute("aria-expanded", String(this.actions.classList.toggle("open"))) }, "⋯");
+    const toggle = h(
+      "button",
+      {
+        type: "button",
+        class: "secondary menu-toggle",
+        "aria-label": t("door.actions"),
+        "aria-expanded": "false",
+        "aria-controls": "door-actions",
+        onclick: () => toggle.setAttribute("aria-expanded", String(this.actions.classList.toggle("open"))),
+      },
+      "⋯",
+    );
     this.actions.addEventListener("click", (event) => {
       if (event.target.closest("button")) {
         this.actions.classList.remove("open");
@@ -38,10 +67,21 @@ export const view = {
       }
     });
     this.menu = toggle;
-    this.search = h("input", { type: "search", class: "door-search", placeholder: t("door.searchPlaceholder"),
-      autocomplete: "off", autocapitalize: "none", spellcheck: "false", enterkeyhint: "go",
-      "aria-label": t("door.searchLabel"), role: "combobox", "aria-controls": "door-results", "aria-haspopup": "grid",
-      "aria-expanded": "false", "aria-autocomplete": "list" });
+    this.search = h("input", {
+      type: "search",
+      class: "door-search",
+      placeholder: t("door.searchPlaceholder"),
+      autocomplete: "off",
+      autocapitalize: "none",
+      spellcheck: "false",
+      enterkeyhint: "go",
+      "aria-label": t("door.searchLabel"),
+      role: "combobox",
+      "aria-controls": "door-results",
+      "aria-haspopup": "grid",
+      "aria-expanded": "false",
+      "aria-autocomplete": "list",
+    });
     this.search.addEventListener("input", () => this.flushSearch());
     this.chips = h("div", { class: "chips", role: "radiogroup", "aria-label": t("door.show") });
     this.renderChips();
@@ -49,13 +89,26 @@ export const view = {
     this.leftSlot = h("div", { class: "left-slot" });
     // a grid of divs (a list item may not be a row), not a listbox: a row holds buttons, which an option may not. The search box keeps the focus and
     // points at the selected row (aria-activedescendant, screen.js select()), so the arrows and Enter work there.
-    this.list = h("div", { class: "results", id: "door-results", role: "grid", "aria-label": t("door.guests") });
+    this.list = h("div", {
+      class: "results",
+      id: "door-results",
+      role: "grid",
+      "aria-label": t("door.guests"),
+    });
     this.more = h("p", { class: "muted more" });
     // on a phone the counters and the actions share one line (css/app.css), and the network, the queue and
     // the last message one more in the sticky search bar, so results show above the keyboard in any state
-    this.view.append(h("section", { class: "door" }, this.head,
-      h("div", { class: "door-bar" }, this.counters, this.leftSlot, this.menu, this.actions),
-      h("div", { class: "search-bar" }, this.search, this.chips, this.buildStatus()), this.list, this.more));
+    this.view.append(
+      h(
+        "section",
+        { class: "door" },
+        this.head,
+        h("div", { class: "door-bar" }, this.counters, this.leftSlot, this.menu, this.actions),
+        h("div", { class: "search-bar" }, this.search, this.chips, this.buildStatus()),
+        this.list,
+        this.more,
+      ),
+    );
     this.renderHead();
     this.renderNetwork();
     this.renderQueue();
@@ -63,48 +116,102 @@ export const view = {
   },
 
   renderHead() {
+    clear(this.actions, this.headActions());
+    clear(this.head, backLink(this.meetup), this.title(), meetupNote(this.meetup));
+  },
+
+  // The actions menu: a walk-in, sync and a newer file while the night is open; capacity and finalize for
+  // admins.
+  headActions() {
     const m = this.meetup;
     const action = (label, onclick) => h("button", { type: "button", class: "secondary", onclick }, label);
     const actions = [];
     if (!m.is_finalized) {
       actions.push(action(t("door.addWalkIn"), () => this.walkIn()));
-      if (!isPass()) { // a door pass works the door only: no sync, no import
+      if (!isPass()) {
+        // a door pass works the door only: no sync, no import
         // a meetup from a file has no platform list to sync with; its newer file updates it
         if (m.platform_url) actions.push(action(t("door.syncRsvps"), (e) => this.sync(e.currentTarget)));
         actions.push(action(t("import.updateButton"), () => this.importNewer()));
       }
     }
     if (isOrgAdmin()) {
-      if (!m.is_finalized) actions.push(h("button", { type: "button", class: "secondary", dataset: { action: "capacity" }, onclick: () => this.setCapacity() }, t("door.capacityButton")));
-      actions.push(m.is_finalized
-        ? action(t("meetup.unfinalize"), () => this.setFinalized(false))
-        : action(t("meetup.finalize"), () => this.setFinalized(true)));
+      if (!m.is_finalized)
+        actions.push(
+          h(
+            "button",
+            {
+              type: "button",
+              class: "secondary",
+              dataset: { action: "capacity" },
+              onclick: () => this.setCapacity(),
+            },
+            t("door.capacityButton"),
+          ),
+        );
+      actions.push(
+        m.is_finalized
+          ? action(t("meetup.unfinalize"), () => this.setFinalized(false))
+          : action(t("meetup.finalize"), () => this.setFinalized(true)),
+      );
     }
-    clear(this.actions, actions);
-    clear(this.head,
-      isPass() && this.meetup.id === session.user.pass.meetup_id ? null
-        : h("a", { class: "back", href: isPass() ? "#/door-meetups" : "#/meetups", "aria-label": t("door.backToMeetups") }, "←"),
-      h("div", { class: "title" },
-        h("h1", {}, m.name),
-        h("p", { class: "muted" }, formatDate(m.date),
-          " · ", m.last_synced_at ? t(m.platform_url ? "door.synced" : "door.fileRead", { time: formatTime(m.last_synced_at) })
-            : t("door.neverSynced")),
-        this.notice ? noticeDetails(this.notice) : null),
-      // one note: a cancelled night says so even once finalized (nobody was let in either way)
-      m.cancelled_at ? h("div", { class: "alert warn wide cancelled" }, t("door.cancelledNote", { reason: m.cancel_reason }))
-        : m.is_finalized ? h("div", { class: "alert info wide" }, t("door.finalizedNote")) : null);
+    return actions;
+  },
+
+  title() {
+    const m = this.meetup;
+    return h(
+      "div",
+      { class: "title" },
+      h("h1", {}, m.name),
+      h(
+        "p",
+        { class: "muted" },
+        formatDate(m.date),
+        " · ",
+        m.last_synced_at
+          ? t(m.platform_url ? "door.synced" : "door.fileRead", { time: formatTime(m.last_synced_at) })
+          : t("door.neverSynced"),
+      ),
+      this.notice ? noticeDetails(this.notice) : null,
+    );
   },
 
   renderCounters() {
     const counts = this.state.tally();
-    const tile = (label, value, kind) => h("div", { class: `counter ${kind}${value ? "" : " zero"}`, dataset: { counter: kind } },
-      h("span", { class: "value" }, formatNumber(value)), h("span", { class: "label" }, label));
-    clear(this.counters, tile(t("counter.rsvps"), counts.rsvps, "rsvps"), tile(t("counter.arrived"), counts.arrived, "arrived"),
-      tile(t("counter.people"), counts.people, "people"), this.insideCounter(counts), tile(t("counter.expected"), counts.expected, "expected"),
-      tile(t("counter.waitlisted"), counts.waitlisted, "waitlisted"), tile(t("counter.walkins"), counts.walkins, "walkins"));
-    clear(this.leftSlot, this.meetup.is_finalized || !counts.inside ? null
-      : h("button", { type: "button", class: "secondary small left", "aria-label": t("door.someoneLeft"), title: t("door.someoneLeft"),
-        onclick: () => this.someoneLeft() }, "−1"));
+    const tile = (label, value, kind) =>
+      h(
+        "div",
+        { class: `counter ${kind}${value ? "" : " zero"}`, dataset: { counter: kind } },
+        h("span", { class: "value" }, formatNumber(value)),
+        h("span", { class: "label" }, label),
+      );
+    clear(
+      this.counters,
+      tile(t("counter.rsvps"), counts.rsvps, "rsvps"),
+      tile(t("counter.arrived"), counts.arrived, "arrived"),
+      tile(t("counter.people"), counts.people, "people"),
+      this.insideCounter(counts),
+      tile(t("counter.expected"), counts.expected, "expected"),
+      tile(t("counter.waitlisted"), counts.waitlisted, "waitlisted"),
+      tile(t("counter.walkins"), counts.walkins, "walkins"),
+    );
+    clear(
+      this.leftSlot,
+      this.meetup.is_finalized || !counts.inside
+        ? null
+        : h(
+            "button",
+            {
+              type: "button",
+              class: "secondary small left",
+              "aria-label": t("door.someoneLeft"),
+              title: t("door.someoneLeft"),
+              onclick: () => this.someoneLeft(),
+            },
+            "−1",
+          ),
+    );
   },
 
   // The filters: by state, then one chip per tag on the list's guests ("Speaker"), drawn again when those change.
@@ -113,12 +220,27 @@ export const view = {
     const shown = JSON.stringify(tags);
     if (shown === this.chipsShown) return;
     this.chipsShown = shown;
-    if (this.filter.startsWith("tag:") && !tags.some((tag) => tagFilter(tag) === this.filter)) this.filter = "all";
-    const chip = (value, ...label) => h("button", { type: "button", class: "chip", role: "radio", dataset: { filter: value },
-      "aria-checked": String(value === this.filter), onclick: () => this.setFilter(value) }, ...label);
+    if (this.filter.startsWith("tag:") && !tags.some((tag) => tagFilter(tag) === this.filter))
+      this.filter = "all";
+    const chip = (value, ...label) =>
+      h(
+        "button",
+        {
+          type: "button",
+          class: "chip",
+          role: "radio",
+          dataset: { filter: value },
+          "aria-checked": String(value === this.filter),
+          onclick: () => this.setFilter(value),
+        },
+        ...label,
+      );
     this.chips.classList.toggle("with-tags", tags.length > 0);
-    clear(this.chips, FILTERS.map(([value, key]) => chip(value, t(key))),
-      tags.map((tag) => chip(tagFilter(tag), tagDot(tag), tag.label)));
+    clear(
+      this.chips,
+      FILTERS.map(([value, key]) => chip(value, t(key))),
+      tags.map((tag) => chip(tagFilter(tag), tagDot(tag), tag.label)),
+    );
   },
 
   renderResults() {
@@ -129,90 +251,33 @@ export const view = {
       this.selectedId = query.trim() && results.length ? idOf(results[0]) : null;
       this.chosen = false;
     }
-    if (this.namesakesOf !== this.state.era) { // names change only with the list's order (list.js's era)
+    if (this.namesakesOf !== this.state.era) {
+      // names change only with the list's order (list.js's era)
       this.namesakes = namesakes(this.state.entries);
       this.namesakesOf = this.state.era;
     }
-    clear(this.list, results.map((entry) => this.row(entry)));
+    clear(
+      this.list,
+      results.map((entry) => this.row(entry)),
+    );
     this.search.setAttribute("aria-expanded", String(results.length > 0));
     this.select(this.selectedId, this.chosen);
     if (!this.loaded) this.more.textContent = t("door.loading");
     else if (!this.state.size) this.more.textContent = t("door.emptyList");
     else if (!total) {
-      clear(this.more, t("door.noMatch"), " ",
-        this.meetup.is_finalized ? t("door.noMatchFinalized")
-          : h("button", { type: "button", class: "secondary", onclick: () => this.walkIn() }, t("door.addAsWalkIn", { name: query.trim() })));
-    }
-    else if (total > SHOWN) this.more.textContent = t("door.showing", { shown: SHOWN, count: total });
+      clear(
+        this.more,
+        t("door.noMatch"),
+        " ",
+        this.meetup.is_finalized
+          ? t("door.noMatchFinalized")
+          : h(
+              "button",
+              { type: "button", class: "secondary", onclick: () => this.walkIn() },
+              t("door.addAsWalkIn", { name: query.trim() }),
+            ),
+      );
+    } else if (total > SHOWN) this.more.textContent = t("door.showing", { shown: SHOWN, count: total });
     else this.more.textContent = "";
-  },
-
-  // Beside the name: @username; for a guest read from a file, what tells them apart from namesakes (their
-  // e-mail's first letters, their id's end, else the RSVP's time where the name is on the list twice). On a
-  // list read from a file everyone is "not on the platform": said (and linked) only where others are.
-  tellApart({ guest, rsvp }) {
-    if (!guest.is_local) return handle(guest);
-    const hint = hintText(guest) || (this.namesakes.has(shortName(guest)) && !rsvp.is_walkin
-      ? t("guest.hintRsvp", { time: formatStamp(rsvp.rsvp_time) }) : "");
-    return hint || (this.meetup.platform_url ? handle(guest) : "");
-  },
-
-  row(entry) {
-    const { guest, rsvp } = entry;
-    const selected = idOf(entry) === this.selectedId;
-    const classes = ["row"];
-    if (guest.is_banned) classes.push("banned");
-    if (rsvp.has_arrived) classes.push("arrived");
-    if (isOutside(rsvp)) classes.push("outside");
-    if (rsvp.cancelled_rsvp) classes.push("cancelled");
-    const waitlisted = isWaitlisted(rsvp);
-    if (waitlisted) classes.push("waitlisted");
-    if (entry.pending) classes.push("pending");
-    const cell = (name, ...children) => h("div", { class: name, role: "gridcell" }, ...children);
-    let state;
-    if (entry.pending) {
-      state = cell("state", h("span", { class: "badge pending" }, t("door.pending")), " ",
-        t("door.pendingText", { what: t(`door.pending.${entry.pending}`), time: formatTime(entry.pendingAt) }));
-    } else if (isOutside(rsvp)) {
-      state = cell("state", h("span", { class: "badge out" }, `#${rsvp.arrival_order}`),
-        " ", h("strong", { class: "out-since" }, t("door.outSince", { time: formatTime(rsvp.exited_at) })),
-        h("span", { class: "then" }, " · ", t("door.arrivedAt", { time: formatTime(rsvp.arrival_time) })));
-    } else if (rsvp.has_arrived) {
-      state = cell("state", h("span", { class: "badge arrived" }, `#${rsvp.arrival_order}`),
-        " ", t("door.arrivedAt", { time: formatTime(rsvp.arrival_time) }),
-        rsvp.guests_count ? [" · ", h("span", { class: "brought" }, t("door.broughtOf", { brought: rsvp.guests_brought ?? rsvp.guests_count, count: rsvp.guests_count }))] : "",
-        rsvp.checked_in_by ? h("span", { class: "by" }, " · ", t("door.letInBy", { username: actorName(rsvp.checked_in_by) })) : "");
-    } else {
-      state = cell("state", rsvp.cancelled_rsvp ? t("door.rsvpCancelled")
-        : waitlisted ? h("span", { class: "badge waitlist" }, t("door.waitlisted")) : t("counter.expected"));
-    }
-    const closed = this.meetup.is_finalized || Boolean(entry.pending);
-    // an arrival's steps out and back in queue behind one another and behind a check-in (a smoker out and
-    // back while offline); not behind an undo, nor for a guest Door has not given an id yet
-    const steps = this.meetup.is_finalized || entry.pending === "undo" || idOf(entry).startsWith("pending-");
-    const who = named(guest); // every action names its guest: sixty rows are not sixty "Check in" buttons
-    const button = (label, named, kind, onclick, disabled = closed) => h("button", { type: "button", class: kind, disabled,
-      "aria-label": t(named, { guest: who }), onclick }, label);
-    const undo = button(t("door.undo"), "door.undoNamed", "secondary", () => this.undo(entry));
-    // an arrival: out and back in (Back in first: Enter does it), undo last
-    const buttons = isOutside(rsvp) ? [button(t("door.backInButton"), "door.backInNamed", "primary", () => this.act(entry), steps), undo]
-      : rsvp.has_arrived ? [button(t("door.stepOut"), "door.stepOutNamed", "secondary", () => this.stepOut(entry), steps), undo]
-        : [button(guest.is_banned ? t("door.checkInBanned") : t("door.checkIn"), guest.is_banned ? "door.checkInBannedNamed" : "door.checkInNamed",
-          guest.is_banned ? "danger" : waitlisted ? "secondary" : "primary", () => this.act(entry))];
-    return h("div", { class: classes.join(" "), role: "row", "aria-selected": String(selected),
-      dataset: { guest: idOf(entry) },
-      onclick: (event) => { if (!event.target.closest("button")) this.select(idOf(entry), true); } },
-    h("div", { class: "who", role: "gridcell", id: rowId(entry) },
-      h("span", { class: "name" }, shortName(guest)),
-      this.tellApart(entry) ? h("span", { class: "username" }, this.tellApart(entry)) : null,
-      rsvp.is_walkin ? h("span", { class: "tag" }, t("door.walkInTag")) : null,
-      (guest.tags || []).map(tagChip),
-      rowBadges(entry)),
-    guest.is_banned ? cell("ban", h("strong", {}, t("door.banned")), " ", guest.ban_reason || "") : null,
-    guest.note ? cell("note", guest.note) : null,
-    state,
-    cell("act", buttons, guest.is_local && !entry.pending && isOrgAdmin() && this.meetup.platform_url
-      ? h("button", { type: "button", class: "secondary", "aria-label": t("door.linkNamed", { guest: who }),
-        onclick: () => this.link(guest) }, t("door.linkButton")) : null));
   },
 };

@@ -16,29 +16,46 @@ const WAIT_MS = 200; // as the door's own search
 
 // How the platform finds a guest (GET /platform's `guest_lookup`): what the field asks for, whether the typed
 // text can be that, and how the look-up button names it.
-const BY_USERNAME = { asked: "door.platformUsername", notFound: "walkin.notFound", fits: (typed) => /^@?\S+$/.test(typed),
-  handle: (typed) => "@" + typed.replace(/^@/, "") };
-const BY_MEMBER_ID = { asked: "walkin.meetupId", notFound: "walkin.notFoundMeetup",
-  fits: (typed) => /^(\d{1,19}|https?:\/\/\S+)$/.test(typed), handle: (typed) => typed };
+const BY_USERNAME = {
+  asked: "door.platformUsername",
+  notFound: "walkin.notFound",
+  fits: (typed) => /^@?\S+$/.test(typed),
+  handle: (typed) => "@" + typed.replace(/^@/, ""),
+};
+const BY_MEMBER_ID = {
+  asked: "walkin.meetupId",
+  notFound: "walkin.notFoundMeetup",
+  fits: (typed) => /^(\d{1,19}|https?:\/\/\S+)$/.test(typed),
+  handle: (typed) => typed,
+};
 
 export const walkIns = {
   // A walk-in, starting from what was typed in the door's search: a member Door knows (tapped in the list),
   // one the platform finds by what was typed, or the name of a person who is not on the platform.
   async walkIn() {
-    const lookup = (await platformInfo().catch(() => ({}))).guest_lookup === "member_id" ? BY_MEMBER_ID : BY_USERNAME;
+    const lookup =
+      (await platformInfo().catch(() => ({}))).guest_lookup === "member_id" ? BY_MEMBER_ID : BY_USERNAME;
     let enter = null;
     const box = h("div", { class: "walkin" });
     const chosen = await ask({
       title: t("walkin.title"),
-      input: { label: t("walkin.label", { asked: t(lookup.asked) }), value: this.search.value.trim(),
-        limits: (await limits("create_guest")).username },
+      input: {
+        label: t("walkin.label", { asked: t(lookup.asked) }),
+        value: this.search.value.trim(),
+        limits: (await limits("create_guest")).username,
+      },
       confirm: null,
       after: box,
-      ready: ({ input, close }) => { enter = this.walkInChoices(box, input, close, lookup); },
+      ready: ({ input, close }) => {
+        enter = this.walkInChoices(box, input, close, lookup);
+      },
       submit: () => enter(),
     });
     if (!chosen) return this.search.focus();
-    if (chosen.name) return this.admitting({ displayname: chosen.name, is_local: true }, 1, (extra) => this.letInByName(chosen.name, extra));
+    if (chosen.name)
+      return this.admitting({ displayname: chosen.name, is_local: true }, 1, (extra) =>
+        this.letInByName(chosen.name, extra),
+      );
     const onList = this.state.find(chosen.guest.platform_user_id);
     if (onList) return this.act(onList); // on the list already: simply checked in
     return this.admitting(chosen.guest, 1, (extra) => this.addWalkIn(chosen.guest, extra));
@@ -52,27 +69,50 @@ export const walkIns = {
     const list = h("ul", { class: "matches", "aria-label": t("walkin.matchesLabel") });
     const lookupButton = h("button", { type: "button", class: "secondary", onclick: () => lookUp() });
     const problem = h("div");
-    const byName = h("button", { type: "button", class: "secondary", onclick: () => close({ name: typed() }) });
-    clear(box, status, list, lookupButton, problem,
-      h("p", { class: "hint" }, t("walkin.byNameText")), byName);
-    const typed = () => input.value.trim();
-    let controller = null, shownFor = null;
-
-    const lookUp = () => busy(lookupButton, problem, async () => {
-      if (isOffline()) throw new ApiProblem({ detail: t("walkin.offline") });
-      try {
-        close({ guest: await findOrAddGuest(typed().replace(/^@/, "")) });
-      } catch (error) {
-        if (error.code !== "platform_user_not_found") throw error;
-        throw new ApiProblem({ detail: t(lookup.notFound, { typed: typed() }) });
-      }
+    const byName = h("button", {
+      type: "button",
+      class: "secondary",
+      onclick: () => close({ name: typed() }),
     });
+    clear(
+      box,
+      status,
+      list,
+      lookupButton,
+      problem,
+      h("p", { class: "hint" }, t("walkin.byNameText")),
+      byName,
+    );
+    const typed = () => input.value.trim();
+    let controller = null,
+      shownFor = null;
+
+    const lookUp = () =>
+      busy(lookupButton, problem, async () => {
+        if (isOffline()) throw new ApiProblem({ detail: t("walkin.offline") });
+        try {
+          close({ guest: await findOrAddGuest(typed().replace(/^@/, "")) });
+        } catch (error) {
+          if (error.code !== "platform_user_not_found") throw error;
+          throw new ApiProblem({ detail: t(lookup.notFound, { typed: typed() }) });
+        }
+      });
 
     const show = (answer, text) => {
       shownFor = text;
-      clear(list, answer.guests.map((guest) => h("li", {}, this.matchButton(guest, () => close({ guest })))));
+      clear(
+        list,
+        answer.guests.map((guest) =>
+          h(
+            "li",
+            {},
+            this.matchButton(guest, () => close({ guest })),
+          ),
+        ),
+      );
       if (!answer.guests.length) status.textContent = t("walkin.noMatch", { typed: text });
-      else if (answer.total > answer.guests.length) status.textContent = t("walkin.more", { shown: answer.guests.length, count: answer.total });
+      else if (answer.total > answer.guests.length)
+        status.textContent = t("walkin.more", { shown: answer.guests.length, count: answer.total });
       else status.textContent = t("walkin.matches");
     };
 
@@ -85,9 +125,14 @@ export const walkIns = {
         status.textContent = text ? t("walkin.searchOffline") : "";
         return clear(list);
       }
-      const mine = controller = new AbortController();
+      const mine = (controller = new AbortController());
       try {
-        show(await api.get(`${this.base}/walkin-matches${query({ q: text, limit: MATCHES })}`, { signal: mine.signal }), text);
+        show(
+          await api.get(`${this.base}/walkin-matches${query({ q: text, limit: MATCHES })}`, {
+            signal: mine.signal,
+          }),
+          text,
+        );
       } catch (error) {
         if (mine.signal.aborted) return;
         status.textContent = error.status === 0 ? t("walkin.searchOffline") : problemText(error);
@@ -119,16 +164,29 @@ export const walkIns = {
 
   // One member offered: name, @username and, when banned here, the ban and its reason.
   matchButton(guest, pick) {
-    return h("button", { type: "button", class: guest.is_banned ? "match banned" : "match", onclick: pick },
+    return h(
+      "button",
+      { type: "button", class: guest.is_banned ? "match banned" : "match", onclick: pick },
       h("span", { class: "name" }, shortName(guest)),
       h("span", { class: "username" }, handle(guest)),
-      guest.is_banned ? h("span", { class: "ban" }, h("strong", {}, t("door.banned")), " ", guest.ban_reason || "") : null);
+      guest.is_banned
+        ? h("span", { class: "ban" }, h("strong", {}, t("door.banned")), " ", guest.ban_reason || "")
+        : null,
+    );
   },
 
   // `extra`: the overrides a person confirmed ({force} for a ban, {force_capacity, reason} for a full room)
   async addWalkIn(guest, extra = {}) {
-    const problem = await this.send({ kind: "walkin", method: "POST", path: `${this.base}/guests/${guest.platform_user_id}/add-walkin`,
-      body: { check_in: true, ...extra }, guest }, (entry) => this.checkedIn(entry, extra.force));
+    const problem = await this.send(
+      {
+        kind: "walkin",
+        method: "POST",
+        path: `${this.base}/guests/${guest.platform_user_id}/add-walkin`,
+        body: { check_in: true, ...extra },
+        guest,
+      },
+      (entry) => this.checkedIn(entry, extra.force),
+    );
     if (problem && problem.code === "already_on_list") {
       await this.poll();
       const entry = this.state.find(guest.platform_user_id);
@@ -139,8 +197,16 @@ export const walkIns = {
 
   async letInByName(displayname, extra = {}) {
     const guest = { displayname, username: "", is_local: true };
-    const problem = await this.send({ kind: "local", method: "POST", path: `${this.base}/local-walkins`,
-      body: { displayname, ...extra }, guest }, (entry) => this.checkedIn(entry, false));
+    const problem = await this.send(
+      {
+        kind: "local",
+        method: "POST",
+        path: `${this.base}/local-walkins`,
+        body: { displayname, ...extra },
+        guest,
+      },
+      (entry) => this.checkedIn(entry, false),
+    );
     if (problem) this.refused(problem, guest, (more) => this.letInByName(displayname, { ...extra, ...more }));
   },
 };

@@ -63,11 +63,15 @@ export default {
   "auth.signIn": "Sign in",
   "auth.username": "Username",
   "auth.usernameHint": "1 to 64 characters, no spaces.",
-  "auth.waitingText": "A site admin has to approve it before you can sign in. Ask one to approve you, then sign in.",
+  "auth.waitingText":
+    "A site admin has to approve it before you can sign in. Ask one to approve you, then sign in.",
   "auth.waitingTitle": "Waiting for approval",
 
   "badge.brings": { "one": "Brings 1 guest", "other": "Brings {count} guests" },
-  "badge.noShows": { "one": "1 no-show in the last {recent}", "other": "{count} no-shows in the last {recent}" },
+  "badge.noShows": {
+    "one": "1 no-show in the last {recent}",
+    "other": "{count} no-shows in the last {recent}"
+  },
   "badge.visit": { "one": "{n}st visit", "two": "{n}nd visit", "few": "{n}rd visit", "other": "{n}th visit" },
   "badge.waitlist": "waitlist",
 
@@ -92,7 +96,10 @@ export default {
   "bans.unknown": "Not known to Door yet.",
 
   "chart.label": "Arrivals per {minutes} minutes: {bars}",
-  "chart.title": { "one": "1 arrival, per {minutes} minutes", "other": "{count} arrivals, per {minutes} minutes" },
+  "chart.title": {
+    "one": "1 arrival, per {minutes} minutes",
+    "other": "{count} arrivals, per {minutes} minutes"
+  },
 
   "common.copied": "Copied.",
   "common.copy": "Copy",
@@ -129,7 +136,8 @@ export default {
   "csv.rsvp_time": "RSVP'd",
   "csv.semicolon": "Semicolon (;)",
   "csv.separator": "Separator",
-  "csv.separatorHint": "What your spreadsheet splits columns on when you double-click the file: semicolon for Excel in Spanish and most of Europe, comma for Excel in English, Google Sheets and Numbers.",
+  "csv.separatorHint":
+    "What your spreadsheet splits columns on when you double-click the file: semicolon for Excel in Spanish and most of Europe, comma for Excel in English, Google Sheets and Numbers.",
   "csv.style": "Made for",
   "csv.timeZone": "The organization's time zone",
   "csv.timeZoneHint": "The file's times are in this zone; Door keeps it for the organization's next files.",
@@ -194,7 +202,8 @@ export default {
   "door.dismiss": "Dismiss",
   "door.doNotReload": "Do not reload this page until the network is back.",
   "door.emptyList": "Nobody is on the list yet. Sync the RSVPs or add a walk-in.",
-  "door.failed": "{action}: set aside under “Needs attention” after {count} failed tries; the next actions go on.",
+  "door.failed":
+    "{action}: set aside under “Needs attention” after {count} failed tries; the next actions go on.",
   "door.failedItem": "{action}: not confirmed after {count} tries. {problem}",
   "door.fileRead": "list read from a file at {time}",
   "door.finalizeTitle": "Finalize this meetup?",
@@ -205,11 +214,13 @@ export default {
   "door.letInBy": "let in by {username}",
   "door.link": "Link",
   "door.linkButton": "Link…",
-  "door.linkText": "Their walk-in, check-in and bans here move to the platform account; the audit log keeps both.",
+  "door.linkText":
+    "Their walk-in, check-in and bans here move to the platform account; the audit log keeps both.",
   "door.linkTitle": "Link {guest} to a platform account",
   "door.linked": "{name} is now {guest}.",
   "door.loading": "Loading the guest list…",
-  "door.namesakes": "{count} guests match: tap the one in front of you (or pick with ↓↑ and Enter), or type their @username.",
+  "door.namesakes":
+    "{count} guests match: tap the one in front of you (or pick with ↓↑ and Enter), or type their @username.",
   "door.needsAttention": "Needs attention",
   "door.neverSynced": "never synced",
   "door.noMatch": "No guest matches. Check the spelling, or",
@@ -228,10 +239,15 @@ export default {
   "door.pendingWaiting": "{guest}: {what}, waiting to be sent.",
   "door.platformUsername": "Platform username",
   "door.queueOthers": {
-    "one": "1 action made on this phone by {makers} before signing out will be sent when they sign in here again.",
-    "other": "{count} actions made on this phone by {makers} before signing out will be sent when they sign in here again."
+    "one":
+      "1 action made on this phone by {makers} before signing out will be sent when they sign in here again.",
+    "other":
+      "{count} actions made on this phone by {makers} before signing out will be sent when they sign in here again."
   },
-  "door.queueWaiting": { "one": "1 action is waiting to be sent.", "other": "{count} actions are waiting to be sent." },
+  "door.queueWaiting": {
+    "one": "1 action is waiting to be sent.",
+    "other": "{count} actions are waiting to be sent."
+  },
   "door.refusedItem": "{action}: refused. {problem}",
   "door.reloadSafe": "Reloading is safe.",
   "door.rsvpCancelled": "RSVP cancelled",
@@ -278,16 +294,19 @@ export default {
   "error.invalid_recovery_code": "This recovery code is not valid; ask a site admin for a new one.",
   "error.invalid_setup_code": "The setup code is wrong; it is printed where Door was started.",
   "error.invalid_token": "Your session is no longer valid; please sign in again.",
-  "error.invalid_pass_code": "This pairing code is used, expired or wrong; ask an organizer for a new door pass.",
+  "error.invalid_pass_code":
+    "This pairing code is used, expired or wrong; ask an organizer for a new door pass.",
   "error.pass_ended": "This door pass has ended; ask an organizer for a new one.",
   "error.pass_not_allowed": "A door pass cannot do this; it needs a person with an account.",
   "error.malformed_json": "Door could not read this request.",
   "error.meetup_cancelled": "This meetup was cancelled: its door is closed.",
   "error.meetup_finalized": "This meetup is finalized: check-ins, walk-ins and syncs are closed.",
-  "error.meetup_has_arrivals": "Guests were checked in at this meetup, so it took place: it cannot be cancelled or deleted.",
+  "error.meetup_has_arrivals":
+    "Guests were checked in at this meetup, so it took place: it cannot be cancelled or deleted.",
   "error.meetup_not_started": "This meetup has not started yet: an absence can be excused once it has.",
   "error.method_not_allowed": "This action is not possible here.",
-  "error.network_error": "The connection to Door is lost; retrying. This request may or may not have reached Door.",
+  "error.network_error":
+    "The connection to Door is lost; retrying. This request may or may not have reached Door.",
   "error.not_a_no_show": "This guest is not a no-show of this meetup.",
   "error.not_authenticated": "Please sign in.",
   "error.not_banned": "This guest is not banned here.",
@@ -343,7 +362,8 @@ export default {
   "field.columns": "Name columns",
   "field.combining": "must not start with a combining mark",
   "field.controls": "must not contain control characters",
-  "field.confusable": "must not mix scripts, as in a look-alike name (rооt with Cyrillic o); write it in one script",
+  "field.confusable":
+    "must not mix scripts, as in a look-alike name (rооt with Cyrillic o); write it in one script",
   "field.current_password": "Current password",
   "field.date": "Date",
   "field.datetime": "must be a date and time such as 2026-11-21T19:04:05Z, or a date",
@@ -392,7 +412,8 @@ export default {
   "guest.unbanned": "Unbanned",
 
   "import.alsoRead": "Also read: {columns}.",
-  "import.ambiguous": "The file has more than one name column; Door picked {column}. Choose another below if that is wrong.",
+  "import.ambiguous":
+    "The file has more than one name column; Door picked {column}. Choose another below if that is wrong.",
   "import.another": "Choose or drop another file to read that one instead.",
   "import.choose": "Choose the guest list file",
   "import.chooseFirst": "Choose the newer file first.",
@@ -416,11 +437,17 @@ export default {
   "import.format.luma": "Luma guest list",
   "import.format.meetup": "Meetup attendee list",
   "import.format.table": "spreadsheet",
-  "import.formulas": { "one": "1 name looks like a spreadsheet formula: Door keeps it as text and never runs it, but check the file:", "other": "{count} names look like spreadsheet formulas: Door keeps them as text and never runs them, but check the file:" },
+  "import.formulas": {
+    "one":
+      "1 name looks like a spreadsheet formula: Door keeps it as text and never runs it, but check the file:",
+    "other":
+      "{count} names look like spreadsheet formulas: Door keeps them as text and never runs them, but check the file:"
+  },
   "import.found.compressed": "This is a compressed file, not a guest list.",
   "import.found.damaged": "The file looks like an .xlsx workbook but is damaged.",
   "import.found.empty": "The file is empty.",
-  "import.found.no_name_column": "No column of names was found: a guest list needs a column headed Name, or First Name and Last Name.",
+  "import.found.no_name_column":
+    "No column of names was found: a guest list needs a column headed Name, or First Name and Last Name.",
   "import.found.no_such_column": "The file has no column of that name.",
   "import.found.not_csv": "The file cannot be read as CSV.",
   "import.found.not_text": "The file is not text or a spreadsheet.",
@@ -428,19 +455,25 @@ export default {
   "import.found.pdf": "This is a PDF document, not a guest list.",
   "import.found.picture": "This is a picture, not a guest list.",
   "import.found.too_large": "The workbook unpacks to far more than a guest list; save it as CSV.",
-  "import.found.too_many_cells": "The workbook has far more cells than a guest list; save just the guest list as CSV.",
+  "import.found.too_many_cells":
+    "The workbook has far more cells than a guest list; save just the guest list as CSV.",
   "import.found.too_many_rows": "The file has far more rows than a guest list.",
   "import.found.zip": "The file is a zip archive, not an .xlsx workbook.",
   "import.fromLuma": "Luma: open the event, then Guests, then Download CSV.",
   "import.fromMeetup": "Meetup: open the event, go to its attendee list and download it (.xls or .csv).",
-  "import.fromSheet": "Your own spreadsheet: a column headed Name (or First Name and Last Name), saved as .csv or .xlsx.",
+  "import.fromSheet":
+    "Your own spreadsheet: a column headed Name (or First Name and Last Name), saved as .csv or .xlsx.",
   "import.guests": "Guests",
   "import.meetupName": "Meetup name",
-  "import.moreProblems": { "one": "And 1 more row with a problem.", "other": "And {count} more rows with problems." },
+  "import.moreProblems": {
+    "one": "And 1 more row with a problem.",
+    "other": "And {count} more rows with problems."
+  },
   "import.name": "Name",
   "import.namesFrom": "Names from the column {column}.",
   "import.orDrop": "or drop it here",
-  "import.pastDate": "This date has passed: everyone on the list who is not checked in will count as a no-show at once.",
+  "import.pastDate":
+    "This date has passed: everyone on the list who is not checked in will count as a no-show at once.",
   "import.pickColumns": "Names from",
   "import.problem.awaiting_approval": "awaiting approval on Luma, left out until approved.",
   "import.problem.control_characters": "the name holds control characters, left out.",
@@ -468,10 +501,12 @@ export default {
   "import.status.waitlisted": "waitlist",
   "import.updateButton": "Update from a newer file",
   "import.updateConfirm": "Update the list",
-  "import.updateText": "Download the list again and choose it here: new guests are added, those gone or who answered No are cancelled, and no arrival is lost.",
+  "import.updateText":
+    "Download the list again and choose it here: new guests are added, those gone or who answered No are cancelled, and no arrival is lost.",
   "import.updateTitle": "Update {name} from a newer file",
   "import.updated": "List updated: {added} added, {cancelled} cancelled, {updated} updated.",
-  "import.uploadInstead": "Upload the attendee list as you downloaded it: Meetup's .xls or .csv, Luma's guest CSV, or a spreadsheet saved as .csv or .xlsx.",
+  "import.uploadInstead":
+    "Upload the attendee list as you downloaded it: Meetup's .xls or .csv, Luma's guest CSV, or a spreadsheet saved as .csv or .xlsx.",
   "import.whereFrom": "Where to get the file:",
   "import.who.added": "To add:",
   "import.who.cancelled": "To cancel:",
@@ -480,13 +515,15 @@ export default {
   "import.whoMore": { "one": "And 1 more.", "other": "And {count} more." },
   "meetup.cancelled": "cancelled",
   "meetup.finalize": "Finalize",
-  "meetup.finalizeText": "Check-ins, walk-ins and syncs will be closed at every door until an admin unfinalizes it.",
+  "meetup.finalizeText":
+    "Check-ins, walk-ins and syncs will be closed at every door until an admin unfinalizes it.",
   "meetup.finalized": "finalized",
   "meetup.unfinalize": "Unfinalize",
   "meetup.unfinalizeText": "Check-ins, walk-ins and syncs will be possible again.",
 
   "meetups.create": "Create meetup",
-  "meetups.empty": "No meetups yet. Create one below, from its page on the platform or from the attendee list you downloaded.",
+  "meetups.empty":
+    "No meetups yet. Create one below, from its page on the platform or from the attendee list you downloaded.",
   "meetups.examples": "The demo community runs. Pick one of its events:",
   "meetups.finalizeButton": "Finalize…",
   "meetups.finalizeTitle": "Finalize {name}?",
@@ -501,7 +538,8 @@ export default {
   "meetups.rsvps": { "one": "1 RSVP", "other": "{count} RSVPs" },
   "meetups.stats": "{arrived} arrived · {rsvps} · {walkins}",
   "meetups.summary": "Summary",
-  "meetups.syncFailed": "{name} is created, but its RSVP list could not be loaded: {problem} Sync it from the door screen.",
+  "meetups.syncFailed":
+    "{name} is created, but its RSVP list could not be loaded: {problem} Sync it from the door screen.",
   "meetups.syncNow": "Sync now",
   "meetups.synced": { "one": "{name}: 1 guest on the list.", "other": "{name}: {count} guests on the list." },
   "meetups.title": "Meetups of {org}",
@@ -519,7 +557,8 @@ export default {
   "members.nowAdmin": "{username} is now an admin.",
   "members.nowStaff": "{username} is now staff.",
   "members.remove": "Remove",
-  "members.removeText": "They keep their account and their history, but can no longer work this organization's doors.",
+  "members.removeText":
+    "They keep their account and their history, but can no longer work this organization's doors.",
   "members.removeTitle": "Remove {username} from {org}?",
   "members.removed": "{username} was removed.",
   "members.roleOf": "Role of {username}",
@@ -535,7 +574,10 @@ export default {
   "nav.orgs": "Organizations",
   "nav.phones": "Phones",
   "nav.staff": "Staff",
-  "nav.staffWaiting": { "one": "Staff: 1 waiting for approval", "other": "Staff: {count} waiting for approval" },
+  "nav.staffWaiting": {
+    "one": "Staff: 1 waiting for approval",
+    "other": "Staff: {count} waiting for approval"
+  },
 
   "noOrg.member": "You are not a member of any organization yet. Ask an organization admin to add you.",
   "noOrg.siteAdmin": "Create the first organization on the {link} page.",
@@ -566,11 +608,15 @@ export default {
   "outcome.walkIn": "Walk-in",
 
   "phones.address": "Address for phones",
-  "phones.cannotText": "Door listens only on this computer ({address}), so phones on the venue network cannot open it. Stop Door and start it again with:",
+  "phones.cannotText":
+    "Door listens only on this computer ({address}), so phones on the venue network cannot open it. Stop Door and start it again with:",
   "phones.cannotTitle": "Phones cannot join yet",
-  "phones.hint": "If a phone cannot open it: it must be on the same network as this computer, and the computer's firewall must let it in.",
-  "phones.intro": "On a phone on the same network, point the camera at the code, or type the address. Staff then sign in with their own account.",
-  "phones.noNetworkText": "Door listens on every address, but this computer has no network address yet. Connect it to the venue's network, then reload this page.",
+  "phones.hint":
+    "If a phone cannot open it: it must be on the same network as this computer, and the computer's firewall must let it in.",
+  "phones.intro":
+    "On a phone on the same network, point the camera at the code, or type the address. Staff then sign in with their own account.",
+  "phones.noNetworkText":
+    "Door listens on every address, but this computer has no network address yet. Connect it to the venue's network, then reload this page.",
   "phones.noNetworkTitle": "No network yet",
   "phones.orSet": "or set {setting} in its environment. Then this page shows the address and a code to scan.",
   "phones.proxy": "Behind a reverse proxy? Set DOOR_PUBLIC_URL to the address phones open.",
@@ -589,7 +635,8 @@ export default {
   "setup.done": "Door is set up",
   "setup.example": "Setup code: XXXX-XXXX-XXXX",
   "setup.hasAdmin": "Door already has a site admin.",
-  "setup.intro": "Welcome to Door. Enter the setup code that was printed where Door was started ({example}), and choose the first site admin's account.",
+  "setup.intro":
+    "Welcome to Door. Enter the setup code that was printed where Door was started ({example}), and choose the first site admin's account.",
   "setup.signInInstead": "Sign in instead",
   "setup.submit": "Create the site admin",
   "setup.title": "First-run setup",
@@ -616,7 +663,8 @@ export default {
   "staff.enabled": "{username} is enabled.",
   "staff.generate": "Generate",
   "staff.globalRole": "Global role of {username}",
-  "staff.newCodeText": "Any earlier code stops working at once. The code is shown only now; pass it on in person.",
+  "staff.newCodeText":
+    "Any earlier code stops working at once. The code is shown only now; pass it on in person.",
   "staff.newCodeTitle": "New recovery code for {username}?",
   "staff.noOrg": "No organization",
   "staff.nobodyWaiting": "Nobody is waiting.",
@@ -644,14 +692,16 @@ export default {
   "summary.cancelButton": "Cancel meetup…",
   "summary.cancelMeetup": "Cancel meetup",
   "summary.cancelPlaceholder": "e.g. the venue closed for the storm",
-  "summary.cancelText": "For a night that did not take place: its door closes and none of its guests counts as a no-show. It stays in the meetups list and the audit log.",
+  "summary.cancelText":
+    "For a night that did not take place: its door closes and none of its guests counts as a no-show. It stays in the meetups list and the audit log.",
   "summary.cancelTitle": "Cancel {name}?",
   "summary.cancelledBecause": "Cancelled on {date}:",
   "summary.cancelledOn": "cancelled {date}",
   "summary.cancelledToast": "{name} is cancelled.",
   "summary.deleteButton": "Delete meetup…",
   "summary.deleteMeetup": "Delete meetup",
-  "summary.deleteText": "For a meetup created by mistake: it and its guest list are removed for good. The audit log keeps a line saying it was deleted.",
+  "summary.deleteText":
+    "For a meetup created by mistake: it and its guest list are removed for good. The audit log keeps a line saying it was deleted.",
   "summary.deleteTitle": "Delete {name}?",
   "summary.deletedToast": "{name} is deleted.",
   "summary.doorList": "Door list",
@@ -683,7 +733,8 @@ export default {
   "summary.undone": "Undone",
   "summary.upcoming": "upcoming: nobody has missed it yet",
 
-  "sync.done": "Sync done: {inserted} new, {updated} updated, {cancelled} cancelled, {skipped} skipped; {total} on the list.",
+  "sync.done":
+    "Sync done: {inserted} new, {updated} updated, {cancelled} cancelled, {skipped} skipped; {total} on the list.",
   "sync.label": "Syncing",
   "sync.running": "Syncing the RSVP list with the platform…",
 
@@ -702,25 +753,36 @@ export default {
   "walkin.meetupId": "Meetup member id or profile URL",
   "walkin.more": "The first {shown} of {count} members Door knows: type more of the name to narrow them.",
   "walkin.noMatch": "Nobody Door knows matches “{typed}”.",
-  "walkin.notFound": "The platform has nobody by “{typed}”. Pick them from the list above if they are there, try their username on the platform, or let them in by name below.",
-  "walkin.notFoundMeetup": "Meetup has nobody by “{typed}”. Pick them from the list above if they are there, try their Meetup member id or profile URL, or let them in by name below.",
-  "walkin.offline": "No network: the platform cannot be asked now. Let them in by name below, or try again when the network is back.",
-  "walkin.searchOffline": "No network: searching the platform's members needs it. Letting in by name still works.",
+  "walkin.notFound":
+    "The platform has nobody by “{typed}”. Pick them from the list above if they are there, try their username on the platform, or let them in by name below.",
+  "walkin.notFoundMeetup":
+    "Meetup has nobody by “{typed}”. Pick them from the list above if they are there, try their Meetup member id or profile URL, or let them in by name below.",
+  "walkin.offline":
+    "No network: the platform cannot be asked now. Let them in by name below, or try again when the network is back.",
+  "walkin.searchOffline":
+    "No network: searching the platform's members needs it. Letting in by name still works.",
   "walkin.title": "Add a walk-in",
-  "door.bannedPass": "{guest} is banned here ({reason}). A door pass cannot let them in: ask an organizer with an account.",
+  "door.bannedPass":
+    "{guest} is banned here ({reason}). A door pass cannot let them in: ask an organizer with an account.",
   "pass.actor": "{label} (pass, made by {username})",
   "pass.askAgain": "Ask the organizer to show a new code; each code works once, for 10 minutes.",
   "pass.chooseMeetup": "Which door?",
-  "pass.endedText": "This phone can no longer check guests in. To go on helping, ask an organizer for a new door pass and scan its code.",
+  "pass.endedText":
+    "This phone can no longer check guests in. To go on helping, ask an organizer for a new door pass and scan its code.",
   "pass.endedTitle": "This door pass has ended",
   "pass.noMeetups": "No meetup is open for check-in right now.",
   "pass.pairing": "Joining the door…",
-  "pass.replaces": "You are signed in as {username}. Joining with this pass signs this browser out of that account.",
+  "pass.replaces":
+    "You are signed in as {username}. Joining with this pass signs this browser out of that account.",
   "pass.title": "Door pass",
-  "pass.unsent": { "one": "1 action made on this phone was not sent before the pass ended:", "other": "{count} actions made on this phone were not sent before the pass ended:" },
+  "pass.unsent": {
+    "one": "1 action made on this phone was not sent before the pass ended:",
+    "other": "{count} actions made on this phone were not sent before the pass ended:"
+  },
   "pass.useHere": "Use this pass here",
   "pass.using": "This phone works the door with a door pass",
-  "passes.cannotText": "Door listens only on this computer, so a pass's code would send a phone to an address it cannot open: no code is shown. Stop Door and start it again with:",
+  "passes.cannotText":
+    "Door listens only on this computer, so a pass's code would send a phone to an address it cannot open: no code is shown. Stop Door and start it again with:",
   "passes.checkIns": "Check-ins",
   "passes.create": "Make the pass",
   "passes.endsAt": "Ends at",
@@ -728,7 +790,8 @@ export default {
   "passes.endsHint": "Empty: at the end of the meetup's day, at most 24 hours from now.",
   "passes.ended": "Ended",
   "passes.everyMeetup": "Every open meetup",
-  "passes.intro": "A volunteer's phone works the door of one meetup without an account: it scans a code and checks guests in. It can do nothing else, and you can end it at any time.",
+  "passes.intro":
+    "A volunteer's phone works the door of one meetup without an account: it scans a code and checks guests in. It can do nothing else, and you can end it at any time.",
   "passes.label": "Name",
   "passes.labelExample": "Maria's phone",
   "passes.lastSeen": "Last seen",
@@ -775,15 +838,22 @@ export default {
   "door.waitlistTitle": "{guest} is on the waitlist. Check in anyway?",
   "door.waitlistText": "They did not get a place: check them in only if there is room.",
   "door.headsTitle": "Check in {guest}",
-  "door.headsQuestion": {"one": "They RSVP'd with 1 guest. How many came?", "other": "They RSVP'd with {count} guests. How many came?"},
-  "door.headsCount": {"one": "{count} guest", "other": "{count} guests"},
+  "door.headsQuestion": {
+    "one": "They RSVP'd with 1 guest. How many came?",
+    "other": "They RSVP'd with {count} guests. How many came?"
+  },
+  "door.headsCount": { "one": "{count} guest", "other": "{count} guests" },
   "door.broughtOf": "+{brought} of {count}",
-  "door.checkedInWith": {"one": "{guest} checked in as #{order}, with 1 guest.", "other": "{guest} checked in as #{order}, with {count} guests."},
+  "door.checkedInWith": {
+    "one": "{guest} checked in as #{order}, with 1 guest.",
+    "other": "{guest} checked in as #{order}, with {count} guests."
+  },
   "summary.broughtButton": "Guests…",
   "summary.broughtTitle": "How many of {name}'s guests came?",
-  "summary.broughtText": "They RSVP'd with {count}. The door's People, this summary and the CSV count what you set.",
+  "summary.broughtText":
+    "They RSVP'd with {count}. The door's People, this summary and the CSV count what you set.",
   "summary.broughtLabel": "Guests who came (0 to {count})",
-  "summary.broughtSaved": {"one": "{name} brought 1 guest.", "other": "{name} brought {count} guests."},
+  "summary.broughtSaved": { "one": "{name} brought 1 guest.", "other": "{name} brought {count} guests." },
   "door.checkInNamed": "Check in {guest}",
   "door.checkInBannedNamed": "Check in {guest}, banned…",
   "door.undoNamed": "Undo the check-in of {guest}",
@@ -808,7 +878,7 @@ export default {
   "counter.full": "Full",
   "door.someoneLeft": "Someone left: −1",
   "door.someoneLeftDone": "One person fewer inside.",
-  "door.describe.left": {"one": "1 person left", "other": "{count} people left"},
+  "door.describe.left": { "one": "1 person left", "other": "{count} people left" },
   "door.describe.exit": "{guest} stepping out",
   "door.describe.reenter": "{guest} back in",
   "door.pending.exit": "stepping out",
@@ -824,10 +894,12 @@ export default {
   "door.fullText": "Let {guest} in anyway? Say why: the audit log keeps it with your name.",
   "door.fullPlaceholder": "e.g. tonight's speaker",
   "door.letInAnyway": "Let in anyway",
-  "door.fullPass": "The room is full ({inside} of {capacity}): {guest} can come in once someone leaves. Only an organizer with an account can let them in anyway.",
+  "door.fullPass":
+    "The room is full ({inside} of {capacity}): {guest} can come in once someone leaves. Only an organizer with an account can let them in anyway.",
   "door.capacityButton": "Capacity…",
   "door.capacityTitle": "How many people may be inside at once?",
-  "door.capacityText": "{inside} inside now. From 90% the counter turns amber; at the capacity the door stops check-ins until someone leaves or a host lets them in anyway. Empty: no limit.",
+  "door.capacityText":
+    "{inside} inside now. From 90% the counter turns amber; at the capacity the door stops check-ins until someone leaves or a host lets them in anyway. Empty: no limit.",
   "door.capacityLabel": "Capacity (people)",
   "door.capacitySave": "Set the capacity",
   "door.capacitySet": "Capacity: {capacity} people.",
@@ -870,7 +942,8 @@ export default {
   "color.blue": "Blue",
   "color.purple": "Purple",
   "tags.title": "Tags of {org}",
-  "tags.intro": "A tag says at the door what everyone should know of a guest before they have to ask: Speaker, Step-free entrance, See a host. Every door row of a guest with it shows it, and so does their check-in. Put tags on a guest below, or from their page (a meetup's summary, then their name).",
+  "tags.intro":
+    "A tag says at the door what everyone should know of a guest before they have to ask: Speaker, Step-free entrance, See a host. Every door row of a guest with it shows it, and so does their check-in. Put tags on a guest below, or from their page (a meetup's summary, then their name).",
   "tags.empty": "No tags yet: make the first one below.",
   "tags.edit": "Edit…",
   "tags.editNamed": "Edit {label}…",
@@ -904,7 +977,8 @@ export default {
   "tags.notePlaceholder": "e.g. uses the step-free entrance",
   "tags.guestNone": "No tags and no note: the door shows nothing more of them.",
   "tags.guestPanel": "What the door shows",
-  "error.meetup_forgotten": "This meetup is older than the organization keeps its guests: its list cannot be brought in again.",
+  "error.meetup_forgotten":
+    "This meetup is older than the organization keeps its guests: its list cannot be brought in again.",
   "event.BAN_EXPIRED": "Ban expired",
   "event.GUEST_ERASED": "Guest erased",
   "event.RETENTION_APPLIED": "Old data forgotten",
@@ -913,21 +987,26 @@ export default {
   "detail.guests_deleted": "guests deleted",
   "nav.privacy": "Privacy",
   "privacy.title": "Privacy at {org}",
-  "privacy.intro": "How long this organization keeps what it knows about the people at its door. Door forgets anything older by itself.",
+  "privacy.intro":
+    "How long this organization keeps what it knows about the people at its door. Door forgets anything older by itself.",
   "privacy.guests": "Keep guests on meetup lists for (months)",
-  "privacy.guestsHint": "After that, a meetup's guests are taken off its list. Its counts, numbers and summary stay as they were.",
+  "privacy.guestsHint":
+    "After that, a meetup's guests are taken off its list. Its counts, numbers and summary stay as they were.",
   "privacy.bans": "Keep bans for (months)",
   "privacy.bansHint": "An older ban ends by itself, and the audit log says so.",
   "privacy.untilLifted": "Keep bans until an admin lifts them",
   "privacy.audit": "Keep names and reasons in the audit log for (months)",
-  "privacy.auditHint": "After that, an event keeps its type, time, who did it, its meetup and its numbers, and loses names, reasons and notes.",
+  "privacy.auditHint":
+    "After that, an event keeps its type, time, who did it, its meetup and its numbers, and loses names, reasons and notes.",
   "privacy.notice": "Notice to guests",
-  "privacy.noticeHint": "What your organization tells the people at its door about their data: shown on the door screen and to a volunteer's phone when it joins with a door pass.",
+  "privacy.noticeHint":
+    "What your organization tells the people at its door about their data: shown on the door screen and to a volunteer's phone when it joins with a door pass.",
   "privacy.when": "Door applies these when it starts and every hour.",
   "privacy.save": "Save",
   "privacy.saved": "Saved. Anything older than this is forgotten within the hour.",
   "privacy.oneTitle": "One person's data",
-  "privacy.oneText": "To give someone everything this organization holds about them, or to erase it, open their page: from a meetup's summary, or the list of bans.",
+  "privacy.oneText":
+    "To give someone everything this organization holds about them, or to erase it, open their page: from a meetup's summary, or the list of bans.",
   "privacy.noticeTitle": "How this organization uses your data",
   "pass.paired": "This phone works the door as {label}.",
   "pass.toDoor": "Go to the door",
@@ -936,11 +1015,16 @@ export default {
   "guest.eraseButton": "Erase…",
   "guest.eraseNamed": "Erase everything held about {name}…",
   "guest.eraseTitle": "Erase {name}?",
-  "guest.eraseText": {"one": "Everything {org} holds about {name} goes now, for good (they are on 1 meetup's list here):", "other": "Everything {org} holds about {name} goes now, for good (they are on {count} meetups' lists here):"},
+  "guest.eraseText": {
+    "one": "Everything {org} holds about {name} goes now, for good (they are on 1 meetup's list here):",
+    "other":
+      "Everything {org} holds about {name} goes now, for good (they are on {count} meetups' lists here):"
+  },
   "guest.eraseEntries": "their name on every meetup list of this organization;",
   "guest.eraseBan": "their ban here, with its reason;",
   "guest.eraseEvents": "their name and the reasons in this organization's audit log.",
-  "guest.eraseKept": "The meetups' counts and arrival numbers stay as they are. Other organizations keep their own records.",
+  "guest.eraseKept":
+    "The meetups' counts and arrival numbers stay as they are. Other organizations keep their own records.",
   "guest.eraseBackups": "Door's daily backups still hold it until they are replaced: within 14 days.",
   "guest.eraseReason": "Why (the request, and when it came): not their name",
   "guest.erase": "Erase",

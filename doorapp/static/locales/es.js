@@ -51,10 +51,12 @@ export default {
   "auth.password": "Contraseña",
   "auth.passwordChanged": "Contraseña cambiada",
   "auth.passwordChangedSignIn": "Tu contraseña ha cambiado. Inicia sesión con la nueva.",
-  "auth.passwordHint": "De 15 a 128 caracteres. Unas cuantas palabras sin relación entre sí son una buena contraseña.",
+  "auth.passwordHint":
+    "De 15 a 128 caracteres. Unas cuantas palabras sin relación entre sí son una buena contraseña.",
   "auth.passwordsDiffer": "Las dos contraseñas no coinciden.",
   "auth.recoveryCode": "Código de recuperación",
-  "auth.recoveryIntro": "Un administrador del sitio puede darte un código de recuperación de 6 cifras. Vale durante 72 horas.",
+  "auth.recoveryIntro":
+    "Un administrador del sitio puede darte un código de recuperación de 6 cifras. Vale durante 72 horas.",
   "auth.repeatNewPassword": "Repite la contraseña nueva",
   "auth.repeatPassword": "Repite la contraseña",
   "auth.resetTitle": "Restablecer tu contraseña",
@@ -62,17 +64,22 @@ export default {
   "auth.signIn": "Iniciar sesión",
   "auth.username": "Nombre de usuario",
   "auth.usernameHint": "De 1 a 64 caracteres, sin espacios.",
-  "auth.waitingText": "Un administrador del sitio tiene que aprobarla antes de que puedas entrar. Pídeselo y después inicia sesión.",
+  "auth.waitingText":
+    "Un administrador del sitio tiene que aprobarla antes de que puedas entrar. Pídeselo y después inicia sesión.",
   "auth.waitingTitle": "Pendiente de aprobación",
 
   "badge.brings": { "one": "Trae 1 acompañante", "other": "Trae {count} acompañantes" },
-  "badge.noShows": { "one": "1 ausencia en los últimos {recent}", "other": "{count} ausencias en los últimos {recent}" },
+  "badge.noShows": {
+    "one": "1 ausencia en los últimos {recent}",
+    "other": "{count} ausencias en los últimos {recent}"
+  },
   "badge.visit": { "other": "{n}.ª visita" },
   "badge.waitlist": "lista de espera",
 
   "bans.ban": "Vetar",
   "bans.banButton": "Vetar…",
-  "bans.banText": "El personal de la puerta verá el motivo y tendrá que saltarse el veto para dejarle entrar.",
+  "bans.banText":
+    "El personal de la puerta verá el motivo y tendrá que saltarse el veto para dejarle entrar.",
   "bans.banTitle": "¿Vetar a {name} en {org}?",
   "bans.banned": "Vetado el {date}",
   "bans.bannedBy": "Vetado el {date} por {username}",
@@ -91,7 +98,10 @@ export default {
   "bans.unknown": "Door aún no lo conoce.",
 
   "chart.label": "Llegadas cada {minutes} minutos: {bars}",
-  "chart.title": { "one": "1 llegada, cada {minutes} minutos", "other": "{count} llegadas, cada {minutes} minutos" },
+  "chart.title": {
+    "one": "1 llegada, cada {minutes} minutos",
+    "other": "{count} llegadas, cada {minutes} minutos"
+  },
 
   "common.copied": "Copiado.",
   "common.copy": "Copiar",
@@ -128,10 +138,12 @@ export default {
   "csv.rsvp_time": "Inscripción",
   "csv.semicolon": "Punto y coma (;)",
   "csv.separator": "Separador",
-  "csv.separatorHint": "Lo que tu hoja de cálculo usa para separar columnas al abrir el archivo con doble clic: punto y coma para Excel en español y casi toda Europa, coma para Excel en inglés, Google Sheets y Numbers.",
+  "csv.separatorHint":
+    "Lo que tu hoja de cálculo usa para separar columnas al abrir el archivo con doble clic: punto y coma para Excel en español y casi toda Europa, coma para Excel en inglés, Google Sheets y Numbers.",
   "csv.style": "Hecho para",
   "csv.timeZone": "Zona horaria de la organización",
-  "csv.timeZoneHint": "Las horas del archivo van en esta zona; Door la guarda para los próximos archivos de la organización.",
+  "csv.timeZoneHint":
+    "Las horas del archivo van en esta zona; Door la guarda para los próximos archivos de la organización.",
   "csv.timestamp": "Cuándo",
   "csv.title": "Descargar la lista de invitados",
   "csv.undone_check_ins": "Entradas anuladas",
@@ -192,33 +204,40 @@ export default {
   "door.describe.walkin": "Alta sin inscripción de {guest}",
   "door.dismiss": "Descartar",
   "door.doNotReload": "No recargues esta página hasta que vuelva la red.",
-  "door.emptyList": "Aún no hay nadie en la lista. Sincroniza los inscritos o añade a alguien sin inscripción.",
-  "door.failed": "{action}: apartada en «Requiere atención» tras {count} intentos fallidos; las siguientes acciones siguen.",
+  "door.emptyList":
+    "Aún no hay nadie en la lista. Sincroniza los inscritos o añade a alguien sin inscripción.",
+  "door.failed":
+    "{action}: apartada en «Requiere atención» tras {count} intentos fallidos; las siguientes acciones siguen.",
   "door.failedItem": "{action}: sin confirmar tras {count} intentos. {problem}",
   "door.fileRead": "lista leída de un archivo a las {time}",
   "door.finalizeTitle": "¿Finalizar este evento?",
   "door.finalizedClosed": "Este evento está finalizado; ya no se puede dar entrada.",
-  "door.finalizedNote": "Este evento está finalizado: las entradas, las altas sin inscripción y las sincronizaciones están cerradas.",
+  "door.finalizedNote":
+    "Este evento está finalizado: las entradas, las altas sin inscripción y las sincronizaciones están cerradas.",
   "door.guestProblem": "{guest}: {problem}",
   "door.guests": "Invitados",
   "door.letInBy": "le dio entrada {username}",
   "door.link": "Vincular",
   "door.linkButton": "Vincular…",
-  "door.linkText": "Su alta sin inscripción, su entrada y sus vetos de aquí pasan a la cuenta de la plataforma; el registro de auditoría guarda ambas.",
+  "door.linkText":
+    "Su alta sin inscripción, su entrada y sus vetos de aquí pasan a la cuenta de la plataforma; el registro de auditoría guarda ambas.",
   "door.linkTitle": "Vincular a {guest} con una cuenta de la plataforma",
   "door.linked": "{name} ahora es {guest}.",
   "door.loading": "Cargando la lista de invitados…",
-  "door.namesakes": "Coinciden {count} invitados: toca a la persona que tienes delante (o elígela con ↓↑ e Intro), o escribe su @usuario.",
+  "door.namesakes":
+    "Coinciden {count} invitados: toca a la persona que tienes delante (o elígela con ↓↑ e Intro), o escribe su @usuario.",
   "door.needsAttention": "Requiere atención",
   "door.neverSynced": "sin sincronizar",
   "door.noMatch": "Ningún invitado coincide. Revisa cómo se escribe, o",
   "door.noMatchFinalized": "reabre el evento para añadir a alguien sin inscripción.",
   "door.noNetwork": "Sin red.",
   "door.noReason": "sin motivo",
-  "door.notConfirmed": "{action}: aún sin confirmar; se guarda en este dispositivo y se enviará cuando Door responda.",
+  "door.notConfirmed":
+    "{action}: aún sin confirmar; se guarda en este dispositivo y se enviará cuando Door responda.",
   "door.notFound": "Evento no encontrado",
   "door.notFoundText": "Ningún evento con este enlace pertenece a una organización de la que formes parte.",
-  "door.offlineText": "Busca y da entrada como siempre: las acciones se guardan y se envían cuando Door vuelva.",
+  "door.offlineText":
+    "Busca y da entrada como siempre: las acciones se guardan y se envían cuando Door vuelva.",
   "door.pageTitle": "{name} · Door",
   "door.pending": "pendiente",
   "door.pending.checkin": "entrada",
@@ -227,10 +246,15 @@ export default {
   "door.pendingWaiting": "{guest}: {what} a la espera de enviarse.",
   "door.platformUsername": "Usuario en la plataforma",
   "door.queueOthers": {
-    "one": "1 acción hecha en este teléfono por {makers} antes de cerrar sesión se enviará cuando vuelva a iniciar sesión aquí.",
-    "other": "{count} acciones hechas en este teléfono por {makers} antes de cerrar sesión se enviarán cuando vuelva a iniciar sesión aquí."
+    "one":
+      "1 acción hecha en este teléfono por {makers} antes de cerrar sesión se enviará cuando vuelva a iniciar sesión aquí.",
+    "other":
+      "{count} acciones hechas en este teléfono por {makers} antes de cerrar sesión se enviarán cuando vuelva a iniciar sesión aquí."
   },
-  "door.queueWaiting": { "one": "1 acción espera a enviarse.", "other": "{count} acciones esperan a enviarse." },
+  "door.queueWaiting": {
+    "one": "1 acción espera a enviarse.",
+    "other": "{count} acciones esperan a enviarse."
+  },
   "door.refusedItem": "{action}: rechazada. {problem}",
   "door.reloadSafe": "Puedes recargar sin problema.",
   "door.rsvpCancelled": "Inscripción cancelada",
@@ -266,7 +290,8 @@ export default {
   "error.already_set_up": "Door ya tiene un administrador del sitio; inicia sesión.",
   "error.bad_request": "Door no ha entendido esta petición.",
   "error.body_too_large": "Esta petición es demasiado grande.",
-  "error.cannot_modify_self": "No puedes hacer esto con tu propia cuenta; pídeselo a otro administrador del sitio.",
+  "error.cannot_modify_self":
+    "No puedes hacer esto con tu propia cuenta; pídeselo a otro administrador del sitio.",
   "error.duplicate_meetup": "Este evento ya está en esta organización.",
   "error.guest_banned": "Vetado aquí: {ban_reason}",
   "error.guest_exists": "Door ya conoce a este invitado.",
@@ -274,19 +299,25 @@ export default {
   "error.idempotency_key_reused": "La clave de esta acción ya se usó para otra acción distinta.",
   "error.internal_error": "Algo ha fallado dentro de Door; queda registrado. Vuelve a intentarlo.",
   "error.invalid_credentials": "Usuario o contraseña incorrectos.",
-  "error.invalid_recovery_code": "Este código de recuperación no es válido; pide uno nuevo a un administrador del sitio.",
+  "error.invalid_recovery_code":
+    "Este código de recuperación no es válido; pide uno nuevo a un administrador del sitio.",
   "error.invalid_setup_code": "El código de configuración no es correcto; aparece donde se arrancó Door.",
   "error.invalid_token": "Tu sesión ya no es válida; vuelve a iniciar sesión.",
-  "error.invalid_pass_code": "Este código de emparejamiento ya se usó, caducó o no es correcto; pide a un organizador un pase de puerta nuevo.",
+  "error.invalid_pass_code":
+    "Este código de emparejamiento ya se usó, caducó o no es correcto; pide a un organizador un pase de puerta nuevo.",
   "error.pass_ended": "Este pase de puerta ha terminado; pide uno nuevo a un organizador.",
   "error.pass_not_allowed": "Un pase de puerta no puede hacer esto; hace falta una persona con cuenta.",
   "error.malformed_json": "Door no ha podido leer esta petición.",
   "error.meetup_cancelled": "Este evento se canceló: su puerta está cerrada.",
-  "error.meetup_finalized": "Este evento está finalizado: las entradas, las altas sin inscripción y las sincronizaciones están cerradas.",
-  "error.meetup_has_arrivals": "Se dio entrada a invitados en este evento, así que se celebró: no se puede cancelar ni borrar.",
-  "error.meetup_not_started": "Este evento aún no ha empezado: una ausencia se puede justificar cuando haya empezado.",
+  "error.meetup_finalized":
+    "Este evento está finalizado: las entradas, las altas sin inscripción y las sincronizaciones están cerradas.",
+  "error.meetup_has_arrivals":
+    "Se dio entrada a invitados en este evento, así que se celebró: no se puede cancelar ni borrar.",
+  "error.meetup_not_started":
+    "Este evento aún no ha empezado: una ausencia se puede justificar cuando haya empezado.",
   "error.method_not_allowed": "Esta acción no es posible aquí.",
-  "error.network_error": "Se ha perdido la conexión con Door; reintentando. Puede que esta petición haya llegado a Door o no.",
+  "error.network_error":
+    "Se ha perdido la conexión con Door; reintentando. Puede que esta petición haya llegado a Door o no.",
   "error.not_a_no_show": "Este invitado no es una ausencia de este evento.",
   "error.not_authenticated": "Inicia sesión.",
   "error.not_banned": "Este invitado no está vetado aquí.",
@@ -342,7 +373,8 @@ export default {
   "field.columns": "Columnas del nombre",
   "field.combining": "no puede empezar por un signo diacrítico suelto",
   "field.controls": "no puede contener caracteres de control",
-  "field.confusable": "no puede mezclar alfabetos, como un nombre que imita a otro (rооt con o cirílica); escríbelo en un solo alfabeto",
+  "field.confusable":
+    "no puede mezclar alfabetos, como un nombre que imita a otro (rооt con o cirílica); escríbelo en un solo alfabeto",
   "field.current_password": "Contraseña actual",
   "field.date": "Fecha",
   "field.datetime": "tiene que ser una fecha y hora como 2026-11-21T19:04:05Z, o una fecha",
@@ -353,9 +385,15 @@ export default {
   "field.integer": "tiene que ser un número entero",
   "field.invisible": "no puede contener espacios ni caracteres invisibles, de control o de formato",
   "field.label": "Nombre",
-  "field.max": { "one": "puede tener como mucho 1 carácter", "other": "puede tener como mucho {count} caracteres" },
+  "field.max": {
+    "one": "puede tener como mucho 1 carácter",
+    "other": "puede tener como mucho {count} caracteres"
+  },
   "field.meetup_id": "Evento",
-  "field.min": { "one": "tiene que tener al menos 1 carácter", "other": "tiene que tener al menos {count} caracteres" },
+  "field.min": {
+    "one": "tiene que tener al menos 1 carácter",
+    "other": "tiene que tener al menos {count} caracteres"
+  },
   "field.name": "Nombre",
   "field.new_password": "Contraseña nueva",
   "field.object": "tiene que ser un objeto JSON",
@@ -391,7 +429,8 @@ export default {
   "guest.unbanned": "Veto levantado",
 
   "import.alsoRead": "También se leen: {columns}.",
-  "import.ambiguous": "El archivo tiene más de una columna de nombres; Door eligió {column}. Elige otra aquí abajo si no es la buena.",
+  "import.ambiguous":
+    "El archivo tiene más de una columna de nombres; Door eligió {column}. Elige otra aquí abajo si no es la buena.",
   "import.another": "Elige o suelta otro archivo para leer ese en su lugar.",
   "import.choose": "Elige el archivo de la lista de invitados",
   "import.chooseFirst": "Elige primero el archivo más reciente.",
@@ -406,40 +445,58 @@ export default {
   "import.count.updated": "se actualizan",
   "import.count.waitlisted": "en espera",
   "import.create": "Importar y abrir la puerta",
-  "import.created": { "one": "{name}: 1 invitado en la lista.", "other": "{name}: {count} invitados en la lista." },
+  "import.created": {
+    "one": "{name}: 1 invitado en la lista.",
+    "other": "{name}: {count} invitados en la lista."
+  },
   "import.date": "Fecha y hora",
   "import.dateHint": "Cuándo empieza el evento; esta noche a las 19:00 si no lo cambias.",
   "import.eventUrl": "Página del evento (opcional)",
-  "import.eventUrlHint": "Pega la dirección del evento en la plataforma y su nombre y fecha se rellenan solos.",
+  "import.eventUrlHint":
+    "Pega la dirección del evento en la plataforma y su nombre y fecha se rellenan solos.",
   "import.firstRows": "Las primeras filas:",
   "import.format.luma": "lista de invitados de Luma",
   "import.format.meetup": "lista de asistentes de Meetup",
   "import.format.table": "hoja de cálculo",
-  "import.formulas": { "one": "1 nombre parece una fórmula de hoja de cálculo: Door lo guarda como texto y nunca lo ejecuta, pero revisa el archivo:", "other": "{count} nombres parecen fórmulas de hoja de cálculo: Door los guarda como texto y nunca los ejecuta, pero revisa el archivo:" },
+  "import.formulas": {
+    "one":
+      "1 nombre parece una fórmula de hoja de cálculo: Door lo guarda como texto y nunca lo ejecuta, pero revisa el archivo:",
+    "other":
+      "{count} nombres parecen fórmulas de hoja de cálculo: Door los guarda como texto y nunca los ejecuta, pero revisa el archivo:"
+  },
   "import.found.compressed": "Es un archivo comprimido, no una lista de invitados.",
   "import.found.damaged": "El archivo parece un libro .xlsx, pero está dañado.",
   "import.found.empty": "El archivo está vacío.",
-  "import.found.no_name_column": "No se encontró ninguna columna de nombres: la lista necesita una columna titulada Nombre, o Nombre y Apellidos.",
+  "import.found.no_name_column":
+    "No se encontró ninguna columna de nombres: la lista necesita una columna titulada Nombre, o Nombre y Apellidos.",
   "import.found.no_such_column": "El archivo no tiene una columna con ese nombre.",
   "import.found.not_csv": "El archivo no se puede leer como CSV.",
   "import.found.not_text": "El archivo no es texto ni una hoja de cálculo.",
   "import.found.old_excel": "Es un libro de Excel antiguo (binario): guárdalo como .xlsx o CSV.",
   "import.found.pdf": "Esto es un documento PDF, no una lista de invitados.",
   "import.found.picture": "Esto es una foto, no una lista de invitados.",
-  "import.found.too_large": "El libro se descomprime en mucho más que una lista de invitados; guárdalo como CSV.",
-  "import.found.too_many_cells": "El libro tiene muchas más celdas que una lista de invitados; guarda solo la lista como CSV.",
+  "import.found.too_large":
+    "El libro se descomprime en mucho más que una lista de invitados; guárdalo como CSV.",
+  "import.found.too_many_cells":
+    "El libro tiene muchas más celdas que una lista de invitados; guarda solo la lista como CSV.",
   "import.found.too_many_rows": "El archivo tiene muchas más filas que una lista de invitados.",
   "import.found.zip": "El archivo es un zip, no un libro .xlsx.",
   "import.fromLuma": "Luma: abre el evento, ve a Invitados (Guests) y pulsa Descargar CSV (Download CSV).",
-  "import.fromMeetup": "Meetup: abre el evento, ve a su lista de asistentes (Attendees) y descárgala (.xls o .csv).",
-  "import.fromSheet": "Una hoja de cálculo propia: una columna titulada Nombre (o Nombre y Apellidos), guardada como .csv o .xlsx.",
+  "import.fromMeetup":
+    "Meetup: abre el evento, ve a su lista de asistentes (Attendees) y descárgala (.xls o .csv).",
+  "import.fromSheet":
+    "Una hoja de cálculo propia: una columna titulada Nombre (o Nombre y Apellidos), guardada como .csv o .xlsx.",
   "import.guests": "Acomp.",
   "import.meetupName": "Nombre del evento",
-  "import.moreProblems": { "one": "Y 1 fila más con un problema.", "other": "Y {count} filas más con problemas." },
+  "import.moreProblems": {
+    "one": "Y 1 fila más con un problema.",
+    "other": "Y {count} filas más con problemas."
+  },
   "import.name": "Nombre",
   "import.namesFrom": "Nombres de la columna {column}.",
   "import.orDrop": "o suéltalo aquí",
-  "import.pastDate": "Esta fecha ya pasó: todos los de la lista que no tengan entrada contarán como ausencia desde ya.",
+  "import.pastDate":
+    "Esta fecha ya pasó: todos los de la lista que no tengan entrada contarán como ausencia desde ya.",
   "import.pickColumns": "Nombres de",
   "import.problem.awaiting_approval": "pendiente de aprobación en Luma, se omite hasta que se apruebe.",
   "import.problem.control_characters": "el nombre tiene caracteres de control, se omite.",
@@ -467,10 +524,12 @@ export default {
   "import.status.waitlisted": "en espera",
   "import.updateButton": "Actualizar con un archivo nuevo",
   "import.updateConfirm": "Actualizar la lista",
-  "import.updateText": "Descarga la lista otra vez y elígela aquí: se añaden los nuevos, se cancelan los que ya no están o dijeron que no, y no se pierde ninguna llegada.",
+  "import.updateText":
+    "Descarga la lista otra vez y elígela aquí: se añaden los nuevos, se cancelan los que ya no están o dijeron que no, y no se pierde ninguna llegada.",
   "import.updateTitle": "Actualizar {name} con un archivo más reciente",
   "import.updated": "Lista actualizada: {added} añadidos, {cancelled} cancelados, {updated} actualizados.",
-  "import.uploadInstead": "Sube la lista de asistentes tal como la descargaste: el .xls o .csv de Meetup, el CSV de invitados de Luma, o una hoja de cálculo guardada como .csv o .xlsx.",
+  "import.uploadInstead":
+    "Sube la lista de asistentes tal como la descargaste: el .xls o .csv de Meetup, el CSV de invitados de Luma, o una hoja de cálculo guardada como .csv o .xlsx.",
   "import.whereFrom": "De dónde sacar el archivo:",
   "import.who.added": "Se añaden:",
   "import.who.cancelled": "Se cancelan:",
@@ -479,13 +538,16 @@ export default {
   "import.whoMore": { "one": "Y 1 más.", "other": "Y {count} más." },
   "meetup.cancelled": "cancelado",
   "meetup.finalize": "Finalizar",
-  "meetup.finalizeText": "Las entradas, las altas sin inscripción y las sincronizaciones se cerrarán en todas las puertas hasta que un administrador lo reabra.",
+  "meetup.finalizeText":
+    "Las entradas, las altas sin inscripción y las sincronizaciones se cerrarán en todas las puertas hasta que un administrador lo reabra.",
   "meetup.finalized": "finalizado",
   "meetup.unfinalize": "Reabrir",
-  "meetup.unfinalizeText": "Las entradas, las altas sin inscripción y las sincronizaciones volverán a ser posibles.",
+  "meetup.unfinalizeText":
+    "Las entradas, las altas sin inscripción y las sincronizaciones volverán a ser posibles.",
 
   "meetups.create": "Crear el evento",
-  "meetups.empty": "Aún no hay eventos. Crea uno aquí abajo, desde su página en la plataforma o desde la lista de asistentes que descargaste.",
+  "meetups.empty":
+    "Aún no hay eventos. Crea uno aquí abajo, desde su página en la plataforma o desde la lista de asistentes que descargaste.",
   "meetups.examples": "La comunidad de demostración está activa. Elige uno de sus eventos:",
   "meetups.finalizeButton": "Finalizar…",
   "meetups.finalizeTitle": "¿Finalizar {name}?",
@@ -500,9 +562,13 @@ export default {
   "meetups.rsvps": { "one": "1 inscrito", "other": "{count} inscritos" },
   "meetups.stats": "{arrived} dentro · {rsvps} · {walkins}",
   "meetups.summary": "Resumen",
-  "meetups.syncFailed": "{name} se ha creado, pero su lista de inscritos no se ha podido cargar: {problem} Sincronízala desde la pantalla de la puerta.",
+  "meetups.syncFailed":
+    "{name} se ha creado, pero su lista de inscritos no se ha podido cargar: {problem} Sincronízala desde la pantalla de la puerta.",
   "meetups.syncNow": "Sincronizar ahora",
-  "meetups.synced": { "one": "{name}: 1 invitado en la lista.", "other": "{name}: {count} invitados en la lista." },
+  "meetups.synced": {
+    "one": "{name}: 1 invitado en la lista.",
+    "other": "{name}: {count} invitados en la lista."
+  },
   "meetups.title": "Eventos de {org}",
   "meetups.unfinalizeButton": "Reabrir…",
   "meetups.unfinalizeTitle": "¿Reabrir {name}?",
@@ -514,11 +580,13 @@ export default {
   "members.added": "{username} se ha añadido.",
   "members.empty": "Aún no hay miembros.",
   "members.newRole": "Rol del nuevo miembro",
-  "members.noMatch": "Ningún usuario aprobado coincide. El personal nuevo se registra primero y lo aprueba un administrador del sitio.",
+  "members.noMatch":
+    "Ningún usuario aprobado coincide. El personal nuevo se registra primero y lo aprueba un administrador del sitio.",
   "members.nowAdmin": "{username} ahora es administrador.",
   "members.nowStaff": "{username} ahora es personal.",
   "members.remove": "Quitar",
-  "members.removeText": "Conserva su cuenta y su historial, pero ya no puede trabajar en las puertas de esta organización.",
+  "members.removeText":
+    "Conserva su cuenta y su historial, pero ya no puede trabajar en las puertas de esta organización.",
   "members.removeTitle": "¿Quitar a {username} de {org}?",
   "members.removed": "{username} se ha quitado.",
   "members.roleOf": "Rol de {username}",
@@ -534,9 +602,13 @@ export default {
   "nav.orgs": "Organizaciones",
   "nav.phones": "Móviles",
   "nav.staff": "Personal",
-  "nav.staffWaiting": { "one": "Personal: 1 pendiente de aprobación", "other": "Personal: {count} pendientes de aprobación" },
+  "nav.staffWaiting": {
+    "one": "Personal: 1 pendiente de aprobación",
+    "other": "Personal: {count} pendientes de aprobación"
+  },
 
-  "noOrg.member": "Aún no eres miembro de ninguna organización. Pide a un administrador de la organización que te añada.",
+  "noOrg.member":
+    "Aún no eres miembro de ninguna organización. Pide a un administrador de la organización que te añada.",
   "noOrg.siteAdmin": "Crea la primera organización en la página {link}.",
   "noOrg.title": "Aún no hay organización",
 
@@ -565,14 +637,20 @@ export default {
   "outcome.walkIn": "Sin inscripción",
 
   "phones.address": "Dirección para los móviles",
-  "phones.cannotText": "Door solo escucha en este ordenador ({address}), así que los móviles de la red del local no pueden abrirlo. Detén Door y vuelve a arrancarlo con:",
+  "phones.cannotText":
+    "Door solo escucha en este ordenador ({address}), así que los móviles de la red del local no pueden abrirlo. Detén Door y vuelve a arrancarlo con:",
   "phones.cannotTitle": "Los móviles aún no pueden conectarse",
-  "phones.hint": "Si un móvil no puede abrirla: tiene que estar en la misma red que este ordenador, y el cortafuegos del ordenador tiene que dejarle pasar.",
-  "phones.intro": "En un móvil de la misma red, apunta la cámara al código o escribe la dirección. Después, cada persona del personal inicia sesión con su propia cuenta.",
-  "phones.noNetworkText": "Door escucha en todas las direcciones, pero este ordenador aún no tiene dirección de red. Conéctalo a la red del local y recarga esta página.",
+  "phones.hint":
+    "Si un móvil no puede abrirla: tiene que estar en la misma red que este ordenador, y el cortafuegos del ordenador tiene que dejarle pasar.",
+  "phones.intro":
+    "En un móvil de la misma red, apunta la cámara al código o escribe la dirección. Después, cada persona del personal inicia sesión con su propia cuenta.",
+  "phones.noNetworkText":
+    "Door escucha en todas las direcciones, pero este ordenador aún no tiene dirección de red. Conéctalo a la red del local y recarga esta página.",
   "phones.noNetworkTitle": "Aún no hay red",
-  "phones.orSet": "o define {setting} en su entorno. Entonces esta página mostrará la dirección y un código para escanear.",
-  "phones.proxy": "¿Detrás de un proxy inverso? Define DOOR_PUBLIC_URL con la dirección que abren los móviles.",
+  "phones.orSet":
+    "o define {setting} en su entorno. Entonces esta página mostrará la dirección y un código para escanear.",
+  "phones.proxy":
+    "¿Detrás de un proxy inverso? Define DOOR_PUBLIC_URL con la dirección que abren los móviles.",
   "phones.qr": "Código QR de {url}",
   "phones.selectToCopy": "Selecciona la dirección y cópiala.",
   "phones.title": "Los móviles se conectan aquí",
@@ -582,13 +660,15 @@ export default {
 
   "session.ended": "Tu sesión ha terminado; vuelve a iniciar sesión.",
   "session.signedOutElsewhere": "Se ha cerrado la sesión en otra pestaña de este navegador.",
-  "session.switched": "{username} ha iniciado sesión en otra pestaña: esta pestaña trabaja ahora como {username}.",
+  "session.switched":
+    "{username} ha iniciado sesión en otra pestaña: esta pestaña trabaja ahora como {username}.",
 
   "setup.code": "Código de configuración",
   "setup.done": "Door ya está configurado",
   "setup.example": "Setup code: XXXX-XXXX-XXXX",
   "setup.hasAdmin": "Door ya tiene un administrador del sitio.",
-  "setup.intro": "Te damos la bienvenida a Door. Escribe el código de configuración que apareció donde se arrancó Door ({example}) y elige la cuenta del primer administrador del sitio.",
+  "setup.intro":
+    "Te damos la bienvenida a Door. Escribe el código de configuración que apareció donde se arrancó Door ({example}) y elige la cuenta del primer administrador del sitio.",
   "setup.signInInstead": "Iniciar sesión",
   "setup.submit": "Crear el administrador del sitio",
   "setup.title": "Configuración inicial",
@@ -615,7 +695,8 @@ export default {
   "staff.enabled": "{username} está activado.",
   "staff.generate": "Generar",
   "staff.globalRole": "Rol global de {username}",
-  "staff.newCodeText": "Cualquier código anterior deja de funcionar de inmediato. El código solo se muestra ahora; entrégalo en persona.",
+  "staff.newCodeText":
+    "Cualquier código anterior deja de funcionar de inmediato. El código solo se muestra ahora; entrégalo en persona.",
   "staff.newCodeTitle": "¿Nuevo código de recuperación para {username}?",
   "staff.noOrg": "Ninguna organización",
   "staff.nobodyWaiting": "No hay nadie esperando.",
@@ -643,14 +724,16 @@ export default {
   "summary.cancelButton": "Cancelar evento…",
   "summary.cancelMeetup": "Cancelar evento",
   "summary.cancelPlaceholder": "p. ej. el local cerró por la tormenta",
-  "summary.cancelText": "Para una noche que no se celebró: su puerta se cierra y ningún invitado cuenta como ausencia. Sigue en la lista de eventos y en el registro.",
+  "summary.cancelText":
+    "Para una noche que no se celebró: su puerta se cierra y ningún invitado cuenta como ausencia. Sigue en la lista de eventos y en el registro.",
   "summary.cancelTitle": "¿Cancelar {name}?",
   "summary.cancelledBecause": "Cancelado el {date}:",
   "summary.cancelledOn": "canceló el {date}",
   "summary.cancelledToast": "{name} está cancelado.",
   "summary.deleteButton": "Borrar evento…",
   "summary.deleteMeetup": "Borrar evento",
-  "summary.deleteText": "Para un evento creado por error: se borran él y su lista para siempre. El registro guarda una línea que dice que se borró.",
+  "summary.deleteText":
+    "Para un evento creado por error: se borran él y su lista para siempre. El registro guarda una línea que dice que se borró.",
   "summary.deleteTitle": "¿Borrar {name}?",
   "summary.deletedToast": "{name} está borrado.",
   "summary.doorList": "Lista de la puerta",
@@ -666,7 +749,8 @@ export default {
   "summary.guests": "Invitados ({count})",
   "summary.keepMeetup": "Mantenerlo",
   "summary.localWalkins": "{count} no están en la plataforma",
-  "summary.noArrivals": "Aún no ha entrado nadie. Las llegadas aparecen aquí a medida que la puerta deja pasar a la gente.",
+  "summary.noArrivals":
+    "Aún no ha entrado nadie. Las llegadas aparecen aquí a medida que la puerta deja pasar a la gente.",
   "summary.noShows": "Ausencias",
   "summary.nobodyFound": "Nadie de la lista coincide.",
   "summary.open": "abierto: las cifras aún pueden cambiar",
@@ -682,7 +766,8 @@ export default {
   "summary.undone": "Anuladas",
   "summary.upcoming": "próximo: nadie ha faltado todavía",
 
-  "sync.done": "Sincronización hecha: {inserted} nuevos, {updated} actualizados, {cancelled} cancelados, {skipped} omitidos; {total} en la lista.",
+  "sync.done":
+    "Sincronización hecha: {inserted} nuevos, {updated} actualizados, {cancelled} cancelados, {skipped} omitidos; {total} en la lista.",
   "sync.label": "Sincronizando",
   "sync.running": "Sincronizando la lista de inscritos con la plataforma…",
 
@@ -693,33 +778,47 @@ export default {
 
   "walkin.byName": "Dejar entrar a «{name}» por su nombre",
   "walkin.byNameEmpty": "Dejar entrar por su nombre",
-  "walkin.byNameText": "¿No está en la plataforma o no tiene cuenta allí? Déjale entrar con el nombre escrito arriba.",
+  "walkin.byNameText":
+    "¿No está en la plataforma o no tiene cuenta allí? Déjale entrar con el nombre escrito arriba.",
   "walkin.label": "{asked}, o un nombre",
   "walkin.lookUp": "Buscar {handle} en la plataforma",
   "walkin.matches": "Personas que Door conoce de otras noches: elige una para añadirla y darle entrada.",
   "walkin.matchesLabel": "Miembros que coinciden con lo escrito",
   "walkin.meetupId": "Id de miembro de Meetup o dirección de su perfil",
-  "walkin.more": "Los {shown} primeros de {count} miembros que Door conoce: escribe más del nombre para acotar.",
+  "walkin.more":
+    "Los {shown} primeros de {count} miembros que Door conoce: escribe más del nombre para acotar.",
   "walkin.noMatch": "Nadie que Door conozca coincide con «{typed}».",
-  "walkin.notFound": "La plataforma no tiene a nadie como «{typed}». Elígele en la lista de arriba si está, prueba con su usuario en la plataforma, o déjale entrar por su nombre aquí abajo.",
-  "walkin.notFoundMeetup": "Meetup no tiene a nadie como «{typed}». Elígele en la lista de arriba si está, prueba con su id de miembro de Meetup o la dirección de su perfil, o déjale entrar por su nombre aquí abajo.",
-  "walkin.offline": "Sin red: ahora no se puede consultar la plataforma. Déjale entrar por su nombre aquí abajo, o inténtalo cuando vuelva la red.",
-  "walkin.searchOffline": "Sin red: buscar miembros de la plataforma la necesita. Dejar entrar por su nombre sigue funcionando.",
+  "walkin.notFound":
+    "La plataforma no tiene a nadie como «{typed}». Elígele en la lista de arriba si está, prueba con su usuario en la plataforma, o déjale entrar por su nombre aquí abajo.",
+  "walkin.notFoundMeetup":
+    "Meetup no tiene a nadie como «{typed}». Elígele en la lista de arriba si está, prueba con su id de miembro de Meetup o la dirección de su perfil, o déjale entrar por su nombre aquí abajo.",
+  "walkin.offline":
+    "Sin red: ahora no se puede consultar la plataforma. Déjale entrar por su nombre aquí abajo, o inténtalo cuando vuelva la red.",
+  "walkin.searchOffline":
+    "Sin red: buscar miembros de la plataforma la necesita. Dejar entrar por su nombre sigue funcionando.",
   "walkin.title": "Añadir sin inscripción",
-  "door.bannedPass": "{guest} está vetado aquí ({reason}). Un pase de puerta no puede dejarle entrar: avisa a un organizador con cuenta.",
+  "door.bannedPass":
+    "{guest} está vetado aquí ({reason}). Un pase de puerta no puede dejarle entrar: avisa a un organizador con cuenta.",
   "pass.actor": "{label} (pase, creado por {username})",
-  "pass.askAgain": "Pide al organizador que muestre un código nuevo; cada código sirve una vez, durante 10 minutos.",
+  "pass.askAgain":
+    "Pide al organizador que muestre un código nuevo; cada código sirve una vez, durante 10 minutos.",
   "pass.chooseMeetup": "¿Qué puerta?",
-  "pass.endedText": "Este teléfono ya no puede registrar entradas. Para seguir ayudando, pide a un organizador un pase de puerta nuevo y escanea su código.",
+  "pass.endedText":
+    "Este teléfono ya no puede registrar entradas. Para seguir ayudando, pide a un organizador un pase de puerta nuevo y escanea su código.",
   "pass.endedTitle": "Este pase de puerta ha terminado",
   "pass.noMeetups": "Ahora mismo no hay ningún evento abierto para registrar entradas.",
   "pass.pairing": "Uniéndose a la puerta…",
-  "pass.replaces": "Has iniciado sesión como {username}. Unirte con este pase cierra la sesión de esa cuenta en este navegador.",
+  "pass.replaces":
+    "Has iniciado sesión como {username}. Unirte con este pase cierra la sesión de esa cuenta en este navegador.",
   "pass.title": "Pase de puerta",
-  "pass.unsent": { "one": "1 acción hecha en este teléfono no se envió antes de que terminara el pase:", "other": "{count} acciones hechas en este teléfono no se enviaron antes de que terminara el pase:" },
+  "pass.unsent": {
+    "one": "1 acción hecha en este teléfono no se envió antes de que terminara el pase:",
+    "other": "{count} acciones hechas en este teléfono no se enviaron antes de que terminara el pase:"
+  },
   "pass.useHere": "Usar este pase aquí",
   "pass.using": "Este teléfono atiende la puerta con un pase de puerta",
-  "passes.cannotText": "Door escucha solo en este ordenador, así que el código de un pase llevaría al móvil a una dirección que no puede abrir: no se muestra ningún código. Detén Door y arráncalo de nuevo con:",
+  "passes.cannotText":
+    "Door escucha solo en este ordenador, así que el código de un pase llevaría al móvil a una dirección que no puede abrir: no se muestra ningún código. Detén Door y arráncalo de nuevo con:",
   "passes.checkIns": "Entradas",
   "passes.create": "Crear el pase",
   "passes.endsAt": "Termina",
@@ -727,7 +826,8 @@ export default {
   "passes.endsHint": "Vacío: al final del día del evento, como mucho dentro de 24 horas.",
   "passes.ended": "Terminado",
   "passes.everyMeetup": "Todos los eventos abiertos",
-  "passes.intro": "El teléfono de un voluntario atiende la puerta de un evento sin cuenta: escanea un código y registra entradas. No puede hacer nada más, y puedes terminarlo cuando quieras.",
+  "passes.intro":
+    "El teléfono de un voluntario atiende la puerta de un evento sin cuenta: escanea un código y registra entradas. No puede hacer nada más, y puedes terminarlo cuando quieras.",
   "passes.label": "Nombre",
   "passes.labelExample": "Teléfono de María",
   "passes.lastSeen": "Visto por última vez",
@@ -739,11 +839,13 @@ export default {
   "passes.none": "Todavía no hay pases de puerta.",
   "passes.noneWorking": "Ahora no funciona ningún pase de puerta.",
   "passes.notPaired": "Todavía no",
-  "passes.once": "Apunta la cámara del teléfono al código, o envíale la dirección. Sirve una vez, hasta {time}.",
+  "passes.once":
+    "Apunta la cámara del teléfono al código, o envíale la dirección. Sirve una vez, hasta {time}.",
   "passes.paired": "Emparejado",
   "passes.qr": "Código QR que une un teléfono a la puerta como {label}",
   "passes.revoke": "Revocar",
-  "passes.revokeText": "El teléfono se detiene en su siguiente acción. Lo que hizo queda en el registro de auditoría.",
+  "passes.revokeText":
+    "El teléfono se detiene en su siguiente acción. Lo que hizo queda en el registro de auditoría.",
   "passes.revokeTitle": "¿Revocar {label}?",
   "passes.revoked": "Revocado",
   "passes.revokedToast": "{label} ya no puede atender la puerta.",
@@ -774,15 +876,25 @@ export default {
   "door.waitlistTitle": "{guest} está en la lista de espera. ¿Darle entrada igualmente?",
   "door.waitlistText": "No consiguió plaza: dale entrada solo si hay sitio.",
   "door.headsTitle": "Dar entrada a {guest}",
-  "door.headsQuestion": {"one": "Se inscribió con 1 acompañante. ¿Cuántos vinieron?", "other": "Se inscribió con {count} acompañantes. ¿Cuántos vinieron?"},
-  "door.headsCount": {"one": "{count} acompañante", "other": "{count} acompañantes"},
+  "door.headsQuestion": {
+    "one": "Se inscribió con 1 acompañante. ¿Cuántos vinieron?",
+    "other": "Se inscribió con {count} acompañantes. ¿Cuántos vinieron?"
+  },
+  "door.headsCount": { "one": "{count} acompañante", "other": "{count} acompañantes" },
   "door.broughtOf": "+{brought} de {count}",
-  "door.checkedInWith": {"one": "{guest} ha entrado con el n.º {order} y 1 acompañante.", "other": "{guest} ha entrado con el n.º {order} y {count} acompañantes."},
+  "door.checkedInWith": {
+    "one": "{guest} ha entrado con el n.º {order} y 1 acompañante.",
+    "other": "{guest} ha entrado con el n.º {order} y {count} acompañantes."
+  },
   "summary.broughtButton": "Acompañantes…",
   "summary.broughtTitle": "¿Cuántos acompañantes de {name} vinieron?",
-  "summary.broughtText": "Se inscribió con {count}. Las Personas de la puerta, este resumen y el CSV cuentan lo que indiques.",
+  "summary.broughtText":
+    "Se inscribió con {count}. Las Personas de la puerta, este resumen y el CSV cuentan lo que indiques.",
   "summary.broughtLabel": "Acompañantes que vinieron (0 a {count})",
-  "summary.broughtSaved": {"one": "{name} vino con 1 acompañante.", "other": "{name} vino con {count} acompañantes."},
+  "summary.broughtSaved": {
+    "one": "{name} vino con 1 acompañante.",
+    "other": "{name} vino con {count} acompañantes."
+  },
   "door.checkInNamed": "Dar entrada a {guest}",
   "door.checkInBannedNamed": "Dar entrada a {guest}, con veto…",
   "door.undoNamed": "Deshacer la entrada de {guest}",
@@ -807,7 +919,7 @@ export default {
   "counter.full": "Lleno",
   "door.someoneLeft": "Alguien se fue: −1",
   "door.someoneLeftDone": "Una persona menos en la sala.",
-  "door.describe.left": {"one": "Se fue 1 persona", "other": "Se fueron {count} personas"},
+  "door.describe.left": { "one": "Se fue 1 persona", "other": "Se fueron {count} personas" },
   "door.describe.exit": "Salida de {guest}",
   "door.describe.reenter": "Vuelta de {guest}",
   "door.pending.exit": "salida",
@@ -820,13 +932,16 @@ export default {
   "door.steppedOut": "{guest} salió a las {time}; conserva su número.",
   "door.backIn": "✓ {guest} ha vuelto: n.º {order}",
   "door.fullTitle": "La sala está llena: {inside} de {capacity}",
-  "door.fullText": "¿Dejar entrar a {guest} de todos modos? Di por qué: el registro de auditoría lo guarda con tu nombre.",
+  "door.fullText":
+    "¿Dejar entrar a {guest} de todos modos? Di por qué: el registro de auditoría lo guarda con tu nombre.",
   "door.fullPlaceholder": "p. ej. la ponente de hoy",
   "door.letInAnyway": "Dejar entrar igualmente",
-  "door.fullPass": "La sala está llena ({inside} de {capacity}): {guest} podrá entrar cuando alguien salga. Solo un organizador con cuenta puede dejarle entrar igualmente.",
+  "door.fullPass":
+    "La sala está llena ({inside} de {capacity}): {guest} podrá entrar cuando alguien salga. Solo un organizador con cuenta puede dejarle entrar igualmente.",
   "door.capacityButton": "Aforo…",
   "door.capacityTitle": "¿Cuántas personas caben a la vez?",
-  "door.capacityText": "Ahora hay {inside} en la sala. Desde el 90 % el contador se pone ámbar; con el aforo completo la puerta no da entrada hasta que alguien sale o un organizador lo permite. Vacío: sin límite.",
+  "door.capacityText":
+    "Ahora hay {inside} en la sala. Desde el 90 % el contador se pone ámbar; con el aforo completo la puerta no da entrada hasta que alguien sale o un organizador lo permite. Vacío: sin límite.",
   "door.capacityLabel": "Aforo (personas)",
   "door.capacitySave": "Fijar el aforo",
   "door.capacitySet": "Aforo: {capacity} personas.",
@@ -869,7 +984,8 @@ export default {
   "color.blue": "Azul",
   "color.purple": "Morado",
   "tags.title": "Etiquetas de {org}",
-  "tags.intro": "Una etiqueta dice en la puerta lo que todos deben saber de un invitado antes de tener que preguntar: Ponente, Entrada sin escalones, Avisar a un organizador. Cada fila de la puerta de un invitado con ella la muestra, y también su entrada. Pon etiquetas a un invitado aquí abajo o desde su página (el resumen de un evento y luego su nombre).",
+  "tags.intro":
+    "Una etiqueta dice en la puerta lo que todos deben saber de un invitado antes de tener que preguntar: Ponente, Entrada sin escalones, Avisar a un organizador. Cada fila de la puerta de un invitado con ella la muestra, y también su entrada. Pon etiquetas a un invitado aquí abajo o desde su página (el resumen de un evento y luego su nombre).",
   "tags.empty": "Aún no hay etiquetas: crea la primera aquí abajo.",
   "tags.edit": "Editar…",
   "tags.editNamed": "Editar {label}…",
@@ -877,7 +993,8 @@ export default {
   "tags.deleteButton": "Borrar…",
   "tags.deleteNamed": "Borrar {label}…",
   "tags.deleteTitle": "¿Borrar la etiqueta {label}?",
-  "tags.deleteText": "Se quita a todos los invitados que la tienen. El registro de auditoría guarda que existió.",
+  "tags.deleteText":
+    "Se quita a todos los invitados que la tienen. El registro de auditoría guarda que existió.",
   "tags.delete": "Borrar la etiqueta",
   "tags.deleted": "Etiqueta {label} borrada.",
   "tags.saved": "Etiqueta guardada.",
@@ -895,7 +1012,8 @@ export default {
   "tags.guestButton": "Etiquetas y nota…",
   "tags.guestSaved": "Guardado: la puerta ya lo muestra para {name}.",
   "tags.guestsTitle": "Etiquetar a un invitado",
-  "tags.guestsText": "Búscalo por su nombre, marca sus etiquetas y añade una nota breve si la puerta la necesita.",
+  "tags.guestsText":
+    "Búscalo por su nombre, marca sus etiquetas y añade una nota breve si la puerta la necesita.",
   "tags.choose": "Etiquetas",
   "tags.noneYet": "Esta organización aún no tiene etiquetas: créalas en Etiquetas.",
   "tags.guestTitle": "Etiquetas y nota de {name}",
@@ -903,7 +1021,8 @@ export default {
   "tags.notePlaceholder": "p. ej. usa la entrada sin escalones",
   "tags.guestNone": "Sin etiquetas ni nota: la puerta no muestra nada más de este invitado.",
   "tags.guestPanel": "Lo que muestra la puerta",
-  "error.meetup_forgotten": "Este evento es más antiguo de lo que la organización guarda a sus invitados: su lista no se puede volver a traer.",
+  "error.meetup_forgotten":
+    "Este evento es más antiguo de lo que la organización guarda a sus invitados: su lista no se puede volver a traer.",
   "event.BAN_EXPIRED": "Veto caducado",
   "event.GUEST_ERASED": "Invitado borrado",
   "event.RETENTION_APPLIED": "Datos antiguos olvidados",
@@ -912,21 +1031,26 @@ export default {
   "detail.guests_deleted": "invitados borrados",
   "nav.privacy": "Privacidad",
   "privacy.title": "Privacidad en {org}",
-  "privacy.intro": "Cuánto tiempo guarda esta organización lo que sabe de las personas que llegan a su puerta. Door olvida por sí solo lo que sea más antiguo.",
+  "privacy.intro":
+    "Cuánto tiempo guarda esta organización lo que sabe de las personas que llegan a su puerta. Door olvida por sí solo lo que sea más antiguo.",
   "privacy.guests": "Guardar a los invitados en las listas de los eventos durante (meses)",
-  "privacy.guestsHint": "Después, los invitados de un evento salen de su lista. Sus recuentos, números y resumen no cambian.",
+  "privacy.guestsHint":
+    "Después, los invitados de un evento salen de su lista. Sus recuentos, números y resumen no cambian.",
   "privacy.bans": "Guardar los vetos durante (meses)",
   "privacy.bansHint": "Un veto más antiguo termina por sí solo, y el registro lo dice.",
   "privacy.untilLifted": "Guardar los vetos hasta que un administrador los levante",
   "privacy.audit": "Guardar nombres y motivos en el registro durante (meses)",
-  "privacy.auditHint": "Después, un evento conserva su tipo, su hora, quién lo hizo, su evento y sus números, y pierde nombres, motivos y notas.",
+  "privacy.auditHint":
+    "Después, un evento conserva su tipo, su hora, quién lo hizo, su evento y sus números, y pierde nombres, motivos y notas.",
   "privacy.notice": "Aviso a los invitados",
-  "privacy.noticeHint": "Lo que tu organización dice a las personas de su puerta sobre sus datos: se muestra en la pantalla de la puerta y en el móvil de un voluntario cuando entra con un pase.",
+  "privacy.noticeHint":
+    "Lo que tu organización dice a las personas de su puerta sobre sus datos: se muestra en la pantalla de la puerta y en el móvil de un voluntario cuando entra con un pase.",
   "privacy.when": "Door aplica esto al arrancar y cada hora.",
   "privacy.save": "Guardar",
   "privacy.saved": "Guardado. Lo que sea más antiguo se olvida en menos de una hora.",
   "privacy.oneTitle": "Los datos de una persona",
-  "privacy.oneText": "Para dar a alguien todo lo que esta organización guarda sobre él, o para borrarlo, abre su página: desde el resumen de un evento o desde la lista de vetos.",
+  "privacy.oneText":
+    "Para dar a alguien todo lo que esta organización guarda sobre él, o para borrarlo, abre su página: desde el resumen de un evento o desde la lista de vetos.",
   "privacy.noticeTitle": "Cómo usa esta organización tus datos",
   "pass.paired": "Este móvil lleva la puerta como {label}.",
   "pass.toDoor": "Ir a la puerta",
@@ -935,12 +1059,19 @@ export default {
   "guest.eraseButton": "Borrar…",
   "guest.eraseNamed": "Borrar todo lo que se guarda sobre {name}…",
   "guest.eraseTitle": "¿Borrar a {name}?",
-  "guest.eraseText": {"one": "Todo lo que {org} guarda sobre {name} se borra ahora, para siempre (está en la lista de 1 evento de aquí):", "other": "Todo lo que {org} guarda sobre {name} se borra ahora, para siempre (está en las listas de {count} eventos de aquí):"},
+  "guest.eraseText": {
+    "one":
+      "Todo lo que {org} guarda sobre {name} se borra ahora, para siempre (está en la lista de 1 evento de aquí):",
+    "other":
+      "Todo lo que {org} guarda sobre {name} se borra ahora, para siempre (está en las listas de {count} eventos de aquí):"
+  },
   "guest.eraseEntries": "su nombre en todas las listas de eventos de esta organización;",
   "guest.eraseBan": "su veto aquí, con su motivo;",
   "guest.eraseEvents": "su nombre y los motivos en el registro de esta organización.",
-  "guest.eraseKept": "Los recuentos y los números de llegada de los eventos no cambian. Las demás organizaciones conservan sus propios datos.",
-  "guest.eraseBackups": "Las copias de seguridad diarias de Door lo guardan hasta que se sustituyen: en 14 días como mucho.",
+  "guest.eraseKept":
+    "Los recuentos y los números de llegada de los eventos no cambian. Las demás organizaciones conservan sus propios datos.",
+  "guest.eraseBackups":
+    "Las copias de seguridad diarias de Door lo guardan hasta que se sustituyen: en 14 días como mucho.",
   "guest.eraseReason": "Por qué (la petición y cuándo llegó): sin su nombre",
   "guest.erase": "Borrar",
   "guest.erasedTitle": "Borrado",

@@ -12,8 +12,11 @@ import { actorName, shortName } from "../shared/names.js";
 const LIMIT = 50;
 
 export async function list(view, params, ctx) {
-  const [{ meetups }, { members }, TYPES] = await Promise.all([api.get(orgPath("/meetups/")),
-    api.get(orgPath("/members")), choices("list_events", "type")]); // the `type` filter's, as the API declares them
+  const [{ meetups }, { members }, TYPES] = await Promise.all([
+    api.get(orgPath("/meetups/")),
+    api.get(orgPath("/members")),
+    choices("list_events", "type"),
+  ]); // the `type` filter's, as the API declares them
   const meetupNames = new Map(meetups.map((m) => [m.id, m.name]));
   const state = { offset: 0, fetchId: 0 };
   const errors = h("div");
@@ -21,24 +24,68 @@ export async function list(view, params, ctx) {
   const pager = h("div", { class: "pager" });
   // the guest field suggests guests as the door's search finds them ("angstrom alice": Alice Ångström)
   const guestsFound = h("datalist", { id: "audit-guests" });
-  const form = h("form", { class: "filters", novalidate: true },
-    field(t("audit.type"), { tag: "select", name: "type", options: [["", t("audit.anyType")], ...TYPES.map((t) => [t, label(t)])] }),
+  const form = h(
+    "form",
+    { class: "filters", novalidate: true },
+    field(t("audit.type"), {
+      tag: "select",
+      name: "type",
+      options: [["", t("audit.anyType")], ...TYPES.map((t) => [t, label(t)])],
+    }),
     field(t("audit.from"), { name: "since", type: "date" }),
     field(t("audit.to"), { name: "until", type: "date" }),
-    field(t("audit.guest"), { name: "guest", placeholder: t("audit.guestPlaceholder"), autocomplete: "off", autocapitalize: "none",
-      spellcheck: "false", list: "audit-guests" }), guestsFound,
-    field(t("audit.meetup"), { tag: "select", name: "meetup_id", options: [["", t("audit.anyMeetup")], ...meetups.map((m) => [m.id, m.name])] }),
-    field(t("audit.staff"), { tag: "select", name: "actor_id", options: [["", t("audit.anyone")], ...members.map((m) => [String(m.user_id), m.username])] }),
-    h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, t("audit.show")),
+    field(t("audit.guest"), {
+      name: "guest",
+      placeholder: t("audit.guestPlaceholder"),
+      autocomplete: "off",
+      autocapitalize: "none",
+      spellcheck: "false",
+      list: "audit-guests",
+    }),
+    guestsFound,
+    field(t("audit.meetup"), {
+      tag: "select",
+      name: "meetup_id",
+      options: [["", t("audit.anyMeetup")], ...meetups.map((m) => [m.id, m.name])],
+    }),
+    field(t("audit.staff"), {
+      tag: "select",
+      name: "actor_id",
+      options: [["", t("audit.anyone")], ...members.map((m) => [String(m.user_id), m.username])],
+    }),
+    h(
+      "div",
+      { class: "actions" },
+      h("button", { type: "submit", class: "primary" }, t("audit.show")),
       h("button", { type: "reset", class: "secondary" }, t("audit.clear")),
-      h("button", { type: "button", class: "secondary", onclick: (event) => busy(event.currentTarget, errors,
-        async () => downloadCsv(orgPath("/events/export"), await filters())) }, t("common.downloadCsv"))));
+      h(
+        "button",
+        {
+          type: "button",
+          class: "secondary",
+          onclick: (event) =>
+            busy(event.currentTarget, errors, async () =>
+              downloadCsv(orgPath("/events/export"), await filters()),
+            ),
+        },
+        t("common.downloadCsv"),
+      ),
+    ),
+  );
 
-  form.elements.guest.addEventListener("input", debounce(async () => {
-    const q = form.elements.guest.value.trim();
-    const { guests } = q ? await api.get("/guests/" + query({ q, limit: 8 })).catch(() => ({ guests: [] })) : { guests: [] };
-    clear(guestsFound, guests.map((g) => h("option", { value: "@" + g.username }, shortName(g))));
-  }, 150));
+  form.elements.guest.addEventListener(
+    "input",
+    debounce(async () => {
+      const q = form.elements.guest.value.trim();
+      const { guests } = q
+        ? await api.get("/guests/" + query({ q, limit: 8 })).catch(() => ({ guests: [] }))
+        : { guests: [] };
+      clear(
+        guestsFound,
+        guests.map((g) => h("option", { value: "@" + g.username }, shortName(g))),
+      );
+    }, 150),
+  );
 
   // An id, an @username, or words of a name that find one guest.
   async function guestId(text) {
@@ -52,7 +99,9 @@ export async function list(view, params, ctx) {
     if (exact) return String(exact.platform_user_id);
     const { total, guests } = await api.get("/guests/" + query({ q: value, limit: 2 }));
     if (total === 1) return String(guests[0].platform_user_id);
-    throw new ApiProblem({ detail: t(total ? "audit.guestAmbiguous" : "audit.guestUnknown", { text: value, count: total }) });
+    throw new ApiProblem({
+      detail: t(total ? "audit.guestAmbiguous" : "audit.guestUnknown", { text: value, count: total }),
+    });
   }
 
   async function filters() {
@@ -81,16 +130,51 @@ export async function list(view, params, ctx) {
   }
 
   function render(page) {
-    clear(table, page.events.length
-      ? h("ol", { class: "rows" }, page.events.map((e) => eventRow(e, meetupNames)))
-      : h("p", { class: "muted" }, t("audit.empty")));
+    clear(
+      table,
+      page.events.length
+        ? h(
+            "ol",
+            { class: "rows" },
+            page.events.map((e) => eventRow(e, meetupNames)),
+          )
+        : h("p", { class: "muted" }, t("audit.empty")),
+    );
     const last = Math.min(page.offset + page.events.length, page.total);
-    clear(pager,
-      h("button", { type: "button", class: "secondary", disabled: page.offset === 0,
-        onclick: () => { state.offset = Math.max(0, page.offset - LIMIT); load(); } }, t("audit.newer")),
-      h("span", { class: "muted" }, page.total ? t("audit.range", { first: page.offset + 1, last, count: page.total }) : t("audit.none")),
-      h("button", { type: "button", class: "secondary", disabled: last >= page.total,
-        onclick: () => { state.offset = page.offset + LIMIT; load(); } }, t("audit.older")));
+    clear(
+      pager,
+      h(
+        "button",
+        {
+          type: "button",
+          class: "secondary",
+          disabled: page.offset === 0,
+          onclick: () => {
+            state.offset = Math.max(0, page.offset - LIMIT);
+            load();
+          },
+        },
+        t("audit.newer"),
+      ),
+      h(
+        "span",
+        { class: "muted" },
+        page.total ? t("audit.range", { first: page.offset + 1, last, count: page.total }) : t("audit.none"),
+      ),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "secondary",
+          disabled: last >= page.total,
+          onclick: () => {
+            state.offset = page.offset + LIMIT;
+            load();
+          },
+        },
+        t("audit.older"),
+      ),
+    );
   }
 
   form.addEventListener("submit", (event) => {
@@ -98,15 +182,24 @@ export async function list(view, params, ctx) {
     state.offset = 0;
     load();
   });
-  form.addEventListener("reset", () => setTimeout(() => { state.offset = 0; load(); }));
-  view.append(h("section", { class: "panel" }, h("h1", {}, t("audit.title", { org: session.org.name })), form, errors),
-    h("section", { class: "panel" }, table, pager));
+  form.addEventListener("reset", () =>
+    setTimeout(() => {
+      state.offset = 0;
+      load();
+    }),
+  );
+  view.append(
+    h("section", { class: "panel" }, h("h1", {}, t("audit.title", { org: session.org.name })), form, errors),
+    h("section", { class: "panel" }, table, pager),
+  );
   await load();
 }
 
 // An event type's name in the chosen language; a type this version does not know, from its code.
 function label(type) {
-  return has(`event.${type}`) ? t(`event.${type}`) : type.charAt(0) + type.slice(1).toLowerCase().replaceAll("_", " ");
+  return has(`event.${type}`)
+    ? t(`event.${type}`)
+    : type.charAt(0) + type.slice(1).toLowerCase().replaceAll("_", " ");
 }
 
 // A detail of an event in the chosen language: its name, and a value that is a yes/no, a moment or a role;
@@ -114,32 +207,67 @@ function label(type) {
 const MOMENT = /^\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:\d\d)$/;
 
 function detail([name, value]) {
-  const shown = typeof value === "boolean" ? t(value ? "common.yes" : "common.no")
-    : typeof value === "string" && MOMENT.test(value) ? formatStamp(value)
-      : typeof value === "string" && has(`role.${value.toLowerCase()}`) ? t(`role.${value.toLowerCase()}`)
-        : typeof value === "object" && value !== null ? worded(value) : value;
-  return `${has(`detail.${name}`) ? t(`detail.${name}`) : name}: ${typeof shown === "number" ? formatNumber(shown) : shown}`;
+  const shown = detailValue(value);
+  const said = has(`detail.${name}`) ? t(`detail.${name}`) : name;
+  return `${said}: ${typeof shown === "number" ? formatNumber(shown) : shown}`;
+}
+
+function detailValue(value) {
+  if (typeof value === "boolean") return t(value ? "common.yes" : "common.no");
+  if (typeof value === "string" && MOMENT.test(value)) return formatStamp(value);
+  if (typeof value === "string" && has(`role.${value.toLowerCase()}`))
+    return t(`role.${value.toLowerCase()}`);
+  if (typeof value === "object" && value !== null) return worded(value);
+  return value;
 }
 
 // A detail that holds more than one value, in words: a list, or what changed ({time_zone: {old, new}} is
 // "Time zone: UTC → Europe/Madrid"), never JSON.
 function worded(value) {
-  if (Array.isArray(value)) return value.map((item) => (typeof item === "object" && item !== null ? worded(item) : item)).join(", ");
+  if (Array.isArray(value))
+    return value.map((item) => (typeof item === "object" && item !== null ? worded(item) : item)).join(", ");
   if ("old" in value && "new" in value) return `${value.old ?? "—"} → ${value.new ?? "—"}`;
-  return Object.entries(value).map(([key, inner]) => `${has(`field.${key}`) ? t(`field.${key}`) : key}: ${
-    typeof inner === "object" && inner !== null ? worded(inner) : inner}`).join("; ");
+  return Object.entries(value)
+    .map(
+      ([key, inner]) =>
+        `${has(`field.${key}`) ? t(`field.${key}`) : key}: ${
+          typeof inner === "object" && inner !== null ? worded(inner) : inner
+        }`,
+    )
+    .join("; ");
 }
 
 function eventRow(event, meetupNames) {
   const details = Object.entries(event.details || {}).map(detail);
-  return h("li", { class: "row event", dataset: { type: event.event_type } },
-    h("div", { class: "who" }, h("span", { class: "badge" }, label(event.event_type)),
-      h("span", { class: "muted" }, formatStamp(event.timestamp))),
-    h("div", { class: "state" },
-      event.actor ? h("span", {}, ...tn("audit.by", { username: h("strong", {}, actorName(event.actor)) })) : h("span", { class: "muted" }, t("audit.bySystem")),
-      event.guest ? h("span", {}, " · ", ...tn("audit.guestIs", { name: h("strong", {}, shortName(event.guest)) }),
-        event.guest.username ? ` @${event.guest.username}` : "") : null,
-      event.meetup_id ? h("span", {}, " · ", meetupNames.get(event.meetup_id) || t("audit.deletedMeetup")) : null),
+  return h(
+    "li",
+    { class: "row event", dataset: { type: event.event_type } },
+    h(
+      "div",
+      { class: "who" },
+      h("span", { class: "badge" }, label(event.event_type)),
+      h("span", { class: "muted" }, formatStamp(event.timestamp)),
+    ),
+    h(
+      "div",
+      { class: "state" },
+      event.actor
+        ? h("span", {}, ...tn("audit.by", { username: h("strong", {}, actorName(event.actor)) }))
+        : h("span", { class: "muted" }, t("audit.bySystem")),
+      event.guest
+        ? h(
+            "span",
+            {},
+            " · ",
+            ...tn("audit.guestIs", { name: h("strong", {}, shortName(event.guest)) }),
+            event.guest.username ? ` @${event.guest.username}` : "",
+          )
+        : null,
+      event.meetup_id
+        ? h("span", {}, " · ", meetupNames.get(event.meetup_id) || t("audit.deletedMeetup"))
+        : null,
+    ),
     event.reason ? h("div", { class: "reason" }, t("common.reason"), " ", event.reason) : null,
-    details.length ? h("div", { class: "muted details" }, details.join(" · ")) : null);
+    details.length ? h("div", { class: "muted details" }, details.join(" · ")) : null,
+  );
 }

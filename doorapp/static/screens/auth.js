@@ -21,10 +21,25 @@ export async function signIn(view, params, ctx) {
   const errors = h("div");
   if (notice) errors.append(h("div", { class: "alert error", role: "alert" }, notice));
   const submit = h("button", { type: "submit", class: "primary wide" }, t("auth.signIn"));
-  const form = h("form", { class: "stack", novalidate: true },
-    field(t("auth.username"), { name: "username", autocomplete: "username", required: true, autocapitalize: "none", spellcheck: "false" }),
-    field(t("auth.password"), { name: "password", type: "password", autocomplete: "current-password", required: true }),
-    errors, submit);
+  const form = h(
+    "form",
+    { class: "stack", novalidate: true },
+    field(t("auth.username"), {
+      name: "username",
+      autocomplete: "username",
+      required: true,
+      autocapitalize: "none",
+      spellcheck: "false",
+    }),
+    field(t("auth.password"), {
+      name: "password",
+      type: "password",
+      autocomplete: "current-password",
+      required: true,
+    }),
+    errors,
+    submit,
+  );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const { username, password } = formValues(form);
@@ -35,10 +50,19 @@ export async function signIn(view, params, ctx) {
       await ctx.signedIn();
     });
   });
-  view.append(card(t("auth.signIn"), form,
-    h("p", { class: "links" },
-      h("a", { href: "#/register" }, t("auth.createAnAccount")), " · ",
-      h("a", { href: "#/forgot" }, t("auth.forgot")))));
+  view.append(
+    card(
+      t("auth.signIn"),
+      form,
+      h(
+        "p",
+        { class: "links" },
+        h("a", { href: "#/register" }, t("auth.createAnAccount")),
+        " · ",
+        h("a", { href: "#/forgot" }, t("auth.forgot")),
+      ),
+    ),
+  );
   form.elements.username.focus();
 }
 
@@ -46,25 +70,57 @@ export async function register(view) {
   const limit = await limits("register_user");
   const errors = h("div");
   const submit = h("button", { type: "submit", class: "primary wide" }, t("auth.createAccount"));
-  const form = h("form", { class: "stack", novalidate: true },
-    field(t("auth.username"), { name: "username", autocomplete: "username", required: true, ...limit.username, autocapitalize: "none", spellcheck: "false" },
-      t("auth.usernameHint")),
-    field(t("auth.password"), { name: "password", type: "password", autocomplete: "new-password", required: true, ...limit.password }, passwordHint()),
-    field(t("auth.repeatPassword"), { name: "again", type: "password", autocomplete: "new-password", required: true }),
-    errors, submit);
-  const box = card(t("auth.createAnAccount"), form, h("p", { class: "links" }, h("a", { href: "#/signin" }, t("auth.backToSignIn"))));
+  const form = h(
+    "form",
+    { class: "stack", novalidate: true },
+    field(
+      t("auth.username"),
+      {
+        name: "username",
+        autocomplete: "username",
+        required: true,
+        ...limit.username,
+        autocapitalize: "none",
+        spellcheck: "false",
+      },
+      t("auth.usernameHint"),
+    ),
+    field(
+      t("auth.password"),
+      { name: "password", type: "password", autocomplete: "new-password", required: true, ...limit.password },
+      passwordHint(),
+    ),
+    field(t("auth.repeatPassword"), {
+      name: "again",
+      type: "password",
+      autocomplete: "new-password",
+      required: true,
+    }),
+    errors,
+    submit,
+  );
+  const box = card(
+    t("auth.createAnAccount"),
+    form,
+    h("p", { class: "links" }, h("a", { href: "#/signin" }, t("auth.backToSignIn"))),
+  );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const { username, password, again } = formValues(form);
     if (password !== again) return showProblem(errors, { detail: t("auth.passwordsDiffer") });
     busy(submit, errors, async () => {
       const user = await api.post("/auth/register", { username, password }, { auth: false });
-      clear(box,
+      clear(
+        box,
         h("h1", {}, t("auth.waitingTitle")),
-        h("div", { class: "alert info", role: "status" },
+        h(
+          "div",
+          { class: "alert info", role: "status" },
           h("p", {}, ...tn("auth.accountCreated", { username: h("strong", {}, user.username) })),
-          h("p", {}, t("auth.waitingText"))),
-        h("a", { class: "button secondary", href: "#/signin" }, t("auth.goToSignIn")));
+          h("p", {}, t("auth.waitingText")),
+        ),
+        h("a", { class: "button secondary", href: "#/signin" }, t("auth.goToSignIn")),
+      );
     });
   });
   view.append(box);
@@ -75,12 +131,32 @@ export async function forgot(view) {
   const limit = await limits("verify_recovery_code");
   const errors = h("div");
   const check = h("button", { type: "submit", class: "primary wide" }, t("auth.checkCode"));
-  const form = h("form", { class: "stack", novalidate: true },
+  const form = h(
+    "form",
+    { class: "stack", novalidate: true },
     h("p", {}, t("auth.recoveryIntro")),
-    field(t("auth.username"), { name: "username", autocomplete: "username", required: true, autocapitalize: "none", spellcheck: "false" }),
-    field(t("auth.recoveryCode"), { name: "code", inputmode: "numeric", autocomplete: "one-time-code", required: true, ...limit.code }),
-    errors, check);
-  const box = card(t("auth.resetTitle"), form, h("p", { class: "links" }, h("a", { href: "#/signin" }, t("auth.backToSignIn"))));
+    field(t("auth.username"), {
+      name: "username",
+      autocomplete: "username",
+      required: true,
+      autocapitalize: "none",
+      spellcheck: "false",
+    }),
+    field(t("auth.recoveryCode"), {
+      name: "code",
+      inputmode: "numeric",
+      autocomplete: "one-time-code",
+      required: true,
+      ...limit.code,
+    }),
+    errors,
+    check,
+  );
+  const box = card(
+    t("auth.resetTitle"),
+    form,
+    h("p", { class: "links" }, h("a", { href: "#/signin" }, t("auth.backToSignIn"))),
+  );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const { username, code } = formValues(form);
@@ -97,20 +173,42 @@ async function newPassword(box, username, code) {
   const limit = await limits("reset_password");
   const errors = h("div");
   const submit = h("button", { type: "submit", class: "primary wide" }, t("auth.setNewPassword"));
-  const form = h("form", { class: "stack", novalidate: true },
+  const form = h(
+    "form",
+    { class: "stack", novalidate: true },
     h("p", {}, ...tn("auth.codeValid", { username: h("strong", {}, username) })),
-    field(t("auth.newPassword"), { name: "new_password", type: "password", autocomplete: "new-password", required: true, ...limit.new_password }, passwordHint()),
-    field(t("auth.repeatNewPassword"), { name: "again", type: "password", autocomplete: "new-password", required: true }),
-    errors, submit);
+    field(
+      t("auth.newPassword"),
+      {
+        name: "new_password",
+        type: "password",
+        autocomplete: "new-password",
+        required: true,
+        ...limit.new_password,
+      },
+      passwordHint(),
+    ),
+    field(t("auth.repeatNewPassword"), {
+      name: "again",
+      type: "password",
+      autocomplete: "new-password",
+      required: true,
+    }),
+    errors,
+    submit,
+  );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const { new_password, again } = formValues(form);
     if (new_password !== again) return showProblem(errors, { detail: t("auth.passwordsDiffer") });
     busy(submit, errors, async () => {
       await api.post("/auth/reset-password", { username, code, new_password }, { auth: false });
-      clear(box, h("h1", {}, t("auth.passwordChanged")),
+      clear(
+        box,
+        h("h1", {}, t("auth.passwordChanged")),
         h("div", { class: "alert ok", role: "status" }, t("auth.passwordChangedSignIn")),
-        h("a", { class: "button primary", href: "#/signin" }, t("auth.signIn")));
+        h("a", { class: "button primary", href: "#/signin" }, t("auth.signIn")),
+      );
     });
   });
   clear(box, h("h1", {}, t("auth.resetTitle")), form);
@@ -118,20 +216,50 @@ async function newPassword(box, username, code) {
 }
 
 export async function setup(view, [code] = [], ctx) {
-  const [{ needed }, limit] = await Promise.all([api.get("/setup", { auth: false }), limits("create_first_admin")]);
+  const [{ needed }, limit] = await Promise.all([
+    api.get("/setup", { auth: false }),
+    limits("create_first_admin"),
+  ]);
   if (!needed) {
-    view.append(card(t("setup.done"), h("p", {}, t("setup.hasAdmin")),
-      h("a", { class: "button primary", href: "#/signin" }, t("auth.signIn"))));
+    view.append(
+      card(
+        t("setup.done"),
+        h("p", {}, t("setup.hasAdmin")),
+        h("a", { class: "button primary", href: "#/signin" }, t("auth.signIn")),
+      ),
+    );
     return;
   }
   const errors = h("div");
   const submit = h("button", { type: "submit", class: "primary wide" }, t("setup.submit"));
-  const form = h("form", { class: "stack", novalidate: true },
+  const form = h(
+    "form",
+    { class: "stack", novalidate: true },
     h("p", {}, ...tn("setup.intro", { example: h("code", {}, t("setup.example")) })),
-    field(t("setup.code"), { name: "code", required: true, ...limit.code, autocomplete: "off", autocapitalize: "characters", spellcheck: "false" }),
-    field(t("auth.username"), { name: "username", autocomplete: "username", required: true, ...limit.username, autocapitalize: "none", spellcheck: "false" }),
-    field(t("auth.password"), { name: "password", type: "password", autocomplete: "new-password", required: true, ...limit.password }, passwordHint()),
-    errors, submit);
+    field(t("setup.code"), {
+      name: "code",
+      required: true,
+      ...limit.code,
+      autocomplete: "off",
+      autocapitalize: "characters",
+      spellcheck: "false",
+    }),
+    field(t("auth.username"), {
+      name: "username",
+      autocomplete: "username",
+      required: true,
+      ...limit.username,
+      autocapitalize: "none",
+      spellcheck: "false",
+    }),
+    field(
+      t("auth.password"),
+      { name: "password", type: "password", autocomplete: "new-password", required: true, ...limit.password },
+      passwordHint(),
+    ),
+    errors,
+    submit,
+  );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const { code, username, password } = formValues(form);
@@ -143,7 +271,13 @@ export async function setup(view, [code] = [], ctx) {
       await ctx.signedIn();
     });
   });
-  view.append(card(t("setup.title"), form, h("p", { class: "links" }, h("a", { href: "#/signin" }, t("setup.signInInstead")))));
+  view.append(
+    card(
+      t("setup.title"),
+      form,
+      h("p", { class: "links" }, h("a", { href: "#/signin" }, t("setup.signInInstead"))),
+    ),
+  );
   if (code) {
     form.elements.code.value = code;
     form.elements.username.focus();

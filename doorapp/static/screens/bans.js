@@ -9,39 +9,101 @@ import { problemText, t } from "../core/i18n.js";
 import { named, shortName } from "../shared/names.js";
 
 export async function list(view, params, ctx) {
-  const bans = listPanel(ctx, { title: t("bans.title", { org: session.org.name }), render: rows,
-    load: async () => (await api.get(orgPath("/guests/banned"))).guests, empty: t("bans.empty") });
+  const bans = listPanel(ctx, {
+    title: t("bans.title", { org: session.org.name }),
+    render: rows,
+    load: async () => (await api.get(orgPath("/guests/banned"))).guests,
+    empty: t("bans.empty"),
+  });
   view.append(bans.panel);
   if (isOrgAdmin()) view.append(banForm(bans.refresh));
   await bans.refresh();
 }
 
 function rows(guests, refresh) {
-  return h("ul", { class: "rows" }, guests.map((g) => h("li", { class: "row banned", dataset: { guest: String(g.platform_user_id) } },
-    h("div", { class: "who" }, h("span", { class: "name" }, shortName(g)), h("span", { class: "username" }, "@" + g.username)),
-    h("div", { class: "ban" }, h("strong", {}, t("common.reason")), " ", g.reason),
-    h("div", { class: "state muted" }, g.banned_by ? t("bans.bannedBy", { date: formatDate(g.banned_at), username: g.banned_by.username }) : t("bans.banned", { date: formatDate(g.banned_at) })),
-    isOrgAdmin() ? h("div", { class: "act" }, h("button", { type: "button", class: "secondary",
-      "aria-label": t("bans.unbanNamed", { guest: named(g) }), onclick: async () => {
-      const done = await ask({ title: t("bans.unbanTitle", { name: shortName(g) }), message: t("bans.unbanText", { org: session.org.name }),
-        confirm: t("bans.unban"), action: () => api.patch(orgPath(`/guests/${g.platform_user_id}/unban`), {}) });
-      if (done) {
-        toast(t("bans.unbanned", { username: g.username }));
-        refresh();
-      }
-    } }, t("bans.unban"))) : null)));
+  return h(
+    "ul",
+    { class: "rows" },
+    guests.map((g) =>
+      h(
+        "li",
+        { class: "row banned", dataset: { guest: String(g.platform_user_id) } },
+        h(
+          "div",
+          { class: "who" },
+          h("span", { class: "name" }, shortName(g)),
+          h("span", { class: "username" }, "@" + g.username),
+        ),
+        h("div", { class: "ban" }, h("strong", {}, t("common.reason")), " ", g.reason),
+        h(
+          "div",
+          { class: "state muted" },
+          g.banned_by
+            ? t("bans.bannedBy", { date: formatDate(g.banned_at), username: g.banned_by.username })
+            : t("bans.banned", { date: formatDate(g.banned_at) }),
+        ),
+        isOrgAdmin()
+          ? h(
+              "div",
+              { class: "act" },
+              h(
+                "button",
+                {
+                  type: "button",
+                  class: "secondary",
+                  "aria-label": t("bans.unbanNamed", { guest: named(g) }),
+                  onclick: async () => {
+                    const done = await ask({
+                      title: t("bans.unbanTitle", { name: shortName(g) }),
+                      message: t("bans.unbanText", { org: session.org.name }),
+                      confirm: t("bans.unban"),
+                      action: () => api.patch(orgPath(`/guests/${g.platform_user_id}/unban`), {}),
+                    });
+                    if (done) {
+                      toast(t("bans.unbanned", { username: g.username }));
+                      refresh();
+                    }
+                  },
+                },
+                t("bans.unban"),
+              ),
+            )
+          : null,
+      ),
+    ),
+  );
 }
 
 // Find a guest (known to Door, or looked up on the platform by username), then ban with a reason.
 function banForm(changed) {
   const results = h("ul", { class: "rows picker" });
-  const input = h("input", { type: "search", placeholder: t("bans.findPlaceholder"), autocomplete: "off",
-    autocapitalize: "none", spellcheck: "false", "aria-label": t("bans.findLabel") });
+  const input = h("input", {
+    type: "search",
+    placeholder: t("bans.findPlaceholder"),
+    autocomplete: "off",
+    autocapitalize: "none",
+    spellcheck: "false",
+    "aria-label": t("bans.findLabel"),
+  });
   liveSearch(input, results, async (q) => {
     const { guests } = await api.get("/guests/" + query({ q, limit: 10 }));
-    return [...guests.map((g) => pick(g)),
-      h("li", { class: "row" }, h("div", { class: "who muted" }, guests.length ? t("bans.notTheOne") : t("bans.unknown")),
-        h("div", { class: "act" }, h("button", { type: "button", class: "secondary", onclick: () => fromPlatform(q) }, t("bans.lookUp", { username: q }))))];
+    return [
+      ...guests.map((g) => pick(g)),
+      h(
+        "li",
+        { class: "row" },
+        h("div", { class: "who muted" }, guests.length ? t("bans.notTheOne") : t("bans.unknown")),
+        h(
+          "div",
+          { class: "act" },
+          h(
+            "button",
+            { type: "button", class: "secondary", onclick: () => fromPlatform(q) },
+            t("bans.lookUp", { username: q }),
+          ),
+        ),
+      ),
+    ];
   });
   async function fromPlatform(username) {
     let guest;
@@ -53,17 +115,38 @@ function banForm(changed) {
     await ban(guest);
   }
   function pick(guest) {
-    return h("li", { class: "row" },
-      h("div", { class: "who" }, h("span", { class: "name" }, shortName(guest)), h("span", { class: "username" }, "@" + guest.username)),
-      h("div", { class: "act" }, h("button", { type: "button", class: "danger", "aria-label": t("bans.banNamed", { guest: named(guest) }),
-        onclick: () => ban(guest) }, t("bans.banButton"))));
+    return h(
+      "li",
+      { class: "row" },
+      h(
+        "div",
+        { class: "who" },
+        h("span", { class: "name" }, shortName(guest)),
+        h("span", { class: "username" }, "@" + guest.username),
+      ),
+      h(
+        "div",
+        { class: "act" },
+        h(
+          "button",
+          {
+            type: "button",
+            class: "danger",
+            "aria-label": t("bans.banNamed", { guest: named(guest) }),
+            onclick: () => ban(guest),
+          },
+          t("bans.banButton"),
+        ),
+      ),
+    );
   }
   async function ban(guest) {
     const done = await ask({
       title: t("bans.banTitle", { name: shortName(guest), org: session.org.name }),
       message: t("bans.banText"),
       input: { label: t("common.reasonLabel"), required: true, limits: (await limits("ban_guest")).reason },
-      confirm: t("bans.ban"), danger: true,
+      confirm: t("bans.ban"),
+      danger: true,
       action: (reason) => api.patch(orgPath(`/guests/${guest.platform_user_id}/ban`), { reason }),
     });
     if (done) {

@@ -33,23 +33,48 @@ export async function fileForm(ctx) {
   const help = sources();
   const submit = h("button", { type: "submit", class: "primary", disabled: true }, t("import.create"));
   const past = h("div", { class: "alert warn", hidden: true }, t("import.pastDate"));
-  const form = h("form", { class: "stack", novalidate: true },
-    field(t("import.eventUrl"), { name: "platform_url", type: "url", ...limit.platform_url, placeholder: "https://…",
-      autocomplete: "off", spellcheck: "false" }, t("import.eventUrlHint")),
+  const form = h(
+    "form",
+    { class: "stack", novalidate: true },
+    field(
+      t("import.eventUrl"),
+      {
+        name: "platform_url",
+        type: "url",
+        ...limit.platform_url,
+        placeholder: "https://…",
+        autocomplete: "off",
+        spellcheck: "false",
+      },
+      t("import.eventUrlHint"),
+    ),
     field(t("import.meetupName"), { name: "name", ...limit.name, autocomplete: "off" }),
     field(t("import.date"), { name: "date", type: "datetime-local", value: tonight() }, t("import.dateHint")),
-    past, errors, h("div", { class: "actions" }, submit));
+    past,
+    errors,
+    h("div", { class: "actions" }, submit),
+  );
   // a date gone by makes every guest not checked in a no-show at once: said before the import, not after
-  const sayIfPast = () => { past.hidden = !form.elements.date.value || new Date(form.elements.date.value) >= startOfToday(); };
+  const sayIfPast = () => {
+    past.hidden = !form.elements.date.value || new Date(form.elements.date.value) >= startOfToday();
+  };
   form.elements.date.addEventListener("input", sayIfPast);
-  let file = null, columns = "";
+  let file = null,
+    columns = "";
   // the date shown is sent once typed, or on import: a preview without it learns the event page's date
   const values = (final = false) => {
     const { platform_url: url, name, date } = form.elements;
     const sent = date.value && (final || date.dataset.touched) ? new Date(date.value).toISOString() : "";
     return { platform_url: url.value.trim(), name: name.value.trim(), date: sent, columns };
   };
-  const preview = previewer(slot, (answer) => reportView(answer.import, { onColumns: (value) => { columns = value; refresh(); } }));
+  const preview = previewer(slot, (answer) =>
+    reportView(answer.import, {
+      onColumns: (value) => {
+        columns = value;
+        refresh();
+      },
+    }),
+  );
   async function refresh() {
     if (!file) return;
     submit.disabled = true;
@@ -62,7 +87,9 @@ export async function fileForm(ctx) {
     sayIfPast();
   }
   form.elements.platform_url.addEventListener("change", refresh);
-  form.elements.date.addEventListener("input", () => { form.elements.date.dataset.touched = "1"; });
+  form.elements.date.addEventListener("input", () => {
+    form.elements.date.dataset.touched = "1";
+  });
   const picker = filePicker((chosen) => {
     file = chosen;
     columns = "";

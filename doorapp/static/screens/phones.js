@@ -13,10 +13,21 @@ export async function screen(view, params, ctx) {
   const access = await api.get("/phones");
   if (!ctx.alive) return;
   const { host, port } = access.listening;
-  view.append(access.urls.length
-    ? h("section", { class: "panel phones" }, h("h1", {}, t("phones.title")), h("p", {}, t("phones.intro")),
-      access.urls.map((found) => joinFigure(found)))
-    : h("section", { class: "panel phones" }, lanHelp(access.open_to_lan, t("phones.cannotText", { address: `${host}:${port}` }), "h1")));
+  view.append(
+    access.urls.length
+      ? h(
+          "section",
+          { class: "panel phones" },
+          h("h1", {}, t("phones.title")),
+          h("p", {}, t("phones.intro")),
+          access.urls.map((found) => joinFigure(found)),
+        )
+      : h(
+          "section",
+          { class: "panel phones" },
+          lanHelp(access.open_to_lan, t("phones.cannotText", { address: `${host}:${port}` }), "h1"),
+        ),
+  );
   if (session.org && isOrgAdmin()) view.append(await passesPanel(ctx));
 }
 
@@ -24,13 +35,26 @@ export async function screen(view, params, ctx) {
 async function passesPanel(ctx) {
   const list = h("div", { class: "passes" });
   const refresh = async () => {
-    const [{ passes }, { meetups }] = await Promise.all([api.get(orgPath("/passes")), api.get(orgPath("/meetups/"))]);
+    const [{ passes }, { meetups }] = await Promise.all([
+      api.get(orgPath("/passes")),
+      api.get(orgPath("/meetups/")),
+    ]);
     if (!ctx.alive) return;
     const live = passes.filter((pass) => !ended(pass));
-    clear(list, live.length ? passTable(live, new Map(meetups.map((m) => [m.id, m.name])), refresh)
-      : h("p", { class: "muted" }, t("passes.noneWorking")));
+    clear(
+      list,
+      live.length
+        ? passTable(live, new Map(meetups.map((m) => [m.id, m.name])), refresh)
+        : h("p", { class: "muted" }, t("passes.noneWorking")),
+    );
   };
   await refresh();
-  return h("section", { class: "panel" }, h("h2", {}, t("passes.title")), h("p", {}, t("passes.intro")), list,
-    h("div", { class: "actions" }, h("a", { class: "button primary", href: "#/passes" }, t("passes.new"))));
+  return h(
+    "section",
+    { class: "panel" },
+    h("h2", {}, t("passes.title")),
+    h("p", {}, t("passes.intro")),
+    list,
+    h("div", { class: "actions" }, h("a", { class: "button primary", href: "#/passes" }, t("passes.new"))),
+  );
 }

@@ -13,7 +13,10 @@ export async function confirmFinalize(meetup, finalize, title) {
     confirm: t(finalize ? "meetup.finalize" : "meetup.unfinalize"),
     danger: finalize,
     action: async () => {
-      changed = await api.patch(orgPath(`/meetups/${meetup.id}/${finalize ? "finalize" : "unfinalize"}`, { id: meetup.org_id }), {});
+      changed = await api.patch(
+        orgPath(`/meetups/${meetup.id}/${finalize ? "finalize" : "unfinalize"}`, { id: meetup.org_id }),
+        {},
+      );
     },
   });
   return done ? changed : null;

@@ -3,5 +3,10 @@
 import { h } from "../core/dom.js";
 import { t } from "../core/i18n.js";
 
-export const noticeDetails = (notice, open = false) => h("details", { class: "notice", open },
-  h("summary", {}, t("privacy.noticeTitle")), h("p", { class: "notice-text" }, notice));
+export const noticeDetails = (notice, open = false) =>
+  h(
+    "details",
+    { class: "notice", open },
+    h("summary", {}, t("privacy.noticeTitle")),
+    h("p", { class: "notice-text" }, notice),
+  );
