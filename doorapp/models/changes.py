@@ -214,14 +214,11 @@ def since(meetup_id, version, now):
         .tuples()
     )
     first, changed = None, set()
+    begun = (version.number, version.salt) == (0, 0)  # the list as it began, before its first change
     for number, salt, guest, what in found:
         if first is None:  # the list had `version`: its own change is there, or it is the list's start
             first = (number, salt)
-            if first != (version.number, version.salt) and (version.number, version.salt, number) != (
-                0,
-                0,
-                1,
-            ):
+            if first != (version.number, version.salt) and not (begun and number == 1):
                 return None
         if number == version.number:
             continue
