@@ -3,6 +3,7 @@ after it asks `?since=` the version it holds; after an offline spell, and after 
 a delta (the list kept on the device, IndexedDB), and shows what other doors did meanwhile."""
 
 import json
+from datetime import UTC, datetime, timedelta
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -107,11 +108,14 @@ APPLIED = """async ({ first, delta, whole, queries }) => {
 }"""
 
 
+RSVPED = (datetime.now(UTC) - timedelta(days=3)).strftime("%Y-%m-%dT18:00:00Z")  # orders nothing here
+
+
 def entry(guest_id, name, arrived=None):
     guest = {"platform_user_id": guest_id, "username": name.lower().replace(" ", "_"), "displayname": name}
     rsvp = {"has_arrived": arrived is not None, "arrival_order": arrived, "arrival_time": None}
     rsvp.update(cancelled_rsvp=False, is_walkin=False, waitlisted=False, guests_count=0, checked_in_by=None)
-    rsvp.update(guests_brought=0 if arrived else None, rsvp_time="2026-12-01T18:00:00Z")
+    rsvp.update(guests_brought=0 if arrived else None, rsvp_time=RSVPED)
     return {"guest": {**guest, "is_banned": False, "ban_reason": None, "is_local": False}, "rsvp": rsvp}
 
 
