@@ -14,6 +14,8 @@ from doorapp.errors import ApiError, invalid, validation_error
 from doorapp.models import IdempotencyKey, Meetup, MeetupGuest
 from doorapp.models.privacy import seen_here
 
+ENTRY = "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>"  # a guest on a list
+
 DOOR_TIME = text(
     max_length=40,
     default=None,

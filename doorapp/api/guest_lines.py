@@ -9,12 +9,11 @@ from doorapp.api import GUESTS_BROUGHT, endpoint, guests_brought, named
 from doorapp.api.door_shapes import GuestOutcome, outcome_json
 from doorapp.bodies import number, text
 from doorapp.db import get_or_404, iso
+from doorapp.door_actions import ENTRY
 from doorapp.errors import ApiError
 from doorapp.models import AuditEvent, Meetup, MeetupGuest, audit
 from doorapp.models.audit import AuditType, check_in_record
 from doorapp.models.privacy import seen_here
-
-ENTRY = "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>"
 
 
 @dataclass

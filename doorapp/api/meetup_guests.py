@@ -18,6 +18,7 @@ from doorapp.bodies import number, text
 from doorapp.db import iso
 from doorapp.door_actions import (
     DOOR_TIME,
+    ENTRY,
     PastCapacity,
     door_entry,
     door_moment_or_now,
@@ -30,8 +31,6 @@ from doorapp.errors import ApiError
 from doorapp.models import Ban, Guest, Meetup, MeetupGuest, audit
 from doorapp.models.audit import AuditType
 from doorapp.models.changes import VERSION
-
-ENTRY = "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>"
 
 
 @dataclass

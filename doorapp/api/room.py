@@ -16,6 +16,7 @@ from doorapp.bodies import number
 from doorapp.db import get_or_404, iso
 from doorapp.door_actions import (
     DOOR_TIME,
+    ENTRY,
     PastCapacity,
     door_entry,
     door_moment_or_now,
@@ -27,8 +28,6 @@ from doorapp.door_actions import (
 from doorapp.errors import ApiError
 from doorapp.models import Meetup, MeetupGuest, audit, room
 from doorapp.models.audit import AuditType
-
-ENTRY = "/organizations/<org_id>/meetups/<meetup_id>/guests/<platform_user_id>"
 
 
 @dataclass
