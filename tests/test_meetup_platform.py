@@ -461,13 +461,15 @@ def test_rate_limited_is_retried_with_backoff_within_the_timeout(door, org, fake
     assert len(fake.calls("event")) == 3  # refused twice, then answered
 
 
-@pytest.mark.parametrize("platform_timeout", [0.5])
+@pytest.mark.parametrize("platform_timeout", [2.0])
 def test_rate_limited_past_the_timeout_is_a_502_that_says_so_within_it(door, org, fake):
+    """Retries 0.1, 0.2, 0.4 and 0.8 s apart fit in 2 s; the next wait (1.6 s) would not, so Door answers
+    instead of sleeping past the timeout. A busy machine may fit fewer calls, never a later answer."""
     fake.fail("event", "rate_limited")
     started = time.monotonic()
     reply = create_meetup(door, org, SUMMER, status=502).json
-    assert time.monotonic() - started < 1.5  # the timeout, not the retries' sum, bounds the call
-    assert "RATE_LIMITED" in reply["detail"] and len(fake.calls("event")) >= 3  # 0.1 s, then 0.2 s apart
+    assert time.monotonic() - started < 2.0 + 0.9  # sleeping the 1.6 s wait would end past 3.1 s
+    assert "RATE_LIMITED" in reply["detail"] and len(fake.calls("event")) >= 3
 
 
 def test_a_file_never_renames_a_platform_member_nor_invents_one(live_server, org, fake, make_user):
