@@ -346,7 +346,7 @@ def test_each_platform_failure_has_its_documented_answer_and_stores_nothing(
     assert AuditEvent.select().count() == 0
 
 
-@pytest.mark.parametrize("platform_timeout", [0.3])
+@pytest.mark.parametrize("platform_timeout", [1.0])  # a 500 answered late on a busy machine would be a 504
 @pytest.mark.parametrize("fault", ["500", "rate_limited", "stall", "drop"])
 def test_a_failing_profile_lookup_fails_the_call(app, org, fake, fault):
     stored_meetup(org)
