@@ -514,6 +514,16 @@ def test_a_file_never_renames_a_platform_member_nor_invents_one(live_server, org
     assert requests.get(f"{live_server}/guests/20000002", headers=ours, timeout=10).status_code == 404
     found = requests.get(f"{live_server}/guests/", params={"q": "Tomás"}, headers=ours, timeout=10).json()
     assert found["total"] == 0
+    admin = auth(make_user("ana", org=org, role="ADMIN"))
+    history = requests.get(
+        f"{live_server}/organizations/{org.id}/guests/20000002/history", headers=admin, timeout=10
+    )
+    assert history.json()["guest"] == {  # the org's history page names them as its list does
+        "platform_user_id": 20000002,
+        "username": "",
+        "displayname": "Tomás Newcomer",
+        "is_local": False,
+    }, history.text
     fake.add_member(20000002, "Tomás N.", "tomas", groups=["night-owls"])  # the door looks them up: read now
     looked_up = requests.post(
         f"{live_server}/guests/", json={"username": "20000002"}, headers=ours, timeout=10

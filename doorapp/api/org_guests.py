@@ -35,9 +35,13 @@ class BanList(TypedDict):
 
 
 class HistoryGuest(TypedDict):
+    """The guest as this organization's lists name them: a platform member a file listed before Door read
+    their profile has the name of the newest list that gave one (`is_local` false, no username)."""
+
     platform_user_id: int
     username: str
     displayname: str
+    is_local: bool
 
 
 class BanEvent(TypedDict):
@@ -238,6 +242,7 @@ def get_guest_history(org_id, platform_user_id):
     `repeat_no_show` counts no-shows at the organization's last 5 meetups only; an excused absence does not
     count, and the mark never bans anyone by itself."""
     org, guest = get_or_404(Org, org_id, "organization"), seen_here(org_id, platform_user_id)
+    entries = list(MeetupGuest.of_guest(org.id, guest.platform_user_id))
     meetups = [
         HistoryMeetup(
             meetup_id=str(e.meetup.id),
@@ -247,7 +252,7 @@ def get_guest_history(org_id, platform_user_id):
             guests_count=e.guests_count,
             arrival_time=iso(e.arrival_time),
         )
-        for e in MeetupGuest.of_guest(org.id, guest.platform_user_id)
+        for e in entries
     ]
     history = MeetupGuest.history(org.id, [guest.platform_user_id])
     bans = AuditEvent.log(org.id, guest=guest.platform_user_id, types=(AuditType.BAN, AuditType.UNBAN))
@@ -255,7 +260,10 @@ def get_guest_history(org_id, platform_user_id):
     outcomes = Counter(m["outcome"] for m in meetups)
     return GuestHistory(
         guest=HistoryGuest(
-            platform_user_id=guest.platform_user_id, username=guest.username, displayname=guest.displayname
+            platform_user_id=guest.platform_user_id,
+            username=guest.username,
+            displayname=guest.displayname or next((e.listed_name for e in entries if e.listed_name), ""),
+            is_local=guest.is_local,
         ),
         **history_json(history.get(guest.platform_user_id)),
         attended=outcomes["ATTENDED"] + outcomes["WALK_IN"],
