@@ -59,8 +59,8 @@ export function field(label, props = {}, hint) {
   );
 }
 
-// The problem in the chosen language (core/i18n.js problemText) in an alert box; a 422 of several fields, how many
-// and each one's message, once.
+// The problem in the chosen language (core/i18n.js problemText) in an alert box; a 422 of several fields, how
+// many and each one's message, once.
 export function problemBox(error) {
   const fields = fieldMessages(error);
   if (fields.length < 2) return h("div", { class: "alert error", role: "alert" }, problemText(error));
@@ -99,8 +99,8 @@ export function formValues(form) {
   return Object.fromEntries(new FormData(form).entries());
 }
 
-// A modal dialog. ask({title, message, confirm, danger, input: {label, required, limits, ...}, extra}); `limits`
-// are the field's input attributes as core/openapi.js reads them
+// A modal dialog. ask({title, message, confirm, danger, input: {label, required, limits, ...}, extra});
+// `limits` are the field's input attributes as core/openapi.js reads them
 // resolves to true / the input's value when confirmed, or null when cancelled.
 // A dialog of choices rather than one confirm (the walk-in's) passes `after` (nodes below the input),
 // `confirm: null` (no OK button), `ready({input, close})`, called once it shows (`close(result)` resolves the

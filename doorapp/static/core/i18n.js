@@ -136,7 +136,8 @@ const isValidation = (error) => error.code === "validation_error" && Array.isArr
 // A problem's words: the catalogue's for its code, or for its HTTP status when Door did not answer it; null
 // when the catalogue has none.
 function catalogueText(error) {
-  // the server's own detail is English and names what it is about (a guest, a username): English gets it whole
+  // the server's own detail is English and names what it is about (a guest, a username):
+  // English gets it whole
   if (lang === "en" && error.serverDetail) return error.detail;
   if (error.code && has(`error.${error.code}`)) return t(`error.${error.code}`, error);
   if (/^http_\d+$/.test(error.code || "") && !error.serverDetail)

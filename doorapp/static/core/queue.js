@@ -77,8 +77,8 @@ function update(id, changes) {
 }
 
 // Queue an action and try to send it now. Resolves to {state: "sent", answer}, {state: "refused" or
-// "already", problem} or {state: "waiting"} (no answer yet: it stays queued and is sent when Door is reachable; it
-// may end "failed" later, set aside for "needs attention").
+// "already", problem} or {state: "waiting"} (no answer yet: it stays queued and is sent when Door is
+// reachable; it may end "failed" later, set aside for "needs attention").
 export async function submit({ id = randomKey(), meetup, kind, method, path, body = {}, guest }) {
   const at = new Date().toISOString();
   const item = {

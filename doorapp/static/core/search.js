@@ -68,8 +68,8 @@ export function search(entries, hays, query) {
   return found;
 }
 
-// Expected first (0), then arrived (1), cancelled RSVPs last (2): the first key of search()'s order (the door's
-// list keeps it with its own order by name: door/list.js).
+// Expected first (0), then arrived (1), cancelled RSVPs last (2): the first key of search()'s order (the
+// door's list keeps it with its own order by name: door/list.js).
 export function rank(entry) {
   if (entry.rsvp.cancelled_rsvp && !entry.rsvp.has_arrived) return 2;
   return entry.rsvp.has_arrived ? 1 : 0;

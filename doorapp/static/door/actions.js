@@ -78,7 +78,8 @@ export const actions = {
     return admit({});
   },
 
-  // A banned guest: nothing happens unless the door confirms. `then({force: true})` runs on "Check in anyway".
+  // A banned guest: nothing happens unless the door confirms.
+  // `then({force: true})` runs on "Check in anyway".
   async override(guest, reason, then) {
     if (isPass())
       return this.announce(
@@ -138,7 +139,8 @@ export const actions = {
     const outcome = await queue.submit({ id, meetup: this.meetup.id, ...action });
     this.live.delete(id);
     if (outcome.state === "sent") return done(outcome.answer);
-    if (outcome.state === "already") return outcome.problem; // in already (refused() says by whom); not queued
+    // in already (refused() says by whom); not queued
+    if (outcome.state === "already") return outcome.problem;
     if (outcome.state !== "refused") {
       // no answer: it may have landed or not; the queue will know
       this.nextGuest();

@@ -1,6 +1,6 @@
-// What the door asks before a check-in, in one dialog: whether to let in a guest on the waitlist, and how many
-// of the guests they RSVP'd with came (0..N, all by default: one tap or Enter keeps it). A waitlisted guest's
-// dialog starts on Cancel, so a second Enter or tap never checks them in by accident.
+// What the door asks before a check-in, in one dialog: whether to let in a guest on the waitlist, and how
+// many of the guests they RSVP'd with came (0..N, all by default: one tap or Enter keeps it). A waitlisted
+// guest's dialog starts on Cancel, so a second Enter or tap never checks them in by accident.
 import { h } from "../core/dom.js";
 import { formatNumber, t } from "../core/i18n.js";
 import { named } from "../shared/names.js";

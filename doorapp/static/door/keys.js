@@ -5,7 +5,8 @@
 
 const anywhere = () => true;
 const outsideSearch = ({ inSearch }) => !inSearch;
-const notOnAControl = ({ inSearch, target }) => inSearch || !target.closest?.("button, a"); // a focused button handles its Enter
+// a focused button handles its Enter
+const notOnAControl = ({ inSearch, target }) => inSearch || !target.closest?.("button, a");
 
 function typeInSearch(door, value) {
   door.search.focus();

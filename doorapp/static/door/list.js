@@ -15,13 +15,13 @@ export const FILTERS = [
   ["banned", "filter.banned"],
 ]; // [value, catalogue key]
 
-// "Waitlist": an RSVP on the platform's waiting list, not cancelled, not arrived (the summary's WAITLIST outcome,
-// the list's counts.waitlisted). Checking one in asks first.
+// "Waitlist": an RSVP on the platform's waiting list, not cancelled, not arrived (the summary's WAITLIST
+// outcome, the list's counts.waitlisted). Checking one in asks first.
 export const isWaitlisted = (rsvp) =>
   Boolean(rsvp.waitlisted) && !rsvp.is_walkin && !rsvp.has_arrived && !rsvp.cancelled_rsvp;
 
-// "Expected", the one definition the counter and the filter share: not arrived, no cancelled RSVP and not on the
-// waitlist (a walk-in added but not let in, or let in and undone, is expected too).
+// "Expected", the one definition the counter and the filter share: not arrived, no cancelled RSVP and not on
+// the waitlist (a walk-in added but not let in, or let in and undone, is expected too).
 export const isExpected = (rsvp) => !rsvp.has_arrived && !rsvp.cancelled_rsvp && !isWaitlisted(rsvp);
 
 // "Outside": an arrival who stepped out and is not back (Door keeps their number and time).
@@ -69,7 +69,8 @@ function pendingRsvp(item, rsvp) {
   if (item.kind === "exit") return { inside: false, exited_at: item.at };
   if (item.kind === "reenter") return { inside: true, exited_at: null };
   const undo = item.kind === "undo";
-  const brought = undo ? null : (item.body?.guests_brought ?? rsvp.guests_count ?? 0); // as Door will count it
+  // as Door will count it
+  const brought = undo ? null : (item.body?.guests_brought ?? rsvp.guests_count ?? 0);
   return {
     has_arrived: !undo,
     inside: !undo,
@@ -86,7 +87,9 @@ const sameName = (a, b) =>
 export class DoorList {
   constructor() {
     this.version = null; // the version of the list Door last said (its answers' `version`)
-    this.counts = null; // {rsvps, cancelled, walkins, arrived, waitlisted, people, inside, capacity} as Door last said (the list's `counts`)
+    // {rsvps, cancelled, walkins, arrived, waitlisted, people, inside, capacity} as Door last said
+    // (the list's `counts`)
+    this.counts = null;
     this.left = 0; // people this door counted out ("someone left") that Door's last answer does not count yet
     this.stored = new Map(); // id -> the entry as Door last said, or as this door's own action's answer since
     this.said = new Map(); // id -> the entry as Door's list last said it: what the counts are counts of
@@ -99,8 +102,8 @@ export class DoorList {
     this.added = []; // waiting walk-ins not on the list yet, as they will be
   }
 
-  // A door-list answer (GET .../guests): a whole one (`full`, or an answer before versions) replaces everything
-  // Door said before; a delta replaces the entries it holds and drops those `removed`.
+  // A door-list answer (GET .../guests): a whole one (`full`, or an answer before versions) replaces
+  // everything Door said before; a delta replaces the entries it holds and drops those `removed`.
   apply(answer) {
     if (answer.full !== false) return this.load(answer);
     for (const entry of answer.guests) this.set(entry, true);
@@ -278,8 +281,8 @@ export class DoorList {
   // Order: an exact username match first (arrived or not: "already in" must show), then exact full-name
   // matches (arrived namesakes first, so the door sees who is already in), then search.js's order (expected,
   // arrived, cancelled; by name within each). The Arrived filter lists the latest arrival first (the one an
-  // undo is most likely for). One pass over the entries in their order by name: no sort but the Arrived one's,
-  // and no more than `limit` results kept of each tier and rank.
+  // undo is most likely for). One pass over the entries in their order by name: no sort but the Arrived
+  // one's, and no more than `limit` results kept of each tier and rank.
   query(query, filter = "all", limit = Infinity) {
     const keep = keeper(filter);
     const matches = matcher(query);

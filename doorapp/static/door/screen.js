@@ -1,10 +1,10 @@
 // The door screen of one meetup (#/orgs/{org_id}/meetups/{meetup_id}): live counters, search as you type,
-// keyboard check-in, ban override, undo with a reason, walk-ins and sync. The door keeps its list and polls it
-// every second by changes (`?since=` the version it holds, with If-None-Match): a check-in, finalize, ban or
-// sync anywhere shows here within two seconds, and costs this door that row, not the whole list. Check-ins,
-// walk-ins and undos go through core/queue.js: a blip delays them, never loses or doubles them. The list is
-// kept on the device (core/kept.js), so the door keeps working (and reloads, where a service worker keeps
-// the shell) while the network is down, and catches up by changes when it is back.
+// keyboard check-in, ban override, undo with a reason, walk-ins and sync. The door keeps its list and polls
+// it every second by changes (`?since=` the version it holds, with If-None-Match): a check-in, finalize, ban
+// or sync anywhere shows here within two seconds, and costs this door that row, not the whole list.
+// Check-ins, walk-ins and undos go through core/queue.js: a blip delays them, never loses or doubles them.
+// The list is kept on the device (core/kept.js), so the door keeps working (and reloads, where a service
+// worker keeps the shell) while the network is down, and catches up by changes when it is back.
 //
 // This file holds the screen's state, its poll and its selection; the rest of the screen is one module per
 // concern, mixed into DoorScreen: view.js (what it draws), row.js (one row of the list), status.js (the

@@ -131,8 +131,9 @@ export const status = {
         : null,
       this.others.count ? pill("warn", t("door.status.others", this.others), { queue: "others" }) : null,
     ].filter(Boolean);
-    const said = pills.map((p) => p.outerHTML).join(""); // redrawn only when it changed: a live region speaks
-    if (said !== this.pillsSaid) clear(this.pills, pills); // each redraw, and queue events come from every tab
+    // redrawn only when it changed: a live region speaks each redraw, and queue events come from every tab
+    const said = pills.map((p) => p.outerHTML).join("");
+    if (said !== this.pillsSaid) clear(this.pills, pills);
     this.pillsSaid = said;
     const kinds = [...pills.map((p) => p.classList[1]), this.message?.kind].filter(Boolean);
     this.status.hidden = !kinds.length;

@@ -87,8 +87,9 @@ export const view = {
     this.renderChips();
     // someone left without being found on the list: beside the counters, on a phone's one line too
     this.leftSlot = h("div", { class: "left-slot" });
-    // a grid of divs (a list item may not be a row), not a listbox: a row holds buttons, which an option may not. The search box keeps the focus and
-    // points at the selected row (aria-activedescendant, screen.js select()), so the arrows and Enter work there.
+    // a grid of divs (a list item may not be a row), not a listbox: a row holds buttons, which an option may
+    // not. The search box keeps the focus and points at the selected row (aria-activedescendant, screen.js
+    // select()), so the arrows and Enter work there.
     this.list = h("div", {
       class: "results",
       id: "door-results",
@@ -214,7 +215,8 @@ export const view = {
     );
   },
 
-  // The filters: by state, then one chip per tag on the list's guests ("Speaker"), drawn again when those change.
+  // The filters: by state, then one chip per tag on the list's guests ("Speaker"),
+  // drawn again when those change.
   renderChips() {
     const tags = this.state.tags();
     const shown = JSON.stringify(tags);

@@ -61,7 +61,8 @@ export const walkIns = {
     return this.admitting(chosen.guest, 1, (extra) => this.addWalkIn(chosen.guest, extra));
   },
 
-  // What the dialog offers (drawn in `box`) for the text in `input`, redrawn as it changes; `close({guest} or {name})` picks.
+  // What the dialog offers (drawn in `box`) for the text in `input`, redrawn as it changes;
+  // `close({guest} or {name})` picks.
   // Returns what Enter in the field does: take the first choice offered, the first match once it is of this
   // text, else the look-up (letting in by name is always a tap of its own).
   walkInChoices(box, input, close, lookup) {

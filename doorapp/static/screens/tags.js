@@ -1,6 +1,6 @@
 // The organization's tags (#/tags, org admins): what every door row of a guest says before anyone has to ask
-// ("Speaker", "Step-free entrance", "See a host"). Make, rename, recolour and delete them, and put them (with a
-// short note) on a guest found by name.
+// ("Speaker", "Step-free entrance", "See a host"). Make, rename, recolour and delete them, and put them (with
+// a short note) on a guest found by name.
 import { api, query } from "../core/api.js";
 import { ask, field, formValues, h, liveSearch, toast, busy } from "../core/dom.js";
 import { t } from "../core/i18n.js";

@@ -45,7 +45,8 @@ export async function downloadCsv(path, params = {}) {
     t("csv.timeZoneHint"),
   );
   const input = zone.querySelector("input");
-  // the organization keeps another zone than this browser's (UTC, say, on a laptop at the venue): offer this one
+  // the organization keeps another zone than this browser's (UTC, say, on a laptop at the venue):
+  // offer this one
   const offer =
     here && org.time_zone && org.time_zone !== here
       ? h(

@@ -72,7 +72,8 @@ export function fileProblem(error) {
   return problemText(error);
 }
 
-// The rows read as guests; the rest of the rows were left out, each a problem (past 200, one line says how many more).
+// The rows read as guests; the rest of the rows were left out,
+// each a problem (past 200, one line says how many more).
 const entries = (report) => report.expected + report.waitlisted + report.not_expected;
 
 function problemLine(problem, report) {
@@ -130,8 +131,8 @@ function columnsLine(report, onColumns) {
   );
 }
 
-// Who an update adds, cancels, updates and keeps (arrived, no longer in the file), by name (the server sends at
-// most 50 of each; the count says the rest).
+// Who an update adds, cancels, updates and keeps (arrived, no longer in the file), by name (the server sends
+// at most 50 of each; the count says the rest).
 function whoLists(report) {
   const lists = ["added", "cancelled", "updated", "kept"]
     .filter((key) => report.names[key].length)
@@ -152,8 +153,8 @@ function whoLists(report) {
   return lists.length ? h("div", { class: "who-lists" }, lists) : null;
 }
 
-// The preview of an import: the format recognised, the columns used, the counts (an update's with who), the first
-// rows, every problem.
+// The preview of an import: the format recognised, the columns used, the counts (an update's with who), the
+// first rows, every problem.
 export function reportView(report, { update = false, onColumns } = {}) {
   return h(
     "div",

@@ -6,16 +6,17 @@ export function named(guest) {
   return guest.displayname ? `${guest.displayname} (${handle(guest)})` : handle(guest);
 }
 
-// "@username", or "not on the platform" for a guest let in by name or read from a file (`is_local` on the door's
-// list; a summary's line says it with no username); a platform member a file listed before Door read their
-// profile, by the end of their id.
+// "@username", or "not on the platform" for a guest let in by name or read from a file (`is_local` on the
+// door's list; a summary's line says it with no username); a platform member a file listed before Door read
+// their profile, by the end of their id.
 export function handle(guest) {
   if (guest.is_local === false && !guest.username)
     return t("guest.member", { end: String(guest.platform_user_id).slice(-4) });
   return guest.is_local || !guest.username ? t("guest.notOnPlatform") : "@" + guest.username;
 }
 
-// What tells a guest read from a file apart from namesakes (the door list's `hint`): "e-mail lena…", "id …7919".
+// What tells a guest read from a file apart from namesakes (the door list's `hint`):
+// "e-mail lena…", "id …7919".
 export function hintText(guest) {
   const [kind, value] = [guest.hint?.split(":", 1)[0], guest.hint?.slice(guest.hint.indexOf(":") + 1)];
   if (kind === "email") return t("guest.hintEmail", { start: value });

@@ -16,8 +16,8 @@ const COLUMNS = [
 
 export const ended = (pass, now = Date.now()) => Boolean(pass.revoked_at) || Date.parse(pass.ends_at) <= now;
 
-// The passes as a table (on a phone, css/after.css shows each as labelled lines: `data-label`); `names` maps a
-// meetup's id to its name; `refresh()` runs after a revoke.
+// The passes as a table (on a phone, css/after.css shows each as labelled lines: `data-label`); `names` maps
+// a meetup's id to its name; `refresh()` runs after a revoke.
 export function passTable(passes, names, refresh) {
   const now = Date.now();
   const cell = (column, text) => h("td", column === 0 ? {} : { "data-label": t(COLUMNS[column]) }, text);
