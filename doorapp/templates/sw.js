@@ -18,7 +18,8 @@ self.addEventListener("activate", (event) => {
 // The network first (an upgrade shows at once); the kept copy only when the network does not answer.
 self.addEventListener("fetch", (event) => {
   const url = new URL(event.request.url);
-  const shell = url.origin === location.origin && (url.pathname === "/" || url.pathname.startsWith("/static/"));
+  const shell =
+    url.origin === location.origin && (url.pathname === "/" || url.pathname.startsWith("/static/"));
   if (event.request.method !== "GET" || !shell) return; // the API goes straight to the network
   const key = event.request.mode === "navigate" ? "/" : url.pathname;
   event.respondWith(fetch(event.request).then((reply) => {
