@@ -2,7 +2,8 @@
 pyflakes, pycodestyle, import order, pyupgrade, bugbear, simplify, complexity at most 10) and its format;
 and over the browser app's JavaScript (doorapp/static, Swagger UI aside), ESLint's checks (eslint.config.mjs:
 the same complexity ceiling, undefined and unused names, strict equality) and Prettier's format
-(.prettierrc.json: the same line length).
+(.prettierrc.json: the same line length). No line of the browser app's own files (JavaScript, CSS, templates)
+is longer than that, comments and strings included.
 
 ESLint and Prettier are installed from the npm registry at the versions below (.ci/run does it, as it does
 Redocly's CLI) and found at DOOR_ESLINT and DOOR_PRETTIER (or on PATH). Without them their tests are skipped
@@ -21,6 +22,7 @@ import pytest
 
 ROOT = Path(__file__).parent.parent
 STATIC = ROOT / "doorapp" / "static"
+TEMPLATES = ROOT / "doorapp" / "templates"
 ESLINT_VERSION = "10.15.0"  # .ci/run installs these
 PRETTIER_VERSION = "3.10.1"
 
@@ -49,6 +51,27 @@ def browser_code():
         for path in STATIC.rglob("*.js")
         if path.relative_to(STATIC).parts[0] != "swagger-ui"
     )
+
+
+def browser_files():
+    """Every file of the browser app that is ours: its modules, its styles, and the pages and service worker
+    Door fills in (doorapp/templates)."""
+    styles = (path for path in STATIC.rglob("*.css") if path.relative_to(STATIC).parts[0] != "swagger-ui")
+    return browser_code() + sorted(str(path.relative_to(ROOT)) for path in [*styles, *TEMPLATES.iterdir()])
+
+
+def test_no_line_of_the_browser_app_is_longer_than_the_python_side_allows():
+    """Prettier wraps the code at this width but not comments, strings or the CSS: this holds every line,
+    in plain Python (it needs no npm)."""
+    width = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["ruff"]["line-length"]
+    assert json.loads((ROOT / ".prettierrc.json").read_text())["printWidth"] == width
+    long = [
+        f"{path}:{number}: {len(line)} characters"
+        for path in browser_files()
+        for number, line in enumerate((ROOT / path).read_text(encoding="utf-8").splitlines(), 1)
+        if len(line) > width
+    ]
+    assert long == [], f"{len(long)} lines past {width} characters:\n" + "\n".join(long)
 
 
 def node_tool(name, version):
