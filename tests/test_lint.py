@@ -2,8 +2,8 @@
 pyflakes, pycodestyle, import order, pyupgrade, bugbear, simplify, complexity at most 10) and its format;
 and over the browser app's JavaScript (doorapp/static, Swagger UI aside), ESLint's checks (eslint.config.mjs:
 the same complexity ceiling, undefined and unused names, strict equality) and Prettier's format
-(.prettierrc.json: the same line length). No line of the browser app's own files (JavaScript, CSS, templates)
-is longer than that, comments and strings included.
+(.prettierrc.json: the same line length). No line of the browser app's own files (JavaScript, CSS, templates;
+the catalogues' sentences aside) is longer than that, comments and strings included.
 
 ESLint and Prettier are installed from the npm registry at the versions below (.ci/run does it, as it does
 Redocly's CLI) and found at DOOR_ESLINT and DOOR_PRETTIER (or on PATH). Without them their tests are skipped
@@ -55,9 +55,11 @@ def browser_code():
 
 def browser_files():
     """Every file of the browser app that is ours: its modules, its styles, and the pages and service worker
-    Door fills in (doorapp/templates)."""
+    Door fills in (doorapp/templates). The catalogues (locales/) are data, not code: JSON that spreadsheet.py
+    reads too, a sentence to a line, as translators see them."""
     styles = (path for path in STATIC.rglob("*.css") if path.relative_to(STATIC).parts[0] != "swagger-ui")
-    return browser_code() + sorted(str(path.relative_to(ROOT)) for path in [*styles, *TEMPLATES.iterdir()])
+    code = [path for path in browser_code() if "/locales/" not in path]
+    return code + sorted(str(path.relative_to(ROOT)) for path in [*styles, *TEMPLATES.iterdir()])
 
 
 def test_no_line_of_the_browser_app_is_longer_than_the_python_side_allows():
