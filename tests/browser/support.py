@@ -19,6 +19,7 @@ DESKTOP = {"width": 1280, "height": 800}
 KEYBOARD_UP = {"width": 390, "height": 470}  # a phone with its keyboard up
 TIMEOUT_MS = 10_000  # an upper bound for slow, shared CI machines; waits end as soon as the page is ready
 JWT = re.compile(r"^[\w-]+\.[\w-]+\.[\w-]+$")
+DOOR_LIST = re.compile(r"/meetups/[^/]+/guests(\?|$)")  # the door's poll, with or without ?since=
 # English words that are not Spanish ones: one on a Spanish screen is a string the catalogue missed.
 ENGLISH = set(
     """the and of to is are with your you this that yet have was were will cannot not from for by

@@ -11,7 +11,18 @@ import requests
 from helpers import DOORAPP, SECRET, served
 from playwright.sync_api import expect
 
-from browser.support import PHONE, Browser, api, logged, pairing_path, row, screenshot, set_up, wait_for
+from browser.support import (
+    DOOR_LIST,
+    PHONE,
+    Browser,
+    api,
+    logged,
+    pairing_path,
+    row,
+    screenshot,
+    set_up,
+    wait_for,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.parametrize("engine", ["postgresql"], indirect=True)]
 
@@ -61,7 +72,7 @@ def test_a_pass_paired_on_one_worker_and_revoked_on_the_other_ends_at_once(chrom
             phone.keyboard.press("Enter")
             expect(row(phone, first)).to_contain_text("arrived")
             # its list stays as it is (a poll would hear of the revoke first): the next action hears it
-            phone.route("**/meetups/*/guests", lambda route: route.fulfill(status=304))
+            phone.route(DOOR_LIST, lambda route: route.fulfill(status=304))
 
             with stopped(paired_on):  # the revoke goes to the other worker
                 revoke = {"Authorization": f"Bearer {token}", "X-Request-ID": "revoke", "Connection": "close"}

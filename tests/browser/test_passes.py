@@ -8,6 +8,7 @@ from postgres import free_port
 
 from browser.support import (
     DESKTOP,
+    DOOR_LIST,
     PHONE,
     arrived,
     check_in_by_username,
@@ -73,7 +74,7 @@ def test_a_phone_scans_a_door_pass_checks_guests_in_and_stops_when_it_is_revoked
     expect(phone.locator("[data-queue]")).to_have_count(0)
     wait_for(lambda: len(arrived()) == 2)
     # the door's list stays as it is (its poll would hear of the revoke first): the next action hears it
-    phone.route("**/meetups/*/guests", lambda route: route.fulfill(status=304))
+    phone.route(DOOR_LIST, lambda route: route.fulfill(status=304))
 
     laptop.reload()
     row = laptop.locator("tr[data-pass]")
