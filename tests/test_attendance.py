@@ -356,7 +356,12 @@ def test_an_admin_reads_a_guests_history_with_outcomes_and_bans(boss, door, org,
     boss.patch_json(f"/organizations/{org.id}/guests/{gid}/unban", {})
     boss.patch_json(f"/organizations/{org.id}/guests/{gid}/ban", {"reason": "Rude again"})
     history = boss.get(f"/organizations/{org.id}/guests/{gid}/history").json
-    assert history["guest"] == {"platform_user_id": gid, "username": "alice", "displayname": "Alice Ångström"}
+    assert history["guest"] == {
+        "platform_user_id": gid,
+        "username": "alice",
+        "displayname": "Alice Ångström",
+        "is_local": False,
+    }
     # Summer social is still to come: UPCOMING, not a no-show
     assert (history["attended"], history["no_shows"], history["excused"]) == (1, 1, 0)
     assert history["last_visit"] == "2026-06-01T00:00:00Z" and history["is_banned"] is True
