@@ -90,8 +90,9 @@ class Layout:
         return {"Authorization": f"Bearer {reply.json()['access_token']}"}
 
     def served_by(self, request_ids):
-        """Which machines answered the requests of these ids (their logs are read within 2 s)."""
-        found, deadline = {}, time.monotonic() + 2
+        """Which machines answered the requests of these ids (their logs are read for up to 10 s: a busy
+        machine may write late)."""
+        found, deadline = {}, time.monotonic() + 10
         while len(found) < len(request_ids) and time.monotonic() < deadline:
             for request_id in request_ids:
                 for m, machine in enumerate(self.machines):
@@ -175,7 +176,7 @@ def test_the_phones_screen_of_every_machine_shows_the_balancers_address(layout):
     assert [[u["url"] for u in urls] for urls in shown] == [[layout.settings["DOOR_PUBLIC_URL"]]] * 2
 
 
-def test_a_check_in_shows_in_every_machines_door_list_within_two_seconds(layout):
+def test_a_check_in_shows_in_every_machines_door_list_at_once(layout):
     root = layout.sign_in()
     meetup = layout.new_meetup(root)
     listed = [layout.get(f"{meetup}/guests", headers=root) for _ in range(2)]  # both machines render it
@@ -183,15 +184,19 @@ def test_a_check_in_shows_in_every_machines_door_list_within_two_seconds(layout)
     assert {r.headers["ETag"] for r in listed} == {etag}
     walked_in = layout.post(f"{meetup}/local-walkins", json={"displayname": "Ona"}, headers=root)
     assert walked_in.status_code == 201, walked_in.text
-    started, seen = time.monotonic(), []
-    while len(seen) < 4 and time.monotonic() - started < 2:  # a door polls; each poll may go anywhere
+    seen = []
+    for _ in range(4):  # a door polls; each poll may go anywhere, and every one after the walk-in has it
         tag = tagged()
         poll = layout.get(f"{meetup}/guests", headers={**root, **tag, "If-None-Match": etag})
-        if poll.status_code == 200:
-            seen.append((tag["X-Request-ID"], poll.json()["counts"]["arrived"]))
-        time.sleep(0.05)
-    assert len(seen) == 4 and {arrived for _, arrived in seen} == {1}, seen
-    assert layout.served_by([request_id for request_id, _ in seen]) == {0, 1}
+        seen.append(
+            (
+                tag["X-Request-ID"],
+                poll.status_code,
+                poll.status_code == 200 and poll.json()["counts"]["arrived"],
+            )
+        )
+    assert {(status, arrived) for _, status, arrived in seen} == {(200, 1)}, seen
+    assert layout.served_by([request_id for request_id, _, _ in seen]) == {0, 1}
 
 
 def test_failed_sign_ins_are_counted_across_machines(layout):
