@@ -99,6 +99,17 @@ export function formValues(form) {
   return Object.fromEntries(new FormData(form).entries());
 }
 
+// A secondary button that asks first: `options()` gives ask()'s options (it may wait for them); once Door has
+// done it, the button says `said` and calls `then`. `attrs` adds to the button's (an aria-label).
+export function askButton(label, options, said, then, attrs = {}) {
+  const click = async () => {
+    if ((await ask(await options())) === null) return;
+    toast(said);
+    then();
+  };
+  return h("button", { type: "button", class: "secondary", ...attrs, onclick: click }, label);
+}
+
 // A modal dialog. ask({title, message, confirm, danger, input: {label, required, limits, ...}, extra});
 // `limits` are the field's input attributes as core/openapi.js reads them
 // resolves to true / the input's value when confirmed, or null when cancelled.

@@ -1,6 +1,6 @@
 // Guests banned in the current organization; admins ban (with a reason) and unban.
 import { api, query } from "../core/api.js";
-import { ask, formatDate, h, liveSearch, toast } from "../core/dom.js";
+import { ask, askButton, formatDate, h, liveSearch, toast } from "../core/dom.js";
 import { limits } from "../core/openapi.js";
 import { findOrAddGuest } from "../shared/guests.js";
 import { listPanel } from "../shared/list-screen.js";
@@ -46,26 +46,17 @@ function rows(guests, refresh) {
           ? h(
               "div",
               { class: "act" },
-              h(
-                "button",
-                {
-                  type: "button",
-                  class: "secondary",
-                  "aria-label": t("bans.unbanNamed", { guest: named(g) }),
-                  onclick: async () => {
-                    const done = await ask({
-                      title: t("bans.unbanTitle", { name: shortName(g) }),
-                      message: t("bans.unbanText", { org: session.org.name }),
-                      confirm: t("bans.unban"),
-                      action: () => api.patch(orgPath(`/guests/${g.platform_user_id}/unban`), {}),
-                    });
-                    if (done) {
-                      toast(t("bans.unbanned", { username: g.username }));
-                      refresh();
-                    }
-                  },
-                },
+              askButton(
                 t("bans.unban"),
+                () => ({
+                  title: t("bans.unbanTitle", { name: shortName(g) }),
+                  message: t("bans.unbanText", { org: session.org.name }),
+                  confirm: t("bans.unban"),
+                  action: () => api.patch(orgPath(`/guests/${g.platform_user_id}/unban`), {}),
+                }),
+                t("bans.unbanned", { username: g.username }),
+                refresh,
+                { "aria-label": t("bans.unbanNamed", { guest: named(g) }) },
               ),
             )
           : null,

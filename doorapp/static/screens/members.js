@@ -1,6 +1,6 @@
 // Members of the current organization (org admins): add by user search, change the role, remove.
 import { api, query } from "../core/api.js";
-import { ask, h, liveSearch, toast } from "../core/dom.js";
+import { askButton, h, liveSearch, toast } from "../core/dom.js";
 import { orgPath, session } from "../core/session.js";
 import { problemText, t } from "../core/i18n.js";
 import { listPanel } from "../shared/list-screen.js";
@@ -65,27 +65,18 @@ function rows(members, refresh, ctx) {
             },
             t("members.roleOf", { username: m.username }),
           ),
-          h(
-            "button",
-            {
-              type: "button",
-              class: "secondary",
-              "aria-label": t("members.removeNamed", { username: m.username }),
-              onclick: async () => {
-                const done = await ask({
-                  title: t("members.removeTitle", { username: m.username, org: session.org.name }),
-                  message: t("members.removeText"),
-                  confirm: t("members.remove"),
-                  danger: true,
-                  action: () => api.del(orgPath(`/members/${m.user_id}`)),
-                });
-                if (done) {
-                  toast(t("members.removed", { username: m.username }));
-                  refresh();
-                }
-              },
-            },
+          askButton(
             t("members.remove"),
+            () => ({
+              title: t("members.removeTitle", { username: m.username, org: session.org.name }),
+              message: t("members.removeText"),
+              confirm: t("members.remove"),
+              danger: true,
+              action: () => api.del(orgPath(`/members/${m.user_id}`)),
+            }),
+            t("members.removed", { username: m.username }),
+            refresh,
+            { "aria-label": t("members.removeNamed", { username: m.username }) },
           ),
         ),
       ),

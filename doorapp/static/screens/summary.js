@@ -7,7 +7,7 @@ import { guestList } from "./summary-guests.js";
 import { arrivalsChart } from "./summary-chart.js";
 import { outcomeBadge } from "../shared/outcome.js";
 import { tagChip } from "../shared/tags.js";
-import { ask, formatDate, formatTime, h, toast } from "../core/dom.js";
+import { ask, askButton, formatDate, formatTime, h, toast } from "../core/dom.js";
 import { limits } from "../core/openapi.js";
 import { doorHash, isOrgAdmin, orgPath } from "../core/session.js";
 import { formatNumber, t } from "../core/i18n.js";
@@ -156,58 +156,40 @@ function cancelOrDelete({ meetup, counts }, path, ctx) {
   const buttons = [];
   if (!meetup.cancelled_at && !counts.arrived) {
     buttons.push(
-      h(
-        "button",
-        {
-          type: "button",
-          class: "secondary",
-          onclick: async () => {
-            const done = await ask({
-              title: t("summary.cancelTitle", { name: meetup.name }),
-              message: t("summary.cancelText"),
-              confirm: t("summary.cancelMeetup"),
-              cancel: t("summary.keepMeetup"),
-              danger: true,
-              input: {
-                label: t("common.reasonLabel"),
-                required: true,
-                placeholder: t("summary.cancelPlaceholder"),
-                limits: (await limits("cancel_meetup")).reason,
-              },
-              action: (reason) => api.patch(`${path}/cancel`, { reason }),
-            });
-            if (done) {
-              toast(t("summary.cancelledToast", { name: meetup.name }));
-              ctx.navigate(location.hash);
-            }
-          },
-        },
+      askButton(
         t("summary.cancelButton"),
+        async () => ({
+          title: t("summary.cancelTitle", { name: meetup.name }),
+          message: t("summary.cancelText"),
+          confirm: t("summary.cancelMeetup"),
+          cancel: t("summary.keepMeetup"),
+          danger: true,
+          input: {
+            label: t("common.reasonLabel"),
+            required: true,
+            placeholder: t("summary.cancelPlaceholder"),
+            limits: (await limits("cancel_meetup")).reason,
+          },
+          action: (reason) => api.patch(`${path}/cancel`, { reason }),
+        }),
+        t("summary.cancelledToast", { name: meetup.name }),
+        () => ctx.navigate(location.hash),
       ),
     );
   }
   if (!counts.arrived && !counts.undone_check_ins) {
     buttons.push(
-      h(
-        "button",
-        {
-          type: "button",
-          class: "secondary",
-          onclick: async () => {
-            const done = await ask({
-              title: t("summary.deleteTitle", { name: meetup.name }),
-              message: t("summary.deleteText"),
-              confirm: t("summary.deleteMeetup"),
-              danger: true,
-              action: () => api.del(path),
-            });
-            if (done) {
-              toast(t("summary.deletedToast", { name: meetup.name }));
-              ctx.navigate("#/meetups");
-            }
-          },
-        },
+      askButton(
         t("summary.deleteButton"),
+        () => ({
+          title: t("summary.deleteTitle", { name: meetup.name }),
+          message: t("summary.deleteText"),
+          confirm: t("summary.deleteMeetup"),
+          danger: true,
+          action: () => api.del(path),
+        }),
+        t("summary.deletedToast", { name: meetup.name }),
+        () => ctx.navigate("#/meetups"),
       ),
     );
   }

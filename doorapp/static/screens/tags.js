@@ -2,7 +2,7 @@
 // ("Speaker", "Step-free entrance", "See a host"). Make, rename, recolour and delete them, and put them (with
 // a short note) on a guest found by name.
 import { api, query } from "../core/api.js";
-import { ask, field, formValues, h, liveSearch, toast, busy } from "../core/dom.js";
+import { ask, askButton, field, formValues, h, liveSearch, toast, busy } from "../core/dom.js";
 import { t } from "../core/i18n.js";
 import { fieldChoices, limits } from "../core/openapi.js";
 import { orgPath, session } from "../core/session.js";
@@ -58,27 +58,18 @@ function rows(tags, refresh) {
             },
             t("tags.edit"),
           ),
-          h(
-            "button",
-            {
-              type: "button",
-              class: "secondary",
-              "aria-label": t("tags.deleteNamed", { label: tag.label }),
-              onclick: async () => {
-                const done = await ask({
-                  title: t("tags.deleteTitle", { label: tag.label }),
-                  message: t("tags.deleteText"),
-                  confirm: t("tags.delete"),
-                  danger: true,
-                  action: () => api.del(orgPath(`/tags/${tag.id}`)),
-                });
-                if (done) {
-                  toast(t("tags.deleted", { label: tag.label }));
-                  refresh();
-                }
-              },
-            },
+          askButton(
             t("tags.deleteButton"),
+            () => ({
+              title: t("tags.deleteTitle", { label: tag.label }),
+              message: t("tags.deleteText"),
+              confirm: t("tags.delete"),
+              danger: true,
+              action: () => api.del(orgPath(`/tags/${tag.id}`)),
+            }),
+            t("tags.deleted", { label: tag.label }),
+            refresh,
+            { "aria-label": t("tags.deleteNamed", { label: tag.label }) },
           ),
         ),
       ),
