@@ -21,7 +21,7 @@ export function haystack(entry) {
 }
 
 // "@Grace_Okafor " -> "grace_okafor": what a typed query is as a username.
-export function asUsername(query) {
+function asUsername(query) {
   return fold(query.trim().replace(/^@/, ""));
 }
 

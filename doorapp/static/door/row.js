@@ -128,11 +128,12 @@ export const rows = {
 
   whoCell(entry) {
     const { guest, rsvp } = entry;
+    const apart = this.tellApart(entry);
     return h(
       "div",
       { class: "who", role: "gridcell", id: rowId(entry) },
       h("span", { class: "name" }, shortName(guest)),
-      this.tellApart(entry) ? h("span", { class: "username" }, this.tellApart(entry)) : null,
+      apart ? h("span", { class: "username" }, apart) : null,
       rsvp.is_walkin ? h("span", { class: "tag" }, t("door.walkInTag")) : null,
       (guest.tags || []).map(tagChip),
       rowBadges(entry),

@@ -125,7 +125,8 @@ export const view = {
   // admins.
   headActions() {
     const m = this.meetup;
-    const action = (label, onclick) => h("button", { type: "button", class: "secondary", onclick }, label);
+    const action = (label, onclick, dataset) =>
+      h("button", { type: "button", class: "secondary", dataset, onclick }, label);
     const actions = [];
     if (!m.is_finalized) {
       actions.push(action(t("door.addWalkIn"), () => this.walkIn()));
@@ -138,18 +139,7 @@ export const view = {
     }
     if (isOrgAdmin()) {
       if (!m.is_finalized)
-        actions.push(
-          h(
-            "button",
-            {
-              type: "button",
-              class: "secondary",
-              dataset: { action: "capacity" },
-              onclick: () => this.setCapacity(),
-            },
-            t("door.capacityButton"),
-          ),
-        );
+        actions.push(action(t("door.capacityButton"), () => this.setCapacity(), { action: "capacity" }));
       actions.push(
         m.is_finalized
           ? action(t("meetup.unfinalize"), () => this.setFinalized(false))
