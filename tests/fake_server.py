@@ -18,7 +18,7 @@ class FakeServer:
     path = ""  # of the API below the server's address
 
     def __init__(self, handler):
-        self.faults = {}  # kind -> (fault, number of calls of that kind still answered normally)
+        self.faults = {}  # kind -> (fault, normal answers before it, times, the fault after those times)
         self.requests = []  # (kind, what the call asked) in arrival order
         self.stalled = 0  # answers being held right now
         self._lock = threading.Condition()
@@ -47,13 +47,13 @@ class FakeServer:
         self._server.server_close()
         self._thread.join(timeout=5)
 
-    def fail(self, kind, fault, after=0, times=None):
+    def fail(self, kind, fault, after=0, times=None, then=None):
         """Answer calls of `kind` with `fault` from now on, after `after` more normal answers (`times`
-        calls only, then normal answers again; None: until healed)."""
-        assert kind in self.KINDS and fault in self.FAULTS, (kind, fault)
-        if fault == "stall":
+        calls only, then normal answers again, or the fault `then` until healed; None: until healed)."""
+        assert kind in self.KINDS and {fault, then} - {None} <= set(self.FAULTS), (kind, fault, then)
+        if "stall" in (fault, then):
             self._release.clear()
-        self.faults[kind] = (fault, after, times)
+        self.faults[kind] = (fault, after, times, then)
 
     def heal(self):
         self.faults.clear()
@@ -76,12 +76,12 @@ class FakeServer:
         """Note the call; the fault to answer it with (None for a normal answer), after any stall."""
         with self._lock:
             self.requests.append((kind, seen))
-            fault, after, times = self.faults.get(kind, (None, 0, None))
+            fault, after, times, then = self.faults.get(kind, (None, 0, None, None))
             if fault and after:
-                self.faults[kind] = (fault, after - 1, times)
+                self.faults[kind] = (fault, after - 1, times, then)
                 fault = None
             elif fault and times is not None:
-                self.faults[kind] = (fault, 0, times - 1) if times > 1 else (None, 0, None)
+                self.faults[kind] = (fault, 0, times - 1, then) if times > 1 else (then, 0, None, None)
         if fault == "stall":
             self._stall()
         return fault

@@ -472,6 +472,16 @@ def test_rate_limited_past_the_timeout_is_a_502_that_says_so_within_it(door, org
     assert "RATE_LIMITED" in reply["detail"] and len(fake.calls("event")) >= 3
 
 
+@pytest.mark.parametrize("platform_timeout", [1.0])
+def test_a_retry_the_timeout_cuts_short_still_says_rate_limited(door, org, fake):
+    """Meetup's last word was RATE_LIMITED: a retry that gets no answer in what is left of the timeout
+    says that, not that Meetup is unreachable (a busy CI machine once saw a 504 here)."""
+    fake.fail("event", "rate_limited", times=1, then="stall")
+    reply = create_meetup(door, org, SUMMER, status=502).json
+    assert reply["code"] == "platform_error" and "RATE_LIMITED" in reply["detail"]
+    assert len(fake.calls("event")) == 2
+
+
 def test_a_file_never_renames_a_platform_member_nor_invents_one(live_server, org, fake, make_user):
     """A file's row for a member is their RSVP on that meetup's list, under the file's name there alone:
     the member's profile (every org's door shows it) stays the platform's, and a member Door has not read

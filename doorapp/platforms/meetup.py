@@ -221,14 +221,19 @@ class MeetupPlatform(HttpPlatform):
 
     def _query(self, name, **variables):
         """The `data` of one GraphQL query, or the platform's 502/504; retries of a RATE_LIMITED answer
-        included, never longer than the timeout."""
+        included, never longer than the timeout (a retry the timeout cuts short is still RATE_LIMITED's
+        502)."""
         payload = {"operationName": name, "query": QUERIES[name], "variables": variables}
-        deadline, wait = time.monotonic() + self.timeout, RETRY_WAIT
+        refusals = {s: _refused(s) for s in (401, 403)}
+        deadline, wait, answer = time.monotonic() + self.timeout, RETRY_WAIT, None
         while True:
             left = max(deadline - time.monotonic(), 0.001)
-            answer = self.call(
-                "POST", self.api_url, json=payload, timeout=left, errors={s: _refused(s) for s in (401, 403)}
-            )
+            try:
+                answer = self.call("POST", self.api_url, json=payload, timeout=left, errors=refusals)
+            except ApiError as error:
+                if answer is None or error.status != 504:
+                    raise
+                break  # a retry the deadline cut short: Meetup's last word, RATE_LIMITED, is the answer
             if not isinstance(answer, dict):
                 raise platform_error("an answer that is not an object")
             if not _rate_limited(answer.get("errors")) or time.monotonic() + wait >= deadline:
