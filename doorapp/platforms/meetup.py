@@ -27,8 +27,9 @@ What works, and how:
 - Errors: a status other than 200, a body that is not a JSON object, or an `errors` array is 502
   platform_error (errors that all say NOT_FOUND are read as the thing being absent); a null event is 404
   platform_event_not_found; connection failures and timeouts are 504. RATE_LIMITED is retried after
-  RETRY_WAIT, doubling, while PLATFORM_TIMEOUT allows, then is a 502 that says so. Every call, retries
-  included, is bounded by PLATFORM_TIMEOUT as a whole; a sync makes one call per page.
+  RETRY_WAIT, doubling, while PLATFORM_TIMEOUT allows, then is a 502 that says so (also when the timeout
+  cuts a retry short). Every call, retries included, is bounded by PLATFORM_TIMEOUT as a whole; a sync
+  makes one call per page.
 - Health: `query { self { id } }`, which also shows when Meetup no longer accepts the token.
 
 Not done: the token is not refreshed (when it expires every call is 502 until MEETUP_TOKEN is renewed) and
